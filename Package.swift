@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// Sluice: an HTTP client for Swift on Linux, built as an ordered chain of middleware in front of a
+// libcurl transport. Every module is its own target and library product; see DESIGN in README.md.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Sluice",
+    products: [
+        .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
+        .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
+    ],
+    targets: [
+        // The core: values, Middleware, HTTPTransport, Pipeline, Client, SluiceError.
+        .target(name: "Sluice", swiftSettings: strict),
+        // MockTransport and helpers for testing one middleware in isolation.
+        .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
+
+        // Micro-benchmark of the chain itself (no network): ns per middleware hop.
+        .executableTarget(
+            name: "SluiceMicroBench",
+            dependencies: ["Sluice", "SluiceTesting"],
+            swiftSettings: strict
+        ),
+
+        // `make demo`: the README's example, runnable.
+        .executableTarget(
+            name: "Quickstart",
+            dependencies: ["Sluice", "SluiceTesting"],
+            path: "Examples/Quickstart",
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,135 @@
+extension Client {
+    /// Assembles a ``Client``: keeps middleware in the default order by ``MiddlewarePosition``, and
+    /// adds, removes, replaces or toggles them by type without re-wiring the rest.
+    ///
+    /// ```swift
+    /// var builder = Client.Builder(transport: CurlTransport())
+    /// builder.add(RetryMiddleware())        // lands at .retry
+    /// builder.add(LoggingMiddleware())      // lands at .logging, outside retry, whatever the call order
+    /// builder.add(TenantMiddleware())       // your own: .application unless you say otherwise
+    /// builder.disable(LoggingMiddleware.self)   // kept in place, skipped
+    /// builder.enable(LoggingMiddleware.self)    // back where it was
+    /// builder.replace(RetryMiddleware.self, with: RetryMiddleware(policy: .aggressive))
+    /// builder.remove(TenantMiddleware.self)
+    /// let client = builder.build()
+    /// ```
+    ///
+    /// A disabled middleware keeps its slot, so turning it back on restores the same order.
+    public struct Builder: Sendable {
+        /// One middleware, where it sits, and whether it runs.
+        public struct Entry: Sendable {
+            public let middleware: any Middleware
+            public let position: MiddlewarePosition
+            public var isEnabled: Bool
+
+            func isOf(_ type: any Middleware.Type) -> Bool {
+                ObjectIdentifier(Swift.type(of: middleware)) == ObjectIdentifier(type)
+            }
+        }
+
+        public var transport: any HTTPTransport
+        public var configuration: Configuration
+        /// Every middleware, enabled or not, outermost first.
+        public private(set) var entries: [Entry] = []
+
+        public init(transport: any HTTPTransport, configuration: Configuration = .default) {
+            self.transport = transport
+            self.configuration = configuration
+        }
+
+        /// The enabled middleware, outermost first: what ``build()`` composes.
+        public var middlewares: [any Middleware] { entries.filter(\.isEnabled).map(\.middleware) }
+
+        /// The client.
+        public func build() -> Client { Client(builder: self) }
+
+        /// Adds `middleware` at `position` (its type's ``Middleware/defaultPosition`` when `nil`),
+        /// after any already at that position.
+        public mutating func add(_ middleware: some Middleware, at position: MiddlewarePosition? = nil) {
+            let position = position ?? type(of: middleware).defaultPosition
+            let index = entries.firstIndex { $0.position > position } ?? entries.endIndex
+            entries.insert(Entry(middleware: middleware, position: position, isEnabled: true), at: index)
+        }
+
+        /// Adds `middleware` just outside the first middleware of type `other` (at the end when
+        /// there is none). It takes `other`'s position.
+        public mutating func add(_ middleware: some Middleware, before other: any Middleware.Type) {
+            guard let index = entries.firstIndex(where: { $0.isOf(other) }) else { return add(middleware) }
+            entries.insert(Entry(middleware: middleware, position: entries[index].position, isEnabled: true), at: index)
+        }
+
+        /// Adds `middleware` just inside the last middleware of type `other` (at its default
+        /// position when there is none). It takes `other`'s position.
+        public mutating func add(_ middleware: some Middleware, after other: any Middleware.Type) {
+            guard let index = entries.lastIndex(where: { $0.isOf(other) }) else { return add(middleware) }
+            entries.insert(Entry(middleware: middleware, position: entries[index].position, isEnabled: true), at: index + 1)
+        }
+
+        /// Removes every middleware of type `type`. Returns how many were removed.
+        @discardableResult
+        public mutating func remove(_ type: any Middleware.Type) -> Int {
+            let before = entries.count
+            entries.removeAll { $0.isOf(type) }
+            return before - entries.count
+        }
+
+        /// Puts `middleware` in the place of every middleware of type `type`, keeping position and
+        /// enabled state. Returns how many were replaced (0 adds nothing).
+        @discardableResult
+        public mutating func replace(_ type: any Middleware.Type, with middleware: some Middleware) -> Int {
+            var count = 0
+            for index in entries.indices where entries[index].isOf(type) {
+                let old = entries[index]
+                entries[index] = Entry(middleware: middleware, position: old.position, isEnabled: old.isEnabled)
+                count += 1
+            }
+            return count
+        }
+
+        /// Turns every middleware of type `type` on or off, in place. Returns how many matched.
+        @discardableResult
+        public mutating func setEnabled(_ isEnabled: Bool, _ type: any Middleware.Type) -> Int {
+            var count = 0
+            for index in entries.indices where entries[index].isOf(type) {
+                entries[index].isEnabled = isEnabled
+                count += 1
+            }
+            return count
+        }
+
+        /// Turns middleware of type `type` on. Returns how many matched.
+        @discardableResult
+        public mutating func enable(_ type: any Middleware.Type) -> Int { setEnabled(true, type) }
+
+        /// Turns middleware of type `type` off; they keep their place. Returns how many matched.
+        @discardableResult
+        public mutating func disable(_ type: any Middleware.Type) -> Int { setEnabled(false, type) }
+
+        /// Flips each middleware of type `type` between on and off. Returns how many matched.
+        @discardableResult
+        public mutating func toggle(_ type: any Middleware.Type) -> Int {
+            var count = 0
+            for index in entries.indices where entries[index].isOf(type) {
+                entries[index].isEnabled.toggle()
+                count += 1
+            }
+            return count
+        }
+
+        /// Whether a middleware of type `type` is present (enabled or not).
+        public func contains(_ type: any Middleware.Type) -> Bool { entries.contains { $0.isOf(type) } }
+
+        /// Whether an enabled middleware of type `type` is present.
+        public func isEnabled(_ type: any Middleware.Type) -> Bool {
+            entries.contains { $0.isOf(type) && $0.isEnabled }
+        }
+
+        /// Appends `middlewares` in the order given, ignoring default positions (for
+        /// ``Client/init(transport:middlewares:configuration:)``).
+        mutating func appendInOrder(_ middlewares: [any Middleware]) {
+            for middleware in middlewares {
+                entries.append(Entry(middleware: middleware, position: .application, isEnabled: true))
+            }
+        }
+    }
+}

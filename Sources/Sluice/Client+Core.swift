@@ -1,0 +1,168 @@
+import Foundation
+
+/// The friendly face of a ``Pipeline``: a base URL, `get`/`post`/…, typed decoding, per-call extra
+/// middleware, and a ``Builder`` that adds, removes, replaces or toggles middleware by type.
+///
+/// ```swift
+/// var builder = Client.Builder(transport: CurlTransport())
+/// builder.configuration.baseURL = URL(string: "https://api.example.com/v1/")
+/// builder.add(TenantMiddleware(tenant: "acme"))
+/// let client = builder.build()
+///
+/// let user = try await client.get("users/42", as: User.self)
+/// let created = try await client.post("users", json: NewUser(name: "Ada"))
+///
+/// // The same client with debug logging switched off, nothing else re-wired:
+/// let quiet = client.rebuilt { $0.disable(LoggingMiddleware.self) }
+/// ```
+public struct Client: Sendable {
+    /// Settings for calls made through the client.
+    public struct Configuration: Sendable {
+        /// Relative paths are joined to it (see ``Client/url(for:)``). Absolute URLs are used as they are.
+        public var baseURL: URL?
+        /// A deadline for each call, retries included; `nil` leaves timing to the transport.
+        public var timeout: Duration?
+        /// Whether each call records a ``PipelineTrace`` of per-middleware time.
+        public var isTracing: Bool
+        /// The statuses that the typed calls (`get(_:as:)`, `send(_:decoding:)`, ``Client/validate(_:)``)
+        /// accept; others throw `.unacceptableStatus`.
+        public var acceptableStatusCodes: Range<Int>
+        /// Decodes bodies in the typed calls.
+        public var decoder: JSONDecoder
+        /// Encodes `json:` bodies.
+        public var encoder: JSONEncoder
+
+        public init(
+            baseURL: URL? = nil, timeout: Duration? = nil, isTracing: Bool = false,
+            acceptableStatusCodes: Range<Int> = 200..<300,
+            decoder: JSONDecoder = JSONDecoder(), encoder: JSONEncoder = JSONEncoder()
+        ) {
+            self.baseURL = baseURL
+            self.timeout = timeout
+            self.isTracing = isTracing
+            self.acceptableStatusCodes = acceptableStatusCodes
+            self.decoder = decoder
+            self.encoder = encoder
+        }
+
+        /// No base URL, no client deadline, tracing off, 2xx accepted, default JSON coders.
+        public static let `default` = Configuration()
+    }
+
+    public let configuration: Configuration
+    /// The composed chain every call goes through.
+    public let pipeline: Pipeline
+    /// What the client was built from, kept so ``rebuilt(_:)`` can change one thing.
+    public let builder: Builder
+
+    /// A client over `middlewares`, exactly in the order given (index 0 outermost).
+    public init(transport: any HTTPTransport, middlewares: [any Middleware] = [], configuration: Configuration = .default) {
+        var builder = Builder(transport: transport, configuration: configuration)
+        builder.appendInOrder(middlewares)
+        self.init(builder: builder)
+    }
+
+    init(builder: Builder) {
+        self.builder = builder
+        self.configuration = builder.configuration
+        self.pipeline = Pipeline(middlewares: builder.middlewares, transport: builder.transport)
+    }
+
+    /// A new client made from this one's builder after `change`: toggle debug logging, swap one
+    /// middleware, change the base URL. This client is not changed.
+    public func rebuilt(_ change: (inout Builder) throws -> Void) rethrows -> Client {
+        var builder = self.builder
+        try change(&builder)
+        return builder.build()
+    }
+
+    /// A fresh context for one call: the client's deadline and tracing switch.
+    public func makeContext() -> RequestContext {
+        RequestContext(deadline: configuration.timeout.map { .now + $0 }, isTracing: configuration.isTracing)
+    }
+
+    // MARK: Sending
+
+    /// Sends `request` through the pipeline.
+    ///
+    /// - Parameters:
+    ///   - context: the call's context; by default ``makeContext()``.
+    ///   - extra: middleware for this call only. They run outside (before) the client's own, so a
+    ///     header they add is still signed and logged.
+    /// - Returns: the response, whatever its status.
+    public func send(
+        _ request: HTTPRequest, context: RequestContext? = nil, with extra: [any Middleware] = []
+    ) async throws -> HTTPResponse {
+        let context = context ?? makeContext()
+        if extra.isEmpty { return try await pipeline.send(request, context: context) }
+        return try await Pipeline(middlewares: extra + pipeline.middlewares, transport: pipeline.transport)
+            .send(request, context: context)
+    }
+
+    /// A request for `path` (relative to the base URL, or absolute).
+    ///
+    /// - Throws: `.invalidURL` when `path` is not a URL or is relative with no base URL.
+    public func makeRequest(
+        _ method: HTTPMethod, _ path: String, headers: HTTPFields = [:], body: HTTPBody = .empty
+    ) throws(SluiceError) -> HTTPRequest {
+        HTTPRequest(method: method, url: try url(for: path), headers: headers, body: body)
+    }
+
+    /// `GET path`.
+    public func get(_ path: String, headers: HTTPFields = [:], with extra: [any Middleware] = []) async throws -> HTTPResponse {
+        try await send(try makeRequest(.get, path, headers: headers), with: extra)
+    }
+
+    /// `POST path` with `body`.
+    public func post(
+        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], with extra: [any Middleware] = []
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.post, path, headers: headers, body: body), with: extra)
+    }
+
+    /// `POST path` with `value` encoded as JSON by the configured encoder.
+    public func post(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], with extra: [any Middleware] = []
+    ) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.post, path, value, headers: headers), with: extra)
+    }
+
+    /// `PUT path` with `body`.
+    public func put(
+        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], with extra: [any Middleware] = []
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.put, path, headers: headers, body: body), with: extra)
+    }
+
+    /// `PATCH path` with `body`.
+    public func patch(
+        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], with extra: [any Middleware] = []
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.patch, path, headers: headers, body: body), with: extra)
+    }
+
+    /// `DELETE path`.
+    public func delete(_ path: String, headers: HTTPFields = [:], with extra: [any Middleware] = []) async throws -> HTTPResponse {
+        try await send(try makeRequest(.delete, path, headers: headers), with: extra)
+    }
+
+    /// A request whose body is `value` as JSON, with `Content-Type: application/json` unless
+    /// `headers` already has a content type.
+    ///
+    /// - Throws: `.invalidBody` when `value` cannot be encoded; `.invalidURL` as ``makeRequest(_:_:headers:body:)``.
+    public func jsonRequest(
+        _ method: HTTPMethod, _ path: String, _ value: some Encodable, headers: HTTPFields = [:]
+    ) throws(SluiceError) -> HTTPRequest {
+        let data: Data
+        do {
+            data = try configuration.encoder.encode(value)
+        } catch {
+            throw SluiceError(.invalidBody, "cannot encode \(type(of: value)) as JSON: \(error)", underlying: error, stage: .client)
+        }
+        var request = try makeRequest(method, path, headers: headers, body: .bytes(data))
+        if !request.headers.contains("Content-Type") {
+            try request.headers.set(name: "Content-Type", value: "application/json")
+        }
+        return request
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+extension Client {
+    /// The URL for `path`: `path` itself when it is absolute (has a scheme), else `path` joined to
+    /// the base URL with exactly one slash between them, whatever slashes either side has.
+    ///
+    /// ```swift
+    /// // base "https://api.example.com/v1" or "https://api.example.com/v1/"
+    /// try client.url(for: "users")     // https://api.example.com/v1/users
+    /// try client.url(for: "/users?a=1")// https://api.example.com/v1/users?a=1
+    /// try client.url(for: "https://other.example.com/x")  // unchanged
+    /// ```
+    ///
+    /// - Throws: `.invalidURL` when `path` is empty with no base URL, relative with no base URL, or
+    ///   not a valid URL.
+    public func url(for path: String) throws(SluiceError) -> URL {
+        try Self.join(base: configuration.baseURL, path: path)
+    }
+
+    /// The joining rule of ``url(for:)``, for middleware that join base URLs too.
+    public static func join(base: URL?, path: String) throws(SluiceError) -> URL {
+        if let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty, absolute.host != nil {
+            return absolute
+        }
+        guard let base else {
+            throw SluiceError(
+                .invalidURL, "\(String(reflecting: path)) is not an absolute URL and the client has no base URL",
+                stage: .client
+            )
+        }
+        if path.isEmpty { return base }
+        var baseString = base.absoluteString
+        while baseString.hasSuffix("/") { baseString.removeLast() }
+        let trimmedPath = path.drop { $0 == "/" }
+        let joined = baseString + "/" + trimmedPath
+        guard let url = URL(string: joined) else {
+            throw SluiceError(
+                .invalidURL, "\(String(reflecting: joined)) (base URL joined with \(String(reflecting: path))) is not a valid URL",
+                stage: .client
+            )
+        }
+        return url
+    }
+}

@@ -1,0 +1,29 @@
+/// The end of a ``Pipeline``: moves a request over the wire and returns the response.
+///
+/// `CurlTransport` (module `SluiceCurl`) is the real one; `MockTransport` (module
+/// `SluiceTesting`) answers from a script. The core never links a network library.
+///
+/// ```swift
+/// struct EchoTransport: HTTPTransport {
+///     func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+///         var response = HTTPResponse(status: .ok, body: try await request.body.collect())
+///         response.request = request
+///         return response
+///     }
+/// }
+/// ```
+///
+/// A transport should throw ``SluiceError`` with the code that fits (`.timedOut`,
+/// `.cannotConnect`, `.dnsFailure`, `.tlsFailure`, `.bodyTooLarge`, …), honour
+/// ``RequestContext/deadline``, report ``RequestContext/progress``, set ``HTTPResponse/request``
+/// and ``HTTPResponse/metrics``, and let `CancellationError` through.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the server's response.
+    ///
+    /// - Parameters:
+    ///   - request: the request exactly as the innermost middleware left it.
+    ///   - context: the call's id, attempt, deadline and progress sink.
+    /// - Returns: the response, with ``HTTPResponse/source`` `.network`.
+    /// - Throws: ``SluiceError`` for failures, `CancellationError` when cancelled.
+    func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
+}

@@ -1,0 +1,53 @@
+import Synchronization
+
+/// What travels down the chain beside the request: its id, the attempt number, the deadline, a
+/// progress sink, and the trace switch. Middleware change it by copying.
+///
+/// ```swift
+/// var context = RequestContext(deadline: .now + .seconds(10))
+/// context.isTracing = true
+/// let response = try await pipeline.send(request, context: context)
+/// print(response.trace!)     // each middleware's own time
+///
+/// // A retry middleware passes the attempt number down:
+/// var next = context; next.attempt += 1
+/// ```
+public struct RequestContext: Sendable {
+    /// A process-unique id for this call, shared by all its attempts (for logs).
+    public var requestID: UInt64
+    /// The attempt number, from 1. Retry increases it.
+    public var attempt: Int
+    /// When the whole call must be finished; transports and retry honour it.
+    public var deadline: ContinuousClock.Instant?
+    /// Receives upload and download progress from the transport.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Whether the pipeline times each middleware; see ``PipelineTrace``. Off costs nothing.
+    public var isTracing: Bool
+
+    /// The pipeline's recorder while a traced call runs.
+    var recorder: TraceRecorder?
+
+    public init(
+        deadline: ContinuousClock.Instant? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        isTracing: Bool = false
+    ) {
+        self.requestID = Self.nextID.add(1, ordering: .relaxed).newValue
+        self.attempt = 1
+        self.deadline = deadline
+        self.progress = progress
+        self.isTracing = isTracing
+    }
+
+    /// Time left before ``deadline``; `nil` without a deadline, `.zero` once it has passed.
+    public var remainingTime: Duration? {
+        deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
+    }
+
+    /// Whether the deadline has passed.
+    public var isPastDeadline: Bool {
+        deadline.map { ContinuousClock.now >= $0 } ?? false
+    }
+
+    private static let nextID = Atomic<UInt64>(0)
+}

@@ -1,0 +1,37 @@
+/// Typed per-request options: the caller's intent for each middleware, keyed by
+/// ``RequestOptionKey`` types that each module declares.
+///
+/// ```swift
+/// enum TraceTagKey: RequestOptionKey { static let defaultValue = "" }
+///
+/// var request = HTTPRequest(url: url)
+/// request.options[TraceTagKey.self]            // "" (the default)
+/// request.options[TraceTagKey.self] = "checkout"
+/// request.options[TraceTagKey.self]            // "checkout"
+/// ```
+///
+/// Empty options cost nothing: no storage is allocated until a value is set.
+public struct RequestOptions: Sendable {
+    private var storage: [ObjectIdentifier: any Sendable] = [:]
+
+    public init() {}
+
+    /// The value for `key`, or its `defaultValue` when it was never set.
+    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+        get { storage[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue }
+        set { storage[ObjectIdentifier(key)] = newValue }
+    }
+
+    /// Whether `key` was set explicitly (even to its default value).
+    public func contains<Key: RequestOptionKey>(_ key: Key.Type) -> Bool {
+        storage[ObjectIdentifier(key)] != nil
+    }
+
+    /// Forgets `key`, so it reads as its default again.
+    public mutating func remove<Key: RequestOptionKey>(_ key: Key.Type) {
+        storage[ObjectIdentifier(key)] = nil
+    }
+
+    /// How many options are set.
+    public var count: Int { storage.count }
+}

@@ -1,0 +1,32 @@
+/// Progress of an upload or a download, as reported through ``RequestContext/progress``.
+///
+/// ```swift
+/// var context = RequestContext()
+/// context.progress = { p in
+///     if let f = p.fractionCompleted { print("\(p.direction): \(Int(f * 100))%") }
+/// }
+/// ```
+public struct TransferProgress: Sendable, Hashable {
+    public enum Direction: Hashable, Sendable {
+        case upload
+        case download
+    }
+
+    public var direction: Direction
+    /// Bytes transferred so far.
+    public var completedBytes: Int64
+    /// The total, when known.
+    public var totalBytes: Int64?
+
+    public init(direction: Direction, completedBytes: Int64, totalBytes: Int64?) {
+        self.direction = direction
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+    }
+
+    /// From 0 to 1, when the total is known and not zero.
+    public var fractionCompleted: Double? {
+        guard let totalBytes, totalBytes > 0 else { return nil }
+        return min(1, Double(completedBytes) / Double(totalBytes))
+    }
+}
