@@ -11,21 +11,67 @@ import Foundation
 ///
 /// ``options`` carries typed per-request intent for middleware (see ``RequestOptionKey``).
 public struct HTTPRequest: Sendable, CustomStringConvertible {
-    public var method: HTTPMethod
-    public var url: URL
-    public var headers: HTTPFields
-    public var body: HTTPBody
+    public var method: HTTPMethod {
+        get { storage.method }
+        _modify { makeUnique(); yield &storage.method }
+    }
+
+    public var url: URL {
+        get { storage.url }
+        _modify { makeUnique(); yield &storage.url }
+    }
+
+    public var headers: HTTPFields {
+        get { storage.headers }
+        _modify { makeUnique(); yield &storage.headers }
+    }
+
+    public var body: HTTPBody {
+        get { storage.body }
+        _modify { makeUnique(); yield &storage.body }
+    }
+
     /// Typed per-request options that middleware modules declare (cache policy, HUD tip, tags…).
-    public var options: RequestOptions
+    public var options: RequestOptions {
+        get { storage.options }
+        _modify { makeUnique(); yield &storage.options }
+    }
 
     public init(method: HTTPMethod = .get, url: URL, headers: HTTPFields = [:], body: HTTPBody = .empty) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.options = RequestOptions()
+        storage = Storage(method: method, url: url, headers: headers, body: body, options: RequestOptions())
     }
 
     /// `"GET https://example.com/path"`.
     public var description: String { "\(method) \(url.absoluteString)" }
+
+    // The fields live in one copy-on-write box, so passing a request down the chain moves one
+    // reference instead of copying every field at every hop.
+    private var storage: Storage
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// Mutated only through `makeUnique()`, i.e. when this request holds the only reference, so no
+    /// two values (and so no two tasks) ever see a write to the same box: that is what makes
+    /// `@unchecked Sendable` safe here. Every field is itself `Sendable`.
+    private final class Storage: @unchecked Sendable {
+        var method: HTTPMethod
+        var url: URL
+        var headers: HTTPFields
+        var body: HTTPBody
+        var options: RequestOptions
+
+        init(method: HTTPMethod, url: URL, headers: HTTPFields, body: HTTPBody, options: RequestOptions) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.options = options
+        }
+
+        func copy() -> Storage {
+            Storage(method: method, url: url, headers: headers, body: body, options: options)
+        }
+    }
 }

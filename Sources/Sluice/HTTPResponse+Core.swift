@@ -11,27 +11,55 @@ import Foundation
 /// response.metrics?.firstByte        // time to first byte, from curl
 /// ```
 public struct HTTPResponse: Sendable, CustomStringConvertible {
-    public var status: HTTPStatus
-    public var headers: HTTPFields
+    public var status: HTTPStatus {
+        get { storage.status }
+        _modify { makeUnique(); yield &storage.status }
+    }
+
+    public var headers: HTTPFields {
+        get { storage.headers }
+        _modify { makeUnique(); yield &storage.headers }
+    }
+
     /// The body in memory; empty when it was streamed to ``bodyFile``.
-    public var body: Data
+    public var body: Data {
+        get { storage.body }
+        _modify { makeUnique(); yield &storage.body }
+    }
+
     /// Where the body was written, for downloads.
-    public var bodyFile: URL?
+    public var bodyFile: URL? {
+        get { storage.bodyFile }
+        _modify { makeUnique(); yield &storage.bodyFile }
+    }
+
     /// The request as it was finally sent, after every middleware changed it. The pipeline fills it
     /// in when the transport does not.
-    public var request: HTTPRequest?
+    public var request: HTTPRequest? {
+        get { storage.request }
+        _modify { makeUnique(); yield &storage.request }
+    }
+
     /// Timings and sizes measured by the transport.
-    public var metrics: TransferMetrics?
+    public var metrics: TransferMetrics? {
+        get { storage.metrics }
+        _modify { makeUnique(); yield &storage.metrics }
+    }
+
     /// Network, cache or revalidated.
-    public var source: ResponseSource
+    public var source: ResponseSource {
+        get { storage.source }
+        _modify { makeUnique(); yield &storage.source }
+    }
+
     /// Each middleware's own time, when tracing was on.
-    public var trace: PipelineTrace?
+    public var trace: PipelineTrace? {
+        get { storage.trace }
+        _modify { makeUnique(); yield &storage.trace }
+    }
 
     public init(status: HTTPStatus, headers: HTTPFields = [:], body: Data = Data()) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.source = .network
+        storage = Storage(status: status, headers: headers, body: body)
     }
 
     /// The body decoded as UTF-8, or `nil` when it is not valid UTF-8.
@@ -39,4 +67,41 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 
     /// `"200 OK (1024 bytes, network)"`.
     public var description: String { "\(status) (\(body.count) bytes, \(source))" }
+
+    // One copy-on-write box: a response travels back up the chain as one reference.
+    private var storage: Storage
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// Mutated only through `makeUnique()`, i.e. when this response holds the only reference, so no
+    /// two values (and so no two tasks) ever see a write to the same box: that is what makes
+    /// `@unchecked Sendable` safe here. Every field is itself `Sendable`.
+    private final class Storage: @unchecked Sendable {
+        var status: HTTPStatus
+        var headers: HTTPFields
+        var body: Data
+        var bodyFile: URL?
+        var request: HTTPRequest?
+        var metrics: TransferMetrics?
+        var source: ResponseSource = .network
+        var trace: PipelineTrace?
+
+        init(status: HTTPStatus, headers: HTTPFields, body: Data) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(status: status, headers: headers, body: body)
+            copy.bodyFile = bodyFile
+            copy.request = request
+            copy.metrics = metrics
+            copy.source = source
+            copy.trace = trace
+            return copy
+        }
+    }
 }

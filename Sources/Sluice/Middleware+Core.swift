@@ -33,8 +33,8 @@
 /// ``HTTPTransport`` only when you move the bytes yourself.
 public protocol Middleware: Sendable {
     /// The rest of the chain: the next middleware, or finally the transport. Call it as
-    /// `try await next(request, context)`, zero, one or several times.
-    typealias Next = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+    /// `try await next(request, context)`, zero, one or several times. See ``MiddlewareNext``.
+    typealias Next = MiddlewareNext
 
     /// Where ``Client/Builder`` places this middleware in the default order when no position is
     /// given. Defaults to ``MiddlewarePosition/application``.

@@ -23,91 +23,37 @@ public struct Pipeline: HTTPTransport {
     /// One stage per middleware, in order, then the transport.
     public let stages: [PipelineStage]
 
-    private let chain: Middleware.Next
-    private let tracedChain: Middleware.Next
+    private let chain: ChainLink
+    private let tracedChain: ChainLink
 
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
         self.middlewares = middlewares
         self.transport = transport
         let stages = middlewares.map { PipelineStage.middleware(type(of: $0)) } + [.transport(type(of: transport))]
         self.stages = stages
-        chain = Self.compose(middlewares, stages, transport)
-        tracedChain = Self.composeTraced(middlewares, stages, transport)
+
+        // Built once, from the transport outward: index 0 ends up outermost.
+        let transportLink = TransportLink(transport, stage: stages[middlewares.count])
+        var link: ChainLink = transportLink
+        var traced: ChainLink = TracedTransportLink(transportLink, index: middlewares.count)
+        for (index, middleware) in middlewares.enumerated().reversed() {
+            link = MiddlewareLink(middleware, stage: stages[index], next: link)
+            traced = TracedMiddlewareLink(middleware, stage: stages[index], index: index, next: traced)
+        }
+        chain = link
+        tracedChain = traced
     }
 
     /// Sends `request` through every middleware and the transport.
     ///
     /// - Throws: ``SluiceError`` naming the stage that failed; `CancellationError` unchanged.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
-        guard context.isTracing else { return try await chain(request, context) }
+        guard context.isTracing else { return try await chain.run(request, context) }
         var context = context
         let recorder = TraceRecorder(stages: stages)
         context.recorder = recorder
-        var response = try await tracedChain(request, context)
+        var response = try await tracedChain.run(request, context)
         response.trace = recorder.snapshot()
         return response
-    }
-
-    // MARK: Composition (once, at init)
-
-    private static func compose(
-        _ middlewares: [any Middleware], _ stages: [PipelineStage], _ transport: any HTTPTransport
-    ) -> Middleware.Next {
-        let transportStage = stages[middlewares.count]
-        var next: Middleware.Next = { request, context in
-            do {
-                var response = try await transport.send(request, context: context)
-                if response.request == nil { response.request = request }
-                return response
-            } catch {
-                throw SluiceError.attributing(error, to: transportStage)
-            }
-        }
-        for (middleware, stage) in zip(middlewares, stages).reversed() {
-            let inner = next
-            next = { request, context in
-                do {
-                    return try await middleware.intercept(request, context: context, next: inner)
-                } catch {
-                    throw SluiceError.attributing(error, to: stage)
-                }
-            }
-        }
-        return next
-    }
-
-    private static func composeTraced(
-        _ middlewares: [any Middleware], _ stages: [PipelineStage], _ transport: any HTTPTransport
-    ) -> Middleware.Next {
-        let transportIndex = middlewares.count
-        let plainTransport = compose([], [stages[transportIndex]], transport)
-        var next: Middleware.Next = { request, context in
-            let start = TraceRecorder.now()
-            defer { context.recorder?.record(stage: transportIndex, nanoseconds: TraceRecorder.now() &- start) }
-            return try await plainTransport(request, context)
-        }
-        for (index, (middleware, stage)) in zip(middlewares, stages).enumerated().reversed() {
-            let inner = next
-            next = { request, context in
-                let innerTime = InnerTime()
-                let timedInner: Middleware.Next = { request, context in
-                    let start = TraceRecorder.now()
-                    defer { innerTime.add(TraceRecorder.now() &- start) }
-                    return try await inner(request, context)
-                }
-                let start = TraceRecorder.now()
-                defer {
-                    let total = TraceRecorder.now() &- start
-                    let own = total > innerTime.value ? total - innerTime.value : 0
-                    context.recorder?.record(stage: index, nanoseconds: own)
-                }
-                do {
-                    return try await middleware.intercept(request, context: context, next: timedInner)
-                } catch {
-                    throw SluiceError.attributing(error, to: stage)
-                }
-            }
-        }
-        return next
     }
 }

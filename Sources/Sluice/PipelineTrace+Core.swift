@@ -97,10 +97,21 @@ final class TraceRecorder: Sendable {
     }
 }
 
-/// Time spent inside `next` during one hop, summed over every call the middleware made.
+/// Time spent inside `next` during one traced hop, summed over every call the middleware made
+/// (possibly concurrent, hence atomic).
+@usableFromInline
 final class InnerTime: Sendable {
     private let nanoseconds = Atomic<UInt64>(0)
 
-    func add(_ value: UInt64) { nanoseconds.add(value, ordering: .relaxed) }
+    @usableFromInline
+    init() {}
+
     var value: UInt64 { nanoseconds.load(ordering: .relaxed) }
+
+    @usableFromInline
+    func measure(_ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        let start = TraceRecorder.now()
+        defer { nanoseconds.add(TraceRecorder.now() &- start, ordering: .relaxed) }
+        return try await body()
+    }
 }
