@@ -75,6 +75,13 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         /// The byte offset of the bad character within the name or the value as given.
         public let byteOffset: Int
 
+        public init(name: String, part: Part, problem: Problem, byteOffset: Int) {
+            self.name = name
+            self.part = part
+            self.problem = problem
+            self.byteOffset = byteOffset
+        }
+
         public var description: String {
             let subject = part == .name ? "header name \(quoted(name))" : "value of header \(quoted(name))"
             switch problem {
