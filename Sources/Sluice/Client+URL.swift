@@ -11,8 +11,8 @@ extension Client {
     /// try client.url(for: "https://other.example.com/x")  // unchanged
     /// ```
     ///
-    /// - Throws: `.invalidURL` when `path` is empty with no base URL, relative with no base URL, or
-    ///   not a valid URL.
+    /// - Throws: `.invalidURL` when `path` looks absolute (`scheme://`) but does not parse, or is
+    ///   relative (or empty) with no base URL.
     public func url(for path: String) throws(SluiceError) -> URL {
         try Self.join(base: configuration.baseURL, path: path)
     }
@@ -21,6 +21,9 @@ extension Client {
     public static func join(base: URL?, path: String) throws(SluiceError) -> URL {
         if let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty, absolute.host != nil {
             return absolute
+        }
+        if path.contains("://") {
+            throw SluiceError(.invalidURL, "\(String(reflecting: path)) is not a valid absolute URL", stage: .client)
         }
         guard let base else {
             throw SluiceError(

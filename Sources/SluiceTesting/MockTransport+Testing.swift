@@ -57,7 +57,9 @@ public final class MockTransport: HTTPTransport {
 
     /// Thrown when a queue-scripted transport has no reply left.
     public struct ExhaustedError: Error, CustomStringConvertible, Equatable {
+        /// The request it had no reply for, as `"GET https://…"`.
         public let request: String
+        public init(request: String) { self.request = request }
         public var description: String { "MockTransport has no scripted reply left for \(request)" }
     }
 

@@ -1,0 +1,258 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+struct User: Codable, Equatable {
+    let id: Int
+    let name: String
+}
+
+/// Stand-ins for the shipped middleware, each declaring its default position.
+struct FakeHUD: Middleware { static let defaultPosition = MiddlewarePosition.hud; let tag = "hud"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeLogging: Middleware { static let defaultPosition = MiddlewarePosition.logging; var tag = "logging"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeHeaders: Middleware { static let defaultPosition = MiddlewarePosition.headers; let tag = "headers"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeURLEncoding: Middleware { static let defaultPosition = MiddlewarePosition.urlEncoding; let tag = "urlEncoding"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeCache: Middleware { static let defaultPosition = MiddlewarePosition.cache; let tag = "cache"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeRetry: Middleware { static let defaultPosition = MiddlewarePosition.retry; let tag = "retry"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeReachability: Middleware { static let defaultPosition = MiddlewarePosition.reachability; let tag = "reachability"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeGzip: Middleware { static let defaultPosition = MiddlewarePosition.gzip; let tag = "gzip"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct FakeSigning: Middleware { static let defaultPosition = MiddlewarePosition.signing; let tag = "signing"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+/// An in-house middleware with no declared position.
+struct InHouse: Middleware { var tag = "inHouse"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+
+/// Appends `tag` to the request's `X-Order` header.
+func mark(_ request: HTTPRequest, _ tag: String, _ context: RequestContext, _ next: MiddlewareNext) async throws -> HTTPResponse {
+    var request = request
+    try request.headers.append(name: "X-Order", value: tag)
+    return try await next(request, context)
+}
+
+@Suite("Client")
+struct ClientTests {
+    let base = URL(string: "https://api.example.com/v1")!
+
+    func client(_ transport: MockTransport, base: URL? = URL(string: "https://api.example.com/v1")!) -> Client {
+        Client(transport: transport, configuration: .init(baseURL: base))
+    }
+
+    // MARK: URLs
+
+    @Test(arguments: [
+        ("https://api.example.com/v1", "users"), ("https://api.example.com/v1/", "users"),
+        ("https://api.example.com/v1", "/users"), ("https://api.example.com/v1/", "/users"),
+        ("https://api.example.com/v1//", "//users"),
+    ])
+    func baseURLJoinsWithExactlyOneSlash(base: String, path: String) throws {
+        #expect(try Client.join(base: URL(string: base)!, path: path).absoluteString == "https://api.example.com/v1/users")
+    }
+
+    @Test func joinKeepsQueryAndPassesAbsoluteURLs() throws {
+        #expect(try Client.join(base: base, path: "users?id=1&x=y").absoluteString == "https://api.example.com/v1/users?id=1&x=y")
+        #expect(try Client.join(base: base, path: "http://other.example.org/a").absoluteString == "http://other.example.org/a")
+        #expect(try Client.join(base: base, path: "").absoluteString == "https://api.example.com/v1")
+    }
+
+    @Test func relativePathWithoutBaseURLIsAnInvalidURL() {
+        #expect {
+            try Client.join(base: nil, path: "/users")
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidURL && error?.stage == .client
+                && error?.message == #""/users" is not an absolute URL and the client has no base URL"#
+        }
+    }
+
+    @Test func unparsableAbsoluteURLIsAnInvalidURL() {
+        #expect {
+            try Client.join(base: base, path: "http://[::1/x")
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidURL && error?.message == #""http://[::1/x" is not a valid absolute URL"#
+        }
+    }
+
+    @Test func getWithoutBaseURLThrowsBeforeSending() async {
+        let transport = MockTransport(replies: [.status(.ok)])
+        await #expect(throws: SluiceError.self) { try await client(transport, base: nil).get("users") }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func getSendsToTheJoinedURL() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        _ = try await client(transport).get("users/42", headers: ["Accept": "application/json"])
+        let sent = try #require(transport.requests.first?.request)
+        #expect(sent.method == .get)
+        #expect(sent.url.absoluteString == "https://api.example.com/v1/users/42")
+        #expect(sent.headers["accept"] == "application/json")
+    }
+
+    @Test func verbsUseTheirMethodsAndBodies() async throws {
+        let transport = MockTransport(configuration: .default) { _, _ in .status(.ok) }
+        let c = client(transport)
+        _ = try await c.post("a", body: .bytes(Data("p".utf8)))
+        _ = try await c.put("a", body: .bytes(Data("u".utf8)))
+        _ = try await c.patch("a", body: .bytes(Data("x".utf8)))
+        _ = try await c.delete("a")
+        #expect(transport.requests.map(\.request.method) == [.post, .put, .patch, .delete])
+        #expect(transport.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["p", "u", "x", ""])
+    }
+
+    @Test func postJSONEncodesAndSetsContentType() async throws {
+        let transport = MockTransport(replies: [.status(.created)])
+        _ = try await client(transport).post("users", json: User(id: 1, name: "Ada"))
+        let received = try #require(transport.requests.first)
+        #expect(received.request.headers["Content-Type"] == "application/json")
+        #expect(try JSONDecoder().decode(User.self, from: received.body) == User(id: 1, name: "Ada"))
+    }
+
+    // MARK: Decoding
+
+    @Test func decodesJSON() async throws {
+        let transport = MockTransport(replies: [.json(#"{"id":42,"name":"Ada"}"#)])
+        #expect(try await client(transport).get("users/42", as: User.self) == User(id: 42, name: "Ada"))
+    }
+
+    @Test func badJSONNamesTheTypeAndShowsTheBody() throws {
+        let c = client(MockTransport(replies: []))
+        let response = HTTPResponse(status: .ok, body: Data("<html>oops</html>".utf8))
+        do {
+            _ = try c.decode(User.self, from: response)
+            Issue.record("decoded HTML as JSON")
+        } catch {
+            #expect(error.code == .decodingFailed)
+            #expect(error.stage == .client)
+            #expect(error.message.hasPrefix("cannot decode User from the response body: not valid JSON at the top level"))
+            #expect(error.message.hasSuffix(#"body: "<html>oops</html>""#))
+            #expect(error.underlying is DecodingError)
+            #expect(error.response?.text == "<html>oops</html>")
+        }
+    }
+
+    @Test func missingKeyIsNamedWithItsPath() throws {
+        struct Wrapper: Decodable { let user: User }
+        let c = client(MockTransport(replies: []))
+        let response = HTTPResponse(status: .ok, body: Data(#"{"user":{"id":1}}"#.utf8))
+        #expect {
+            try c.decode(Wrapper.self, from: response)
+        } throws: { error in
+            (error as? SluiceError)?.message
+                == #"cannot decode Wrapper from the response body: key "name" not found at .user; body: "{\"user\":{\"id\":1}}""#
+        }
+    }
+
+    @Test func longBodiesAreCutInTheMessage() throws {
+        let c = client(MockTransport(replies: []))
+        let response = HTTPResponse(status: .ok, body: Data(repeating: UInt8(ascii: "x"), count: 5000))
+        #expect {
+            try c.decode(User.self, from: response)
+        } throws: { error in
+            (error as? SluiceError)?.message.hasSuffix("… (5000 bytes in all)") == true
+        }
+    }
+
+    @Test func typedCallsRefuseUnacceptableStatus() async throws {
+        let transport = MockTransport(replies: [.json(#"{"error":"no such user"}"#, status: .notFound)])
+        do {
+            _ = try await client(transport).get("users/9", as: User.self)
+            Issue.record("decoded a 404")
+        } catch let error as SluiceError {
+            #expect(error.code == .unacceptableStatus)
+            #expect(error.message
+                == #"GET https://api.example.com/v1/users/9 answered 404 Not Found; accepted: 200..<300; body: "{\"error\":\"no such user\"}""#)
+            #expect(error.response?.status == .notFound)
+        }
+    }
+
+    // MARK: Per-call middleware and context
+
+    @Test func extraMiddlewareRunsOutsideTheClientsOwn() async throws {
+        let transport = MockTransport(replies: [.status(.ok), .status(.ok)])
+        let c = Client(transport: transport, middlewares: [FakeHeaders(), FakeSigning()])
+        _ = try await c.send(HTTPRequest(url: base), with: [InHouse()])
+        _ = try await c.send(HTTPRequest(url: base))
+        #expect(transport.requests.map { $0.request.headers.values(for: "X-Order") }
+            == [["inHouse", "headers", "signing"], ["headers", "signing"]])
+    }
+
+    @Test func clientTimeoutAndTracingReachTheContext() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        let c = Client(transport: transport, middlewares: [InHouse()], configuration: .init(timeout: .seconds(5), isTracing: true))
+        let response = try await c.send(HTTPRequest(url: base))
+        let context = try #require(transport.requests.first?.context)
+        #expect(context.isTracing)
+        let remaining = try #require(context.remainingTime)
+        #expect(remaining > .seconds(4) && remaining <= .seconds(5))
+        #expect(response.trace?.spans.count == 2)
+    }
+
+    // MARK: Builder
+
+    @Test func builderMakesTheDefaultOrderWhateverTheCallOrder() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        var builder = Client.Builder(transport: transport)
+        let shuffled: [any Middleware] = [
+            FakeSigning(), InHouse(), FakeCache(), FakeHUD(), FakeGzip(), FakeHeaders(), FakeReachability(),
+            FakeLogging(), FakeRetry(), FakeURLEncoding(),
+        ]
+        for middleware in shuffled { builder.add(middleware) }
+        _ = try await builder.build().send(HTTPRequest(url: base))
+        #expect(transport.requests.first?.request.headers.values(for: "X-Order") == [
+            "hud", "logging", "headers", "urlEncoding", "inHouse", "cache", "retry", "reachability", "gzip", "signing",
+        ])
+    }
+
+    @Test func toggleKeepsThePlaceAndRebuiltLeavesTheOriginalAlone() async throws {
+        let transport = MockTransport(configuration: .default) { _, _ in .status(.ok) }
+        var builder = Client.Builder(transport: transport)
+        builder.add(FakeRetry())
+        builder.add(FakeLogging())
+        builder.add(FakeHeaders())
+        let withLogging = builder.build()
+        let quiet = withLogging.rebuilt { #expect($0.disable(FakeLogging.self) == 1) }
+        let loudAgain = quiet.rebuilt { $0.toggle(FakeLogging.self) }
+        #expect(!quiet.builder.isEnabled(FakeLogging.self) && quiet.builder.contains(FakeLogging.self))
+
+        for client in [withLogging, quiet, loudAgain] { _ = try await client.send(HTTPRequest(url: base)) }
+        #expect(transport.requests.map { $0.request.headers.values(for: "X-Order") } == [
+            ["logging", "headers", "retry"], ["headers", "retry"], ["logging", "headers", "retry"],
+        ])
+    }
+
+    @Test func removeReplaceAndRelativeAdds() async throws {
+        let transport = MockTransport(configuration: .default) { _, _ in .status(.ok) }
+        var builder = Client.Builder(transport: transport)
+        builder.add(FakeLogging())
+        builder.add(FakeSigning())
+        builder.add(InHouse(tag: "beforeSigning"), before: FakeSigning.self)
+        builder.add(InHouse(tag: "afterLogging"), after: FakeLogging.self)
+        #expect(builder.replace(FakeLogging.self, with: FakeLogging(tag: "logging2")) == 1)
+        _ = try await builder.build().send(HTTPRequest(url: base))
+        #expect(builder.remove(InHouse.self) == 2)
+        #expect(builder.remove(InHouse.self) == 0)
+        _ = try await builder.build().send(HTTPRequest(url: base))
+        #expect(transport.requests.map { $0.request.headers.values(for: "X-Order") } == [
+            ["logging2", "afterLogging", "beforeSigning", "signing"], ["logging2", "signing"],
+        ])
+    }
+
+    @Test func explicitPositionOverridesTheDefault() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        var builder = Client.Builder(transport: transport)
+        builder.add(FakeSigning())
+        builder.add(FakeLogging(tag: "wire"), at: .network)
+        builder.add(FakeLogging())
+        _ = try await builder.build().send(HTTPRequest(url: base))
+        #expect(transport.requests.first?.request.headers.values(for: "X-Order") == ["logging", "signing", "wire"])
+    }
+}
