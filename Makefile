@@ -1,0 +1,38 @@
+# Sluice: the commands a new user and CI run.
+#   make test         install missing system packages, build, run every test
+#   make demo         run the quickstart example (Examples/Quickstart)
+#   make bench-micro  the chain's own cost: ns per middleware hop (release build)
+SHELL := /bin/bash
+
+# Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto).
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: deps build test demo bench-micro clean
+
+deps:
+	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing missing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	swift build
+
+test: deps
+	swift build --build-tests
+	swift test
+
+demo: deps
+	swift run sluice-quickstart
+
+bench-micro: deps
+	swift run -c release sluice-microbench $(ARGS)
+
+clean:
+	swift package clean
