@@ -1,5 +1,5 @@
 # Sluice: the commands a new user and CI run.
-#   make test         install missing system packages, build, run every test
+#   make test         install missing system packages, build, check the new-middleware plugin, run every test
 #   make demo         run the quickstart example (Examples/Quickstart)
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build)
 SHELL := /bin/bash
@@ -26,6 +26,7 @@ build: deps
 
 test: deps
 	swift build --build-tests
+	.ci/check-new-middleware
 	swift test
 
 demo: deps

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
+        .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
         // The core: values, Middleware, HTTPTransport, Pipeline, Client, SluiceError.
@@ -34,6 +35,15 @@ let package = Package(
             dependencies: ["Sluice", "SluiceTesting"],
             path: "Examples/Quickstart",
             swiftSettings: strict
+        ),
+
+        // `swift package new-middleware Tenant`: the skeleton of an in-house middleware module.
+        .plugin(
+            name: "NewMiddleware",
+            capability: .command(
+                intent: .custom(verb: "new-middleware", description: "Write the skeleton of a new middleware module and its tests"),
+                permissions: [.writeToPackageDirectory(reason: "writes Sources/<Module> and Tests/<Module>Tests")]
+            )
         ),
 
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
