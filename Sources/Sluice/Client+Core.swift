@@ -55,7 +55,9 @@ public struct Client: Sendable {
     /// What the client was built from, kept so ``rebuilt(_:)`` can change one thing.
     public let builder: Builder
 
-    /// A client over `middlewares`, exactly in the order given (index 0 outermost).
+    /// A client over `middlewares`, exactly in the order given (index 0 outermost). They all take
+    /// position ``MiddlewarePosition/application``, so a middleware added later through
+    /// ``rebuilt(_:)`` is placed by its own position relative to them.
     public init(transport: any HTTPTransport, middlewares: [any Middleware] = [], configuration: Configuration = .default) {
         var builder = Builder(transport: transport, configuration: configuration)
         builder.appendInOrder(middlewares)

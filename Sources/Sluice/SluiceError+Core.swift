@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one error type Sluice throws: a stable ``Code`` to match on, the ``PipelineStage`` that failed, a
 /// message that says what was wrong, and the underlying cause.
 ///
@@ -107,6 +109,11 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         }
         return SluiceError(.other, "\(stage) threw \(type(of: error))", underlying: error, stage: stage)
     }
+}
+
+extension SluiceError: LocalizedError {
+    /// The same text as ``description``, so `error.localizedDescription` says what went wrong.
+    public var errorDescription: String? { description }
 }
 
 extension SluiceError.Code {

@@ -8,28 +8,47 @@ struct User: Codable, Equatable {
     let name: String
 }
 
-/// Stand-ins for the shipped middleware, each declaring its default position.
-struct FakeHUD: Middleware { static let defaultPosition = MiddlewarePosition.hud; let tag = "hud"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeLogging: Middleware { static let defaultPosition = MiddlewarePosition.logging; var tag = "logging"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeHeaders: Middleware { static let defaultPosition = MiddlewarePosition.headers; let tag = "headers"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeURLEncoding: Middleware { static let defaultPosition = MiddlewarePosition.urlEncoding; let tag = "urlEncoding"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeCache: Middleware { static let defaultPosition = MiddlewarePosition.cache; let tag = "cache"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeRetry: Middleware { static let defaultPosition = MiddlewarePosition.retry; let tag = "retry"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeReachability: Middleware { static let defaultPosition = MiddlewarePosition.reachability; let tag = "reachability"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeGzip: Middleware { static let defaultPosition = MiddlewarePosition.gzip; let tag = "gzip"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
-struct FakeSigning: Middleware { static let defaultPosition = MiddlewarePosition.signing; let tag = "signing"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+/// Stand-ins for the shipped middleware: one distinct type per default position.
+protocol Role: Sendable {
+    static var position: MiddlewarePosition { get }
+    static var tag: String { get }
+}
+
+struct Fake<R: Role>: Middleware {
+    static var defaultPosition: MiddlewarePosition { R.position }
+    var tag = R.tag
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await mark(r, tag, context, next)
+    }
+}
+
+enum HUDRole: Role { static let position = MiddlewarePosition.hud, tag = "hud" }
+enum LoggingRole: Role { static let position = MiddlewarePosition.logging, tag = "logging" }
+enum HeadersRole: Role { static let position = MiddlewarePosition.headers, tag = "headers" }
+enum URLEncodingRole: Role { static let position = MiddlewarePosition.urlEncoding, tag = "urlEncoding" }
+enum CacheRole: Role { static let position = MiddlewarePosition.cache, tag = "cache" }
+enum RetryRole: Role { static let position = MiddlewarePosition.retry, tag = "retry" }
+enum ReachabilityRole: Role { static let position = MiddlewarePosition.reachability, tag = "reachability" }
+enum GzipRole: Role { static let position = MiddlewarePosition.gzip, tag = "gzip" }
+enum SigningRole: Role { static let position = MiddlewarePosition.signing, tag = "signing" }
+
+typealias FakeHUD = Fake<HUDRole>
+typealias FakeLogging = Fake<LoggingRole>
+typealias FakeHeaders = Fake<HeadersRole>
+typealias FakeURLEncoding = Fake<URLEncodingRole>
+typealias FakeCache = Fake<CacheRole>
+typealias FakeRetry = Fake<RetryRole>
+typealias FakeReachability = Fake<ReachabilityRole>
+typealias FakeGzip = Fake<GzipRole>
+typealias FakeSigning = Fake<SigningRole>
+
 /// An in-house middleware with no declared position.
-struct InHouse: Middleware { var tag = "inHouse"
-    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse { try await mark(r, tag, context, next) } }
+struct InHouse: Middleware {
+    var tag = "inHouse"
+    func intercept(_ r: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await mark(r, tag, context, next)
+    }
+}
 
 /// Appends `tag` to the request's `X-Order` header.
 func mark(_ request: HTTPRequest, _ tag: String, _ context: RequestContext, _ next: MiddlewareNext) async throws -> HTTPResponse {

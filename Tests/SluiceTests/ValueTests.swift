@@ -193,6 +193,7 @@ struct SluiceErrorTests {
         let error = SluiceError(.other, "it broke", underlying: Cause(), stage: .client)
         #expect(error.description.hasPrefix("[client] other: it broke (caused by "))
         #expect(SluiceError(.offline, "no network").description == "offline: no network")
+        #expect(SluiceError(.offline, "no network").localizedDescription == "offline: no network")
     }
 
     @Test func attributionRules() {
