@@ -135,6 +135,20 @@ struct ClientTests {
         #expect(try JSONDecoder().decode(User.self, from: received.body) == User(id: 1, name: "Ada"))
     }
 
+    @Test func unencodableJSONIsAnInvalidBodyAndNothingIsSent() async {
+        struct Reading: Encodable { let value: Double }
+        let transport = MockTransport(replies: [.status(.ok)])
+        await #expect {
+            try await client(transport).post("readings", json: Reading(value: .nan))
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidBody && error?.stage == .client
+                && error?.message.hasPrefix("cannot encode Reading as JSON: ") == true
+                && error?.underlying is EncodingError
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     // MARK: Decoding
 
     @Test func decodesJSON() async throws {
