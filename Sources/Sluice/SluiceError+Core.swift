@@ -89,7 +89,8 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = stage.map { "[\($0)] " } ?? ""
         text += "\(code): \(message)"
-        if let underlying, !(underlying is SluiceError) || code == .other {
+        // Other codes say what was wrong in the message; `.other` only says who threw what.
+        if let underlying, code == .other {
             text += " (caused by \(String(reflecting: underlying)))"
         }
         return text
