@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        .library(name: "SluiceCurl", targets: ["SluiceCurl"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
@@ -19,6 +20,11 @@ let package = Package(
     targets: [
         // The core: values, Middleware, HTTPTransport, Pipeline, Client, SluiceError.
         .target(name: "Sluice", swiftSettings: strict),
+        // libcurl (Debian: libcurl4-openssl-dev) and typed wrappers for its variadic C API.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // CurlTransport: the libcurl terminal handler.
+        .target(name: "SluiceCurl", dependencies: ["Sluice", "CCurl", "CCurlShim"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
         .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
 

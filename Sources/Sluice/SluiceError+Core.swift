@@ -53,6 +53,8 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public static let tlsFailure = Code(rawValue: "tlsFailure")
         /// A body is larger than the configured limit.
         public static let bodyTooLarge = Code(rawValue: "bodyTooLarge")
+        /// Writing a response body to disk failed (disk full, no permission, missing folder).
+        public static let writeFailed = Code(rawValue: "writeFailed")
         /// A response body could not be decoded into the requested type.
         public static let decodingFailed = Code(rawValue: "decodingFailed")
         /// The response status is not one the caller accepts.

@@ -1,0 +1,2 @@
+// libcurl, from Debian's libcurl4-openssl-dev (pkg-config libcurl).
+#include <curl/curl.h>

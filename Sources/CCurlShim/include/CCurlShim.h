@@ -1,0 +1,37 @@
+// Typed entry points for libcurl's variadic setters and getters, which Swift cannot call directly.
+#ifndef SLUICE_CCURLSHIM_H
+#define SLUICE_CCURLSHIM_H
+
+#include <curl/curl.h>
+
+typedef size_t (*sluice_data_callback)(char *buffer, size_t size, size_t count, void *user);
+typedef int (*sluice_xferinfo_callback)(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+
+CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode sluice_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode sluice_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode sluice_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode sluice_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode sluice_easy_setopt_share(CURL *handle, CURLSH *share);
+CURLcode sluice_easy_setopt_data_callback(CURL *handle, CURLoption option, sluice_data_callback callback);
+CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback callback);
+
+CURLcode sluice_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode sluice_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode sluice_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+CURLMcode sluice_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLSHcode sluice_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
+
+/// CURL_READFUNC_ABORT and CURL_READFUNC_PAUSE, which are macros.
+size_t sluice_readfunc_abort(void);
+size_t sluice_readfunc_pause(void);
+/// CURL_WRITEFUNC_PAUSE.
+size_t sluice_writefunc_pause(void);
+/// CURLPAUSE_CONT.
+int sluice_pause_continue(void);
+
+/// The libcurl version string, e.g. "7.88.1" (CURLVERSION_NOW is a macro).
+const char *sluice_curl_version_number(void);
+
+#endif

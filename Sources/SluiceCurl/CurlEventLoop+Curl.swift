@@ -1,0 +1,216 @@
+import CCurl
+import CCurlShim
+import Foundation
+import Synchronization
+
+/// One thread that drives one `curl_multi` handle, and a `TaskExecutor` that runs jobs on it.
+///
+/// Everything curl touches (the multi and share handles, the easy handles, every active transfer)
+/// is used on this thread only. Other threads talk to it through `submit`, which queues an
+/// operation under a lock and wakes the thread with `curl_multi_wakeup` only when it is parked in
+/// `curl_multi_poll`.
+final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
+    // @unchecked: `multi`, `share`, `idle` and `active` are used only on the loop thread (see
+    // `run`); the only state other threads reach is `state`, a Mutex. The thread holds the loop
+    // strongly until `run` returns after `shutdown`.
+
+    enum Operation {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+        /// Run a closure on the loop thread (stream bodies feeding curl).
+        case perform(@Sendable () -> Void)
+    }
+
+    private struct State {
+        var operations: [Operation] = []
+        var jobs: [UnownedJob] = []
+        var parked = false
+        var stopping = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let share: UnsafeMutableRawPointer
+    private let state = Mutex(State())
+    private let configuration: CurlTransport.Configuration
+    private var idle: [UnsafeMutableRawPointer] = []
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+
+    init(configuration: CurlTransport.Configuration) {
+        _ = Self.globalInit
+        self.configuration = configuration
+        multi = curl_multi_init()
+        share = curl_share_init()
+        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        if configuration.maxConnections > 0 {
+            sluice_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
+        }
+        if configuration.maxConnectionsPerHost > 0 {
+            sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
+        }
+        sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { self.run() }
+        thread.name = "sluice-curl"
+        thread.start()
+    }
+
+    /// Queues `operation` for the loop thread.
+    func submit(_ operation: Operation) {
+        let wake = state.withLock { state in
+            state.operations.append(operation)
+            defer { state.parked = false }
+            return state.parked
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    // MARK: TaskExecutor
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let wake = state.withLock { state in
+            state.jobs.append(job)
+            defer { state.parked = false }
+            return state.parked
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// Stops the thread once the transfers in flight have ended (each is cancelled).
+    func shutdown() {
+        let wake = state.withLock { state in
+            state.stopping = true
+            return true
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (operations, jobs, stopping) = state.withLock { state in
+                defer { state.operations.removeAll(keepingCapacity: true); state.jobs.removeAll(keepingCapacity: true) }
+                return (state.operations, state.jobs, state.stopping)
+            }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            for operation in operations { apply(operation) }
+            if stopping {
+                for transfer in Array(active.values) { cancel(transfer) }
+                break
+            }
+
+            curl_multi_perform(multi, &running)
+            drainMessages()
+
+            let park = state.withLock { state in
+                if state.operations.isEmpty && state.jobs.isEmpty && !state.stopping {
+                    state.parked = true
+                    return true
+                }
+                return false
+            }
+            if park {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+                state.withLock { $0.parked = false }
+            }
+        }
+        for handle in idle { curl_easy_cleanup(handle) }
+        idle.removeAll()
+        curl_multi_cleanup(multi)
+        curl_share_cleanup(share)
+    }
+
+    private func apply(_ operation: Operation) {
+        switch operation {
+        case .start(let transfer):
+            start(transfer)
+        case .cancel(let transfer):
+            cancel(transfer)
+        case .perform(let body):
+            body()
+        }
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        if transfer.isCancelRequested {
+            transfer.fail(with: CancellationError())
+            return
+        }
+        let handle = idle.popLast() ?? curl_easy_init()!
+        sluice_easy_setopt_share(handle, share)
+        do {
+            try transfer.configure(handle, loop: self)
+        } catch {
+            transfer.releaseResources()
+            recycle(handle)
+            transfer.fail(with: error)
+            return
+        }
+        active[handle] = transfer
+        let code = curl_multi_add_handle(multi, handle)
+        if code != CURLM_OK {
+            active[handle] = nil
+            transfer.releaseResources()
+            recycle(handle)
+            transfer.fail(with: SluiceErrorFactory.multi(code))
+        }
+    }
+
+    private func cancel(_ transfer: CurlTransfer) {
+        guard let handle = transfer.handle, active[handle] === transfer else { return }
+        curl_multi_remove_handle(multi, handle)
+        active[handle] = nil
+        transfer.releaseResources()
+        recycle(handle)
+        transfer.fail(with: CancellationError())
+    }
+
+    /// Resumes a paused transfer (a stream body got more data).
+    func unpause(_ transfer: CurlTransfer) {
+        guard let handle = transfer.handle, active[handle] === transfer else { return }
+        curl_easy_pause(handle, sluice_pause_continue())
+    }
+
+    private func drainMessages() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            curl_multi_remove_handle(multi, handle)
+            guard let transfer = active.removeValue(forKey: handle) else { continue }
+            transfer.complete(result)
+            transfer.releaseResources()
+            recycle(handle)
+        }
+    }
+
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        if idle.count < configuration.idleHandlePoolSize {
+            curl_easy_reset(handle)
+            idle.append(handle)
+        } else {
+            curl_easy_cleanup(handle)
+        }
+    }
+}
+
+enum SluiceErrorFactory {
+    static func multi(_ code: CURLMcode) -> any Error {
+        CurlTransportFailure.multi(Int(code.rawValue), String(cString: curl_multi_strerror(code)))
+    }
+}
+
+/// A failure of curl's multi interface itself (not of one transfer): out of memory and the like.
+enum CurlTransportFailure: Error, CustomStringConvertible {
+    case multi(Int, String)
+
+    var description: String {
+        switch self {
+        case .multi(let code, let message): "curl_multi error \(code): \(message)"
+        }
+    }
+}

@@ -1,0 +1,498 @@
+import CCurl
+import CCurlShim
+import Foundation
+import Sluice
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request in flight on a ``CurlEventLoop``: the easy handle's options, the request body
+/// source, the response being received, and the continuation to resume.
+///
+/// Made on the caller's thread, then handed to the loop with `submit(.start)`. From then on every
+/// mutable property is used on the loop thread only (curl calls the callbacks there too). The
+/// exceptions are `cancelRequested`, an atomic, and the stream-body pump, which only posts
+/// closures to the loop. That is why `@unchecked Sendable` is safe here.
+final class CurlTransfer: @unchecked Sendable {
+    let request: HTTPRequest
+    let context: RequestContext
+    let configuration: CurlTransport.Configuration
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private(set) var handle: UnsafeMutableRawPointer?
+
+    private let cancelRequested = Atomic<Bool>(false)
+
+    // Response.
+    private var statusLineReason = ""
+    private var headers = HTTPFields()
+    private var body = Data()
+    private var maxBodySize: Int
+    private var failure: SluiceError?
+    private var outputFile: UnsafeMutablePointer<FILE>?
+
+    // Request body.
+    private enum BodySource {
+        case none
+        case data(Data, offset: Int)
+        case file(UnsafeMutablePointer<FILE>, path: String)
+        case stream
+    }
+
+    private var bodySource = BodySource.none
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    // Stream bodies: the chunk being sent, whether curl is paused waiting for one, and the pump.
+    private var streamChunk = Data()
+    private var streamOffset = 0
+    private var streamChunkSent: CheckedContinuation<Void, Never>?
+    private var streamEnded = false
+    private var streamPaused = false
+    private var pump: Task<Void, Never>?
+
+    // Progress: the last figures reported, to report only changes.
+    private var lastProgress = (upload: Int64(-1), download: Int64(-1))
+
+    init(request: HTTPRequest, context: RequestContext, configuration: CurlTransport.Configuration) {
+        self.request = request
+        self.context = context
+        self.configuration = configuration
+        self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit { errorBuffer.deallocate() }
+
+    var isCancelRequested: Bool { cancelRequested.load(ordering: .acquiring) }
+    func requestCancel() { cancelRequested.store(true, ordering: .releasing) }
+
+    // MARK: Setting up (loop thread)
+
+    func configure(_ handle: UnsafeMutableRawPointer, loop: CurlEventLoop) throws {
+        self.handle = handle
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        sluice_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        try set(handle, CURLOPT_URL, request.url.absoluteString)
+        try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+
+        switch request.redirectPolicy ?? configuration.redirects {
+        case .none:
+            sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        case .follow(let max):
+            sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+            sluice_easy_setopt_long(handle, CURLOPT_MAXREDIRS, max)
+        }
+
+        sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        var limit = configuration.requestTimeout
+        if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
+        if let limit { sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(limit))) }
+        if let (bytesPerSecond, duration) = configuration.lowSpeedLimit {
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(duration) / 1000))
+        }
+
+        let version: Int = switch configuration.httpVersion {
+        case .http1_1: CURL_HTTP_VERSION_1_1
+        case .http2: CURL_HTTP_VERSION_2TLS
+        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        }
+        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        try configureTLS(handle)
+        try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
+        if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
+        if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
+
+        try configureMethodAndBody(handle, loop: loop)
+        try configureHeaders(handle)
+
+        sluice_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        sluice_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        sluice_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
+        sluice_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        if context.progress != nil {
+            sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+            sluice_easy_setopt_xferinfo(handle, progressCallback)
+            sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        }
+        if let file = request.responseBodyFile {
+            guard let output = fopen(file.path, "wb") else {
+                throw SluiceError(.writeFailed, "cannot open \(file.path) to write the response body: \(String(cString: strerror(errno)))")
+            }
+            outputFile = output
+        }
+    }
+
+    private func configureTLS(_ handle: UnsafeMutableRawPointer) throws {
+        let tls = configuration.tls
+        if !tls.verifyPeer {
+            sluice_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            sluice_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let caFile = tls.caFile { try set(handle, CURLOPT_CAINFO, caFile) }
+        if let caDirectory = tls.caDirectory { try set(handle, CURLOPT_CAPATH, caDirectory) }
+        if let certificate = tls.clientCertificate {
+            try set(handle, CURLOPT_SSLCERT, certificate.path)
+            try set(handle, CURLOPT_SSLCERTTYPE, certificate.format.rawValue)
+            if let key = certificate.keyPath { try set(handle, CURLOPT_SSLKEY, key) }
+            if let password = certificate.password { try set(handle, CURLOPT_KEYPASSWD, password) }
+        }
+        if let pin = tls.pinnedPublicKey { try set(handle, CURLOPT_PINNEDPUBLICKEY, pin) }
+        let minimum = switch tls.minimumVersion {
+        case .tls1_2: CURL_SSLVERSION_TLSv1_2
+        case .tls1_3: CURL_SSLVERSION_TLSv1_3
+        }
+        sluice_easy_setopt_long(handle, CURLOPT_SSLVERSION, minimum)
+    }
+
+    private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, loop: CurlEventLoop) throws {
+        let method = request.method
+        let length: Int64?
+        switch request.body {
+        case .empty:
+            bodySource = .none
+            length = nil
+        case .bytes(let data):
+            bodySource = .data(data, offset: 0)
+            length = Int64(data.count)
+        case .file(let url):
+            guard let file = fopen(url.path, "rb") else {
+                throw SluiceError(.invalidBody, "cannot open the body file \(url.path): \(String(cString: strerror(errno)))")
+            }
+            bodySource = .file(file, path: url.path)
+            length = request.body.length
+        case .stream(let stream):
+            let chunks = try stream.makeChunks()
+            bodySource = .stream
+            length = stream.length
+            startPump(chunks, loop: loop)
+        }
+
+        if case .none = bodySource {
+            if method == .get {
+                sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+            } else if method == .head {
+                sluice_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+            } else if method == .post {
+                sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
+                sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+                try set(handle, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                try set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
+            return
+        }
+        if method == .head {
+            throw SluiceError(.invalidBody, "a HEAD request cannot carry a body")
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
+        sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1))
+        sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
+        sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
+        if method != .post { try set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    }
+
+    private func configureHeaders(_ handle: UnsafeMutableRawPointer) throws {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for field in request.headers {
+            // "Name;" is curl's way to send a header with an empty value.
+            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            list = curl_slist_append(list, line)
+        }
+        // No "Expect: 100-continue" round trip unless the caller asks for it.
+        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
+        // Without a body, curl must not invent a Content-Type.
+        headerList = list
+        sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    private func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws {
+        let code = sluice_easy_setopt_string(handle, option, value)
+        if code != CURLE_OK {
+            throw SluiceError(
+                code == CURLE_UNKNOWN_OPTION || code == CURLE_NOT_BUILT_IN ? .other : .invalidURL,
+                "curl refused option \(option.rawValue) = \(String(reflecting: value)): \(String(cString: curl_easy_strerror(code)))",
+                underlying: CurlError(code, detail: "")
+            )
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: Stream bodies
+
+    private func startPump(_ chunks: AsyncThrowingStream<Data, any Error>, loop: CurlEventLoop) {
+        pump = Task { [self] in
+            do {
+                for try await chunk in chunks where !chunk.isEmpty {
+                    await withCheckedContinuation { (sent: CheckedContinuation<Void, Never>) in
+                        loop.submit(.perform { self.feed(chunk, sent: sent, loop: loop) })
+                    }
+                }
+                loop.submit(.perform { self.feedEnd(nil, loop: loop) })
+            } catch {
+                loop.submit(.perform { self.feedEnd(error, loop: loop) })
+            }
+        }
+    }
+
+    private func feed(_ chunk: Data, sent: CheckedContinuation<Void, Never>, loop: CurlEventLoop) {
+        guard handle != nil else { return sent.resume() }
+        streamChunk = chunk
+        streamOffset = 0
+        streamChunkSent = sent
+        resumeIfPaused(loop)
+    }
+
+    private func feedEnd(_ error: (any Error)?, loop: CurlEventLoop) {
+        streamEnded = true
+        if let error, !(error is CancellationError), failure == nil {
+            failure = SluiceError(.invalidBody, "the request body stream failed: \(error)", underlying: error)
+        }
+        resumeIfPaused(loop)
+    }
+
+    private func resumeIfPaused(_ loop: CurlEventLoop) {
+        if streamPaused {
+            streamPaused = false
+            loop.unpause(self)
+        }
+    }
+
+    // MARK: Callbacks (loop thread)
+
+    fileprivate func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        switch bodySource {
+        case .none:
+            return 0
+        case .data(let data, let offset):
+            let count = min(capacity, data.count - offset)
+            if count > 0 {
+                data.withUnsafeBytes { bytes in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+                }
+                bodySource = .data(data, offset: offset + count)
+            }
+            return count
+        case .file(let file, let path):
+            let count = fread(buffer, 1, capacity, file)
+            if count == 0 && ferror(file) != 0 {
+                failure = SluiceError(.invalidBody, "reading the body file \(path) failed: \(String(cString: strerror(errno)))")
+                return sluice_readfunc_abort()
+            }
+            return count
+        case .stream:
+            if failure != nil { return sluice_readfunc_abort() }
+            let available = streamChunk.count - streamOffset
+            if available > 0 {
+                let count = min(capacity, available)
+                streamChunk.withUnsafeBytes { bytes in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + streamOffset, byteCount: count)
+                }
+                streamOffset += count
+                if streamOffset == streamChunk.count {
+                    streamChunk = Data()
+                    streamOffset = 0
+                    streamChunkSent?.resume()
+                    streamChunkSent = nil
+                }
+                return count
+            }
+            if streamEnded { return 0 }
+            streamPaused = true
+            return sluice_readfunc_pause()
+        }
+    }
+
+    fileprivate func receiveHeader(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+        var end = count
+        while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
+        if end == 0 { return count }
+        let line = String(decoding: bytes[0..<end], as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            // A new response: a redirect hop or an interim 1xx came first.
+            headers = HTTPFields()
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+            statusLineReason = parts.count > 2 ? String(parts[2]) : ""
+            return count
+        }
+        if line.first == " " || line.first == "\t" {
+            // An obsolete folded continuation line: join it to the previous field.
+            guard let last = headers.last else { return count }
+            var folded = Array(headers.dropLast()).map { ($0.name, $0.value) }
+            folded.append((last.name, last.value + " " + line.trimmingCharacters(in: .whitespaces)))
+            headers = (try? HTTPFields(validating: folded.map { (name: $0.0, value: $0.1) })) ?? headers
+            return count
+        }
+        guard let colon = line.firstIndex(of: ":") else {
+            failure = SluiceError(.invalidResponse, "\(request) got a header line without a colon: \(String(reflecting: line))")
+            return 0
+        }
+        do {
+            try headers.append(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]))
+        } catch {
+            failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
+            return 0
+        }
+        return count
+    }
+
+    fileprivate func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if let outputFile {
+            let written = fwrite(buffer, 1, count, outputFile)
+            if written < count {
+                failure = SluiceError(
+                    .writeFailed,
+                    "writing the response body to \(request.responseBodyFile?.path ?? "?") failed: \(String(cString: strerror(errno)))"
+                )
+                return 0
+            }
+            return count
+        }
+        if body.count + count > maxBodySize {
+            failure = SluiceError(
+                .bodyTooLarge, "the response body of \(request) is larger than the limit of \(maxBodySize) bytes"
+            )
+            return 0
+        }
+        body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count)
+        return count
+    }
+
+    fileprivate func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
+        guard let progress = context.progress else { return 0 }
+        if uploaded != lastProgress.upload && (uploaded > 0 || uploadTotal > 0) {
+            progress(TransferProgress(direction: .upload, completedBytes: uploaded, totalBytes: uploadTotal > 0 ? uploadTotal : nil))
+        }
+        if downloaded != lastProgress.download && (downloaded > 0 || downloadTotal > 0) {
+            progress(TransferProgress(direction: .download, completedBytes: downloaded, totalBytes: downloadTotal > 0 ? downloadTotal : nil))
+        }
+        lastProgress = (uploaded, downloaded)
+        return 0
+    }
+
+    // MARK: Finishing (loop thread)
+
+    func complete(_ result: CURLcode) {
+        guard let handle else { return }
+        if let outputFile {
+            if fflush(outputFile) != 0, failure == nil, result == CURLE_OK {
+                failure = SluiceError(.writeFailed, "flushing the response body to \(request.responseBodyFile?.path ?? "?") failed: \(String(cString: strerror(errno)))")
+            }
+        }
+        if result != CURLE_OK || failure != nil {
+            fail(with: error(for: result))
+            return
+        }
+        var code = 0
+        sluice_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        var response = HTTPResponse(status: HTTPStatus(code: code, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers: headers, body: body)
+        response.bodyFile = request.responseBodyFile
+        response.request = request
+        response.metrics = metrics(handle)
+        resume(.success(response))
+    }
+
+    private func error(for result: CURLcode) -> SluiceError {
+        if let failure { return failure }
+        let detail = String(cString: errorBuffer)
+        let curl = CurlError(result, detail: detail)
+        let what = detail.isEmpty ? curl.summary : detail
+        return SluiceError(curl.sluiceCode, "\(request): \(what)", underlying: curl)
+    }
+
+    private func metrics(_ handle: UnsafeMutableRawPointer) -> TransferMetrics {
+        func time(_ info: CURLINFO) -> Duration? {
+            var micros: curl_off_t = 0
+            return sluice_easy_getinfo_off(handle, info, &micros) == CURLE_OK && micros > 0 ? .microseconds(Int64(micros)) : nil
+        }
+        func long(_ info: CURLINFO) -> Int {
+            var value = 0
+            sluice_easy_getinfo_long(handle, info, &value)
+            return value
+        }
+        func offset(_ info: CURLINFO) -> Int64 {
+            var value: curl_off_t = 0
+            sluice_easy_getinfo_off(handle, info, &value)
+            return Int64(value)
+        }
+        var ip: UnsafePointer<CChar>?
+        sluice_easy_getinfo_string(handle, CURLINFO_PRIMARY_IP, &ip)
+        let version: String? = switch long(CURLINFO_HTTP_VERSION) {
+        case CURL_HTTP_VERSION_1_0: "1.0"
+        case CURL_HTTP_VERSION_1_1: "1.1"
+        case CURL_HTTP_VERSION_2_0: "2"
+        case CURL_HTTP_VERSION_3: "3"
+        default: nil
+        }
+        return TransferMetrics(
+            nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: time(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T),
+            firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
+            total: time(CURLINFO_TOTAL_TIME_T) ?? .zero,
+            redirectCount: long(CURLINFO_REDIRECT_COUNT),
+            bytesSent: offset(CURLINFO_SIZE_UPLOAD_T),
+            bytesReceived: offset(CURLINFO_SIZE_DOWNLOAD_T),
+            httpVersion: version,
+            remoteAddress: ip.map { String(cString: $0) },
+            reusedConnection: long(CURLINFO_NUM_CONNECTS) == 0
+        )
+    }
+
+    func fail(with error: any Error) {
+        resume(.failure(error))
+    }
+
+    private func resume(_ result: Result<HTTPResponse, any Error>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result)
+    }
+
+    /// Frees what the transfer holds: header list, files, the stream pump.
+    func releaseResources() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        if case .file(let file, _) = bodySource { fclose(file) }
+        bodySource = .none
+        if let outputFile { fclose(outputFile) }
+        outputFile = nil
+        pump?.cancel()
+        pump = nil
+        streamChunkSent?.resume()
+        streamChunkSent = nil
+        handle = nil
+    }
+}
+
+// C callbacks: `user` is the unretained CurlTransfer, kept alive by the loop's `active` table.
+
+private let writeCallback: sluice_data_callback = { buffer, size, count, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().receiveBody(buffer!, count: size * count)
+}
+
+private let headerCallback: sluice_data_callback = { buffer, size, count, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().receiveHeader(buffer!, count: size * count)
+}
+
+private let readCallback: sluice_data_callback = { buffer, size, count, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().readBody(into: buffer!, capacity: size * count)
+}
+
+private let progressCallback: sluice_xferinfo_callback = { user, downloadTotal, downloaded, uploadTotal, uploaded in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+        .reportProgress(
+            downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded),
+            uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded)
+        )
+}

@@ -1,0 +1,183 @@
+import CCurl
+import CCurlShim
+import Foundation
+import Sluice
+
+/// The libcurl terminal handler: moves requests over HTTP/1.1 and HTTP/2 with connection reuse.
+///
+/// One `curl_multi` handle is driven by one event thread. Easy handles are pooled, connections
+/// kept alive and reused, and a share handle holds the DNS and TLS-session caches.
+///
+/// ```swift
+/// let transport = CurlTransport()                                    // .default configuration
+/// let pipeline = Pipeline(middlewares: [TenantMiddleware(tenant: "acme")], transport: transport)
+/// let response = try await pipeline.send(HTTPRequest(url: URL(string: "https://example.com")!))
+///
+/// var configuration = CurlTransport.Configuration.default
+/// configuration.httpVersion = .http2
+/// configuration.tls.pinnedPublicKey = "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="
+/// let pinned = CurlTransport(configuration: configuration)
+/// ```
+///
+/// For the lowest latency, run the caller on the transport's event thread, so a request and its
+/// resumption never change threads:
+///
+/// ```swift
+/// let response = try await withTaskExecutorPreference(transport.executor) {
+///     try await pipeline.send(request)
+/// }
+/// ```
+///
+/// Cancelling the calling task aborts the transfer and throws `CancellationError`. Failures throw
+/// ``SluiceError`` with the matching code (`.dnsFailure`, `.cannotConnect`, `.timedOut`,
+/// `.tlsFailure`, `.bodyTooLarge`, `.tooManyRedirects`, `.connectionLost`, `.invalidResponse`, …)
+/// and a ``CurlError`` as the underlying error.
+public final class CurlTransport: HTTPTransport {
+    /// How the transport connects and what it accepts. Immutable once the transport is made.
+    public struct Configuration: Sendable {
+        /// Which HTTP version to speak.
+        public enum HTTPVersion: Hashable, Sendable {
+            /// HTTP/1.1 only.
+            case http1_1
+            /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise.
+            case http2
+            /// HTTP/2 without TLS and without upgrade (h2c "prior knowledge").
+            case http2PriorKnowledge
+        }
+
+        /// TLS settings.
+        public struct TLS: Sendable {
+            /// Verify the server's certificate and host name. On by default; turning it off is
+            /// insecure.
+            public var verifyPeer: Bool = true
+            /// A PEM file of CA certificates to trust instead of the system's.
+            public var caFile: String?
+            /// A folder of CA certificates (hashed names, `c_rehash`).
+            public var caDirectory: String?
+            /// A client certificate: PEM or P12 (seed D's HTTPS client certificate).
+            public var clientCertificate: ClientCertificate?
+            /// A pinned public key: `sha256//base64…` (several joined with `;`).
+            public var pinnedPublicKey: String?
+            /// The lowest TLS version accepted.
+            public var minimumVersion: MinimumVersion = .tls1_2
+
+            public enum MinimumVersion: Hashable, Sendable {
+                case tls1_2
+                case tls1_3
+            }
+
+            /// A client certificate file and how to read it.
+            public struct ClientCertificate: Sendable {
+                public enum Format: String, Sendable {
+                    case pem = "PEM"
+                    case p12 = "P12"
+                }
+
+                public var path: String
+                public var format: Format
+                /// The private key file, for PEM when it is separate from the certificate.
+                public var keyPath: String?
+                /// The password of the key or the P12 file.
+                public var password: String?
+
+                public init(path: String, format: Format, keyPath: String? = nil, password: String? = nil) {
+                    self.path = path
+                    self.format = format
+                    self.keyPath = keyPath
+                    self.password = password
+                }
+            }
+
+            public init() {}
+
+            /// Verify peers with the system's CA store, TLS 1.2 or later.
+            public static let `default` = TLS()
+        }
+
+        /// Longest wait for a connection (TCP and TLS).
+        public var connectTimeout: Duration = .seconds(10)
+        /// Longest time for a whole exchange; `nil` for no limit beyond the context's deadline.
+        public var requestTimeout: Duration? = nil
+        /// Abort when fewer than `bytesPerSecond` flow for `duration` (curl's low-speed limit).
+        public var lowSpeedLimit: (bytesPerSecond: Int, duration: Duration)? = nil
+        /// Redirects, unless a request says otherwise (``HTTPRequest/redirectPolicy``).
+        public var redirects: RedirectPolicy = .default
+        /// Largest response body kept in memory, in bytes; larger bodies fail with
+        /// `.bodyTooLarge`. A body written to a file (``HTTPRequest/responseBodyFile``) has no limit.
+        public var maxResponseBodySize: Int = 64 << 20
+        /// Most connections open at once (0: no limit).
+        public var maxConnections: Int = 0
+        /// Most connections to one host at once (0: no limit).
+        public var maxConnectionsPerHost: Int = 0
+        /// The HTTP version to speak.
+        public var httpVersion: HTTPVersion = .http2
+        /// TLS settings.
+        public var tls: TLS = .default
+        /// A proxy URL (`http://proxy:3128`, `socks5h://…`); `nil` uses none (the `http_proxy`
+        /// environment variables are ignored unless set here).
+        public var proxy: String?
+        /// Hosts that bypass the proxy, comma-separated (curl's `NOPROXY`).
+        public var noProxy: String?
+        /// Let curl ask for and decode `gzip`/`deflate`/`br` itself. Off by default: the gzip
+        /// middleware owns content coding, and the response keeps its `Content-Encoding`.
+        public var decodesContentEncoding: Bool = false
+        /// How many idle easy handles to keep for reuse.
+        public var idleHandlePoolSize: Int = 64
+
+        public init() {}
+
+        /// 10 s connect timeout, no overall limit, 10 redirects, 64 MiB in memory, HTTP/2 where
+        /// offered, verified TLS 1.2+, no proxy, no content decoding.
+        public static let `default` = Configuration()
+    }
+
+    public let configuration: Configuration
+    let loop: CurlEventLoop
+
+    /// A transport with its own event thread and connection pool.
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+        self.loop = CurlEventLoop(configuration: configuration)
+    }
+
+    deinit { loop.shutdown() }
+
+    /// The event thread as a task executor: run callers on it with `withTaskExecutorPreference`.
+    public var executor: any TaskExecutor { loop }
+
+    /// The libcurl version this transport runs on, e.g. `"7.88.1"`.
+    public static var curlVersion: String {
+        String(cString: sluice_curl_version_number())
+    }
+
+    public func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        try Self.validate(request)
+        if context.isPastDeadline {
+            throw SluiceError(.timedOut, "the deadline passed before \(request) was sent")
+        }
+        let transfer = CurlTransfer(request: request, context: context, configuration: configuration)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                loop.submit(.start(transfer))
+            }
+        } onCancel: {
+            transfer.requestCancel()
+            loop.submit(.cancel(transfer))
+        }
+    }
+
+    static func validate(_ request: HTTPRequest) throws(SluiceError) {
+        let scheme = request.url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw SluiceError(
+                .invalidURL,
+                "\(request.url.absoluteString) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"
+            )
+        }
+        guard let host = request.url.host, !host.isEmpty else {
+            throw SluiceError(.invalidURL, "\(request.url.absoluteString) has no host")
+        }
+    }
+}
