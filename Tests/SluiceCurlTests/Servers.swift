@@ -1,0 +1,18 @@
+import Foundation
+import Testing
+
+/// The real servers `make test` starts (Tests/Servers/*.sh) and passes in the environment.
+enum Servers {
+    /// nginx's base URL, from `SLUICE_NGINX_URL`. Tests that need it fail with a clear message
+    /// when it is missing: run them through `make test`, or start one with
+    /// `Tests/Servers/nginx.sh up DIR` and export the URL it writes.
+    static func nginx(sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
+        guard let value = ProcessInfo.processInfo.environment["SLUICE_NGINX_URL"], let url = URL(string: value) else {
+            Issue.record("SLUICE_NGINX_URL is not set: run `make test` (it starts nginx)", sourceLocation: sourceLocation)
+            throw MissingServer()
+        }
+        return url
+    }
+
+    struct MissingServer: Error {}
+}
