@@ -1,0 +1,339 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A scriptable HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for testing transports and
+/// your own middleware over real sockets (like OkHttp's MockWebServer).
+///
+/// ```swift
+/// let server = try MockWebServer()
+/// defer { server.shutdown() }
+/// server.enqueue(.init(status: 200, headers: [("Content-Type", "application/json")], body: #"{"ok":true}"#))
+/// server.enqueue(.init(status: 503).with(fault: .disconnectAfterHeaders))
+///
+/// let response = try await CurlTransport().send(HTTPRequest(url: server.url("/a")), context: RequestContext())
+/// #expect(server.requests.first?.target == "/a")
+/// #expect(server.connectionCount == 1)
+/// ```
+///
+/// Responses come from a queue, or from ``setHandler(_:)`` when the queue is empty; with neither,
+/// the server answers 404. Faults script what real servers can't: delays, throttled bodies,
+/// chunked bodies, dropped connections, bad status lines, oversized headers.
+public final class MockWebServer: Sendable {
+    /// A scripted response.
+    public struct Response: Sendable {
+        /// How the server misbehaves.
+        public enum Fault: Sendable, Hashable {
+            /// Close the connection without sending anything.
+            case disconnectBeforeResponse
+            /// Send the head, then close.
+            case disconnectAfterHeaders
+            /// Send the head and this many body bytes, then close (a reset mid-body).
+            case disconnectAfterBodyBytes(Int)
+        }
+
+        public var status: Int
+        public var reason: String
+        public var headers: [(String, String)]
+        public var body: Data
+        /// Send the body with `Transfer-Encoding: chunked`, in chunks of this size.
+        public var chunkSize: Int?
+        /// Wait this long before sending anything.
+        public var headersDelay: Duration?
+        /// Send the body in pieces of `bytes`, pausing `interval` after each.
+        public var throttle: (bytes: Int, interval: Duration)?
+        public var fault: Fault?
+        /// Replace the status line (e.g. `"HTTP/1.1 abc"`) to test parsers.
+        public var rawStatusLine: String?
+        /// Close the connection after this response.
+        public var closesConnection: Bool
+
+        public init(
+            status: Int = 200, reason: String? = nil, headers: [(String, String)] = [], body: Data = Data(),
+            chunkSize: Int? = nil, closesConnection: Bool = false
+        ) {
+            self.status = status
+            self.reason = reason ?? Self.reason(for: status)
+            self.headers = headers
+            self.body = body
+            self.chunkSize = chunkSize
+            self.closesConnection = closesConnection
+        }
+
+        public init(status: Int = 200, headers: [(String, String)] = [], body: String) {
+            self.init(status: status, headers: headers, body: Data(body.utf8))
+        }
+
+        public func with(fault: Fault) -> Response { var copy = self; copy.fault = fault; return copy }
+        public func with(headersDelay: Duration) -> Response { var copy = self; copy.headersDelay = headersDelay; return copy }
+        public func with(throttle bytes: Int, every interval: Duration) -> Response {
+            var copy = self; copy.throttle = (bytes, interval); return copy
+        }
+        public func with(rawStatusLine: String) -> Response { var copy = self; copy.rawStatusLine = rawStatusLine; return copy }
+
+        static func reason(for status: Int) -> String {
+            switch status {
+            case 200: "OK"
+            case 201: "Created"
+            case 204: "No Content"
+            case 206: "Partial Content"
+            case 301: "Moved Permanently"
+            case 302: "Found"
+            case 304: "Not Modified"
+            case 400: "Bad Request"
+            case 401: "Unauthorized"
+            case 404: "Not Found"
+            case 429: "Too Many Requests"
+            case 500: "Internal Server Error"
+            case 503: "Service Unavailable"
+            default: "Status"
+            }
+        }
+    }
+
+    /// A request as the server received it.
+    public struct RecordedRequest: Sendable {
+        public let method: String
+        /// The request target: path and query, as sent.
+        public let target: String
+        public let version: String
+        /// Header fields in order, exactly as received.
+        public let headers: [(name: String, value: String)]
+        /// The body, de-chunked.
+        public let body: Data
+        /// Which accepted connection (from 0) carried it.
+        public let connection: Int
+
+        /// The first value of header `name` (any case).
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    private struct State {
+        var queue: [Response] = []
+        var handler: (@Sendable (RecordedRequest) -> Response)?
+        var requests: [RecordedRequest] = []
+        var connections = 0
+        var clients: Set<Int32> = []
+        var stopped = false
+    }
+
+    private let listener: Int32
+    /// The port the server listens on.
+    public let port: Int
+    private let state = Mutex(State())
+
+    /// Starts a server on 127.0.0.1 and a free port.
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            let code = errno
+            close(fd)
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "mockwebserver-accept"
+        thread.start()
+    }
+
+    deinit { shutdown() }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// `baseURL` plus `path` (which may carry a query).
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Adds responses to the queue.
+    public func enqueue(_ responses: Response...) { state.withLock { $0.queue.append(contentsOf: responses) } }
+
+    /// Answers with `handler` whenever the queue is empty.
+    public func setHandler(_ handler: @escaping @Sendable (RecordedRequest) -> Response) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Every request received so far.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    /// How many connections the server has accepted.
+    public var connectionCount: Int { state.withLock { $0.connections } }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() {
+        let clients: Set<Int32>? = state.withLock { state in
+            if state.stopped { return nil }
+            state.stopped = true
+            return state.clients
+        }
+        guard let clients else { return }
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for client in clients { Glibc.shutdown(client, Int32(SHUT_RDWR)) }
+    }
+
+    // MARK: Serving
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            var one: Int32 = 1
+            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let index: Int? = state.withLock { state in
+                if state.stopped { return nil }
+                state.clients.insert(client)
+                defer { state.connections += 1 }
+                return state.connections
+            }
+            guard let index else { close(client); return }
+            let thread = Thread { [self] in serve(client, connection: index) }
+            thread.name = "mockwebserver-\(index)"
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32, connection: Int) {
+        var reader = SocketReader(fd: fd)
+        defer {
+            state.withLock { _ = $0.clients.remove(fd) }
+            close(fd)
+        }
+        while true {
+            let request: RecordedRequest
+            do {
+                guard let parsed = try RequestParser.read(from: &reader, connection: connection) else { return }
+                request = parsed
+            } catch {
+                _ = write(fd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
+            }
+            if request.header("Expect")?.lowercased() == "100-continue" {
+                // Already read the body; a client that waits for 100 gets it late but correct.
+            }
+            let response: Response = state.withLock { state in
+                state.requests.append(request)
+                if !state.queue.isEmpty { return state.queue.removeFirst() }
+                return state.handler?(request) ?? Response(status: 404, body: "no scripted response\n")
+            }
+            guard respond(response, to: request, on: fd) else { return }
+            if response.closesConnection || request.header("Connection")?.lowercased() == "close" { return }
+        }
+    }
+
+    /// Writes `response`; false when the connection must close.
+    private func respond(_ response: Response, to request: RecordedRequest, on fd: Int32) -> Bool {
+        if let delay = response.headersDelay { Self.sleep(delay) }
+        if response.fault == .disconnectBeforeResponse { return false }
+        var head = response.rawStatusLine ?? "HTTP/1.1 \(response.status) \(response.reason)"
+        head += "\r\n"
+        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+        let hasBody = request.method != "HEAD" && response.status != 204 && response.status != 304
+        if response.chunkSize != nil {
+            head += "Transfer-Encoding: chunked\r\n"
+        } else if !response.headers.contains(where: { $0.0.lowercased() == "content-length" }) {
+            head += "Content-Length: \(response.body.count)\r\n"
+        }
+        if response.closesConnection { head += "Connection: close\r\n" }
+        head += "\r\n"
+        guard write(fd, head) else { return false }
+        if response.fault == .disconnectAfterHeaders { return false }
+        guard hasBody else { return true }
+
+        var payload = response.body
+        var cutAfter: Int?
+        if case .disconnectAfterBodyBytes(let count) = response.fault { cutAfter = count }
+        if let chunkSize = response.chunkSize {
+            var chunked = Data()
+            var offset = 0
+            while offset < payload.count {
+                let piece = payload[payload.startIndex + offset..<payload.startIndex + min(payload.count, offset + chunkSize)]
+                chunked.append(Data(String(piece.count, radix: 16).utf8) + Data("\r\n".utf8) + piece + Data("\r\n".utf8))
+                offset += piece.count
+            }
+            chunked.append(Data("0\r\n\r\n".utf8))
+            payload = chunked
+        }
+        if let cutAfter { payload = payload.prefix(cutAfter) }
+        if let (bytes, interval) = response.throttle {
+            var offset = 0
+            while offset < payload.count {
+                let end = min(payload.count, offset + max(1, bytes))
+                guard write(fd, payload[offset..<end]) else { return false }
+                offset = end
+                if offset < payload.count { Self.sleep(interval) }
+            }
+        } else {
+            guard write(fd, payload) else { return false }
+        }
+        return cutAfter == nil
+    }
+
+    private func write(_ fd: Int32, _ text: String) -> Bool { write(fd, Data(text.utf8)) }
+
+    private func write(_ fd: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += sent
+            }
+            return true
+        }
+    }
+
+    private static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
+
+/// Buffered reads from a socket.
+struct SocketReader {
+    let fd: Int32
+    var buffer = [UInt8]()
+    var start = 0
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Reads more bytes; false at end of stream or on error.
+    mutating func fill() -> Bool {
+        if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+    }
+}

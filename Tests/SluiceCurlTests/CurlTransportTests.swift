@@ -1,0 +1,363 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceTesting
+import Synchronization
+import Testing
+
+@Suite("CurlTransport against MockWebServer")
+struct CurlTransportTests {
+    let server: MockWebServer
+    let transport: CurlTransport
+
+    init() throws {
+        server = try MockWebServer()
+        transport = CurlTransport()
+    }
+
+    func send(_ request: HTTPRequest, _ transport: CurlTransport? = nil, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
+        try await (transport ?? self.transport).send(request, context: context)
+    }
+
+    func error(_ request: HTTPRequest, _ transport: CurlTransport? = nil, context: RequestContext = RequestContext()) async throws -> SluiceError {
+        do {
+            let response = try await send(request, transport, context: context)
+            Issue.record("expected an error, got \(response)")
+            throw CancellationError()
+        } catch let error as SluiceError {
+            return error
+        }
+    }
+
+    func transport(_ change: (inout CurlTransport.Configuration) -> Void) -> CurlTransport {
+        var configuration = CurlTransport.Configuration.default
+        change(&configuration)
+        return CurlTransport(configuration: configuration)
+    }
+
+    // MARK: Basics
+
+    @Test func sendsMethodHeadersAndBodyAndReadsTheResponse() async throws {
+        server.enqueue(.init(status: 201, headers: [("Content-Type", "text/plain"), ("X-Reply", "yes")], body: "created"))
+        var request = HTTPRequest(method: .post, url: server.url("/items?x=1"), body: .bytes(Data("hello".utf8)))
+        try request.headers.append(name: "X-Trace", value: "abc")
+        try request.headers.append(name: "X-Empty", value: "")
+        let response = try await send(request)
+        #expect(response.status == .created)
+        #expect(response.status.reasonPhrase == "Created")
+        #expect(response.text == "created")
+        #expect(response.headers["x-reply"] == "yes")
+        let received = try #require(server.requests.first)
+        #expect(received.method == "POST")
+        #expect(received.target == "/items?x=1")
+        #expect(received.body == Data("hello".utf8))
+        #expect(received.header("X-Trace") == "abc")
+        #expect(received.header("X-Empty") == "")
+        #expect(received.header("Expect") == nil)
+        #expect(received.header("Content-Length") == "5")
+    }
+
+    @Test(arguments: [HTTPMethod.get, .head, .put, .patch, .delete, .options, HTTPMethod(rawValue: "PROPFIND")!])
+    func everyMethodIsSentAsItself(method: HTTPMethod) async throws {
+        server.enqueue(.init(status: 200, body: "ok"))
+        let response = try await send(HTTPRequest(method: method, url: server.url("/m")))
+        #expect(server.requests.first?.method == method.rawValue)
+        #expect(response.body == (method == .head ? Data() : Data("ok".utf8)))
+    }
+
+    @Test func putAndPatchCarryBodies() async throws {
+        server.setHandler { _ in .init(status: 204) }
+        _ = try await send(HTTPRequest(method: .put, url: server.url("/p"), body: .bytes(Data("put-body".utf8))))
+        _ = try await send(HTTPRequest(method: .patch, url: server.url("/p"), body: .bytes(Data("patch-body".utf8))))
+        #expect(server.requests.map(\.method) == ["PUT", "PATCH"])
+        #expect(server.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["put-body", "patch-body"])
+    }
+
+    @Test func keepAliveReusesOneConnection() async throws {
+        server.setHandler { _ in .init(status: 200, body: "x") }
+        for _ in 0..<5 { _ = try await send(HTTPRequest(url: server.url("/k"))) }
+        #expect(server.requests.count == 5)
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test func chunkedAndLargeBodiesArriveWhole() async throws {
+        let large = Data((0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        server.enqueue(.init(status: 200, body: Data(large.prefix(100_000)), chunkSize: 777))
+        server.enqueue(.init(status: 200, body: large))
+        #expect(try await send(HTTPRequest(url: server.url("/chunked"))).body == large.prefix(100_000))
+        #expect(try await send(HTTPRequest(url: server.url("/large"))).body == large)
+    }
+
+    @Test func metricsAreFilled() async throws {
+        server.enqueue(.init(status: 200, body: Data(count: 3000)))
+        let metrics = try #require(try await send(HTTPRequest(method: .post, url: server.url("/m"), body: .bytes(Data(count: 10)))).metrics)
+        #expect(metrics.total > .zero)
+        #expect(metrics.connect != nil)
+        #expect(metrics.firstByte != nil)
+        #expect(metrics.bytesReceived == 3000)
+        #expect(metrics.bytesSent == 10)
+        #expect(metrics.httpVersion == "1.1")
+        #expect(metrics.remoteAddress == "127.0.0.1")
+        #expect(metrics.reusedConnection == false)
+        #expect(metrics.tlsHandshake == nil)
+    }
+
+    // MARK: Request bodies
+
+    @Test func fileBodiesAreStreamedFromDisk() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-upload-\(UUID().uuidString)")
+        let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0) })
+        try content.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        server.enqueue(.init(status: 200))
+        _ = try await send(HTTPRequest(method: .put, url: server.url("/upload"), body: .file(file)))
+        #expect(server.requests.first?.body == content)
+        #expect(server.requests.first?.header("Content-Length") == "300000")
+    }
+
+    @Test func streamBodiesOfUnknownLengthAreChunked() async throws {
+        server.enqueue(.init(status: 200))
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            Task {
+                for index in 0..<20 {
+                    continuation.yield(Data(repeating: UInt8(index), count: 5000))
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+                continuation.finish()
+            }
+        }
+        _ = try await send(HTTPRequest(method: .post, url: server.url("/stream"), body: .stream(.oneShot(length: nil, chunks))))
+        let received = try #require(server.requests.first)
+        #expect(received.header("Transfer-Encoding") == "chunked")
+        #expect(received.body == Data((0..<20).flatMap { Array(repeating: UInt8($0), count: 5000) }))
+    }
+
+    @Test func aFailingStreamBodyIsAnInvalidBody() async throws {
+        struct Broken: Error {}
+        server.setHandler { _ in .init(status: 200) }
+        let chunks = AsyncThrowingStream<Data, any Error> { $0.yield(Data(count: 10)); $0.finish(throwing: Broken()) }
+        let error = try await error(HTTPRequest(method: .post, url: server.url("/s"), body: .stream(.oneShot(length: nil, chunks))))
+        #expect(error.code == .invalidBody)
+        #expect(error.message == "the request body stream failed: Broken()")
+    }
+
+    @Test func aMissingBodyFileIsAnInvalidBody() async throws {
+        let error = try await error(HTTPRequest(method: .put, url: server.url("/u"), body: .file(URL(fileURLWithPath: "/nonexistent/sluice-file"))))
+        #expect(error.code == .invalidBody)
+        #expect(error.message == "cannot open the body file /nonexistent/sluice-file: No such file or directory")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func headWithABodyIsRefused() async throws {
+        let error = try await error(HTTPRequest(method: .head, url: server.url("/h"), body: .bytes(Data("x".utf8))))
+        #expect(error.code == .invalidBody)
+        #expect(error.message == "a HEAD request cannot carry a body")
+    }
+
+    // MARK: Failures
+
+    @Test func onlyHTTPAndHTTPSAreSent() async throws {
+        let error = try await error(HTTPRequest(url: URL(string: "ftp://127.0.0.1/file")!))
+        #expect(error.code == .invalidURL)
+        #expect(error.message == #"ftp://127.0.0.1/file has scheme "ftp"; only http and https are allowed"#)
+    }
+
+    @Test func aRefusedConnectionIsCannotConnect() async throws {
+        let closed = try MockWebServer()
+        let url = closed.url("/")
+        closed.shutdown()
+        let error = try await error(HTTPRequest(url: url))
+        #expect(error.code == .cannotConnect)
+        let curl = try #require(error.underlying as? CurlError)
+        #expect(curl.code == 7)
+        #expect(error.message.contains("Connection refused") || error.message.contains("Couldn't connect"))
+    }
+
+    @Test func aSlowServerTimesOut() async throws {
+        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(3)))
+        let slow = transport { $0.requestTimeout = .milliseconds(300) }
+        let start = ContinuousClock.now
+        let error = try await error(HTTPRequest(url: server.url("/slow")), slow)
+        #expect(error.code == .timedOut)
+        #expect((error.underlying as? CurlError)?.code == 28)
+        #expect(start.duration(to: .now) < .seconds(2))
+    }
+
+    @Test func theContextDeadlineIsHonoured() async throws {
+        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(3)))
+        let error = try await error(HTTPRequest(url: server.url("/slow")), context: RequestContext(deadline: .now + .milliseconds(300)))
+        #expect(error.code == .timedOut)
+    }
+
+    @Test func aPassedDeadlineFailsBeforeSending() async throws {
+        let error = try await error(HTTPRequest(url: server.url("/never")), context: RequestContext(deadline: .now - .seconds(1)))
+        #expect(error.code == .timedOut)
+        #expect(error.message == "the deadline passed before GET \(server.url("/never").absoluteString) was sent")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func aTrickleBelowTheLowSpeedLimitTimesOut() async throws {
+        server.enqueue(.init(status: 200, body: Data(count: 1000)).with(throttle: 1, every: .milliseconds(200)))
+        let strict = transport { $0.lowSpeedLimit = (bytesPerSecond: 1000, duration: .seconds(1)) }
+        let error = try await error(HTTPRequest(url: server.url("/trickle")), strict)
+        #expect(error.code == .timedOut)
+    }
+
+    @Test func aConnectionDroppedBeforeTheResponseIsConnectionLost() async throws {
+        server.enqueue(.init(status: 200, body: "x").with(fault: .disconnectBeforeResponse))
+        let error = try await error(HTTPRequest(url: server.url("/drop")))
+        #expect(error.code == .connectionLost)
+        #expect((error.underlying as? CurlError)?.code == 52)
+    }
+
+    @Test func aConnectionDroppedMidBodyIsConnectionLost() async throws {
+        server.enqueue(.init(status: 200, body: Data(count: 10_000)).with(fault: .disconnectAfterBodyBytes(4000)))
+        let error = try await error(HTTPRequest(url: server.url("/mid")))
+        #expect(error.code == .connectionLost)
+        #expect((error.underlying as? CurlError)?.code == 18)
+    }
+
+    @Test func aTruncatedChunkedBodyIsConnectionLost() async throws {
+        server.enqueue(.init(status: 200, body: Data(count: 10_000), chunkSize: 1000).with(fault: .disconnectAfterBodyBytes(3500)))
+        let error = try await error(HTTPRequest(url: server.url("/chunks")))
+        #expect(error.code == .connectionLost)
+    }
+
+    @Test(arguments: ["HTTP/1.1 abc OK", "HTTP/1.1 2000 Huge", "garbage"])
+    func aBadStatusLineIsAnInvalidResponse(line: String) async throws {
+        server.enqueue(.init(status: 200, body: "x").with(rawStatusLine: line))
+        let error = try await error(HTTPRequest(url: server.url("/bad")))
+        #expect(error.code == .invalidResponse, "\(error)")
+    }
+
+    @Test func anInvalidResponseHeaderIsAnInvalidResponse() async throws {
+        server.enqueue(.init(status: 200, headers: [("Bad Name", "x")], body: "x"))
+        let error = try await error(HTTPRequest(url: server.url("/h")))
+        #expect(error.code == .invalidResponse)
+        #expect(error.message.hasSuffix(#"got an invalid header: header name "Bad Name" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
+    }
+
+    @Test func aBodyOverTheLimitIsBodyTooLarge() async throws {
+        server.enqueue(.init(status: 200, body: Data(count: 5000)))
+        server.enqueue(.init(status: 200, body: Data(count: 5000)))
+        let small = transport { $0.maxResponseBodySize = 4096 }
+        let error = try await error(HTTPRequest(url: server.url("/big")), small)
+        #expect(error.code == .bodyTooLarge)
+        #expect(error.message == "the response body of GET \(server.url("/big").absoluteString) is larger than the limit of 4096 bytes")
+        var allowed = HTTPRequest(url: server.url("/big"))
+        allowed.maxResponseBodySize = 10_000
+        #expect(try await send(allowed, small).body.count == 5000)
+    }
+
+    // MARK: Redirects
+
+    @Test func redirectsAreFollowedUpToTheLimit() async throws {
+        server.setHandler { request in
+            switch request.target {
+            case "/a": .init(status: 302, headers: [("Location", "/b")], body: "")
+            case "/b": .init(status: 301, headers: [("Location", "/c")], body: "")
+            default: .init(status: 200, body: "end of \(request.target)")
+            }
+        }
+        let followed = try await send(HTTPRequest(url: server.url("/a")))
+        #expect(followed.text == "end of /c")
+        #expect(followed.metrics?.redirectCount == 2)
+
+        var notFollowed = HTTPRequest(url: server.url("/a"))
+        notFollowed.redirectPolicy = RedirectPolicy.none
+        let first = try await send(notFollowed)
+        #expect(first.status == .found)
+        #expect(first.headers["Location"] == "/b")
+
+        var limited = HTTPRequest(url: server.url("/a"))
+        limited.redirectPolicy = .follow(max: 1)
+        let error = try await error(limited)
+        #expect(error.code == .tooManyRedirects)
+    }
+
+    @Test func redirectsToOtherSchemesAreRefused() async throws {
+        server.enqueue(.init(status: 302, headers: [("Location", "file:///etc/passwd")], body: ""))
+        let error = try await error(HTTPRequest(url: server.url("/evil")))
+        #expect(error.code == .invalidURL)
+    }
+
+    // MARK: Files, progress, cancellation
+
+    @Test func responseBodiesCanGoToAFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-download-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let content = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        server.enqueue(.init(status: 200, body: content))
+        var request = HTTPRequest(url: server.url("/file"))
+        request.responseBodyFile = file
+        let response = try await send(request)
+        #expect(response.body.isEmpty)
+        #expect(response.bodyFile == file)
+        #expect(try Data(contentsOf: file) == content)
+    }
+
+    @Test func anUnwritableDownloadFileIsWriteFailed() async throws {
+        server.setHandler { _ in .init(status: 200, body: "x") }
+        var request = HTTPRequest(url: server.url("/file"))
+        request.responseBodyFile = URL(fileURLWithPath: "/nonexistent/dir/out.bin")
+        let error = try await error(request)
+        #expect(error.code == .writeFailed)
+        #expect(error.message == "cannot open /nonexistent/dir/out.bin to write the response body: No such file or directory")
+    }
+
+    @Test func progressIsReportedBothWays() async throws {
+        server.enqueue(.init(status: 200, body: Data(count: 400_000)))
+        let reports = Mutex<[TransferProgress]>([])
+        var context = RequestContext()
+        context.progress = { progress in reports.withLock { $0.append(progress) } }
+        _ = try await send(HTTPRequest(method: .post, url: server.url("/p"), body: .bytes(Data(count: 300_000))), context: context)
+        let all = reports.withLock { $0 }
+        let uploads = all.filter { $0.direction == .upload }
+        let downloads = all.filter { $0.direction == .download }
+        #expect(uploads.last?.completedBytes == 300_000)
+        #expect(uploads.last?.totalBytes == 300_000)
+        #expect(downloads.last?.completedBytes == 400_000)
+        #expect(downloads.last?.fractionCompleted == 1)
+        #expect(downloads.map(\.completedBytes) == downloads.map(\.completedBytes).sorted())
+    }
+
+    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(5)))
+        let transport = self.transport
+        let url = server.url("/wait")
+        let task = Task { try await transport.send(HTTPRequest(url: url), context: RequestContext()) }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        // Generous bound for a noisy machine; the point is that it does not wait for the server.
+        #expect(start.duration(to: .now) < .seconds(1))
+    }
+
+    @Test func aCancelledTaskSendsNothing() async throws {
+        let transport = self.transport
+        let url = server.url("/never")
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(HTTPRequest(url: url), context: RequestContext())
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func curlCodesMapToStableSluiceCodes() {
+        #expect(CurlError(code: 6, summary: "", detail: "").sluiceCode == .dnsFailure)
+        #expect(CurlError(code: 7, summary: "", detail: "").sluiceCode == .cannotConnect)
+        #expect(CurlError(code: 28, summary: "", detail: "").sluiceCode == .timedOut)
+        #expect(CurlError(code: 35, summary: "", detail: "").sluiceCode == .tlsFailure)
+        #expect(CurlError(code: 60, summary: "", detail: "").sluiceCode == .tlsFailure)
+        #expect(CurlError(code: 90, summary: "", detail: "").sluiceCode == .tlsFailure)
+        #expect(CurlError(code: 47, summary: "", detail: "").sluiceCode == .tooManyRedirects)
+        #expect(CurlError(code: 52, summary: "", detail: "").sluiceCode == .connectionLost)
+        #expect(CurlError(code: 56, summary: "", detail: "").sluiceCode == .connectionLost)
+        #expect(CurlError(code: 8, summary: "", detail: "").sluiceCode == .invalidResponse)
+        #expect(CurlError(code: 3, summary: "", detail: "").sluiceCode == .invalidURL)
+        #expect(CurlError(code: 1, summary: "", detail: "Protocol \"ftp\" not supported").sluiceCode == .invalidURL)
+        #expect(CurlError(code: 1, summary: "", detail: "Received HTTP/0.9 when not allowed").sluiceCode == .invalidResponse)
+    }
+}
