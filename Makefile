@@ -24,10 +24,15 @@ deps:
 build: deps
 	swift build
 
+# The interop servers run for the length of the test run, on free loopback ports, and are
+# stopped however the run ends.
 test: deps
 	swift build --build-tests
 	.ci/check-new-middleware
-	swift test
+	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-servers.XXXXXX"); \
+	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
+	Tests/Servers/nginx.sh up "$$servers"; \
+	SLUICE_NGINX_URL=$$(cat "$$servers/nginx.url") SLUICE_NGINX_ROOT="$$servers/www" swift test
 
 demo: deps
 	swift run sluice-quickstart

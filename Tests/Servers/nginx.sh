@@ -21,6 +21,8 @@ if ! command -v nginx >/dev/null; then
 fi
 
 mkdir -p "$dir/www" "$dir/tmp"
+# nginx workers run as an unprivileged user: they must be able to read the files.
+chmod 755 "$dir" "$dir/www"
 python3 - "$dir/www" <<'PY'
 import json, random, sys
 d = sys.argv[1]
@@ -58,11 +60,12 @@ http {
 CONF
 nginx -c "$dir/nginx.conf" -e "$dir/nginx-error.log"
 for _ in $(seq 50); do
-  if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/small.json', timeout=1)" 2>/dev/null; then
+  if python3 -c "import urllib.request; urllib.request.build_opener(urllib.request.ProxyHandler({})).open('http://127.0.0.1:$port/small.json', timeout=1)" 2>/dev/null; then
     echo "http://127.0.0.1:$port" > "$dir/nginx.url"
     exit 0
   fi
   sleep 0.1
 done
-echo "nginx did not come up on port $port; see $dir/nginx-error.log" >&2
+echo "nginx did not come up on port $port:" >&2
+cat "$dir/nginx-error.log" >&2 || true
 exit 1

@@ -35,3 +35,48 @@ struct CurlTransportNginxTests {
         #expect(response.metrics?.bytesReceived == 1 << 20)
     }
 }
+
+@Suite("CurlTransport against nginx, under load")
+struct CurlTransportNginxLoadTests {
+    @Test func tenThousandRequestsSixteenInFlightEveryBodyChecked() async throws {
+        let base = try Servers.nginx()
+        let expected = try Data(contentsOf: URL(fileURLWithPath: ProcessInfo.processInfo.environment["SLUICE_NGINX_ROOT"]!).appendingPathComponent("small.json"))
+        let transport = CurlTransport()
+        let url = base.appendingPathComponent("small.json")
+        let total = 10_000, inFlight = 16
+        let checked = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<inFlight {
+                group.addTask {
+                    var good = 0
+                    for _ in stride(from: worker, to: total, by: inFlight) {
+                        let response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
+                        if response.status == .ok && response.body == expected { good += 1 }
+                    }
+                    return good
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(checked == total)
+    }
+
+    @Test func redirectsAgainstNginx() async throws {
+        let base = try Servers.nginx()
+        let transport = CurlTransport()
+        let followed = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect")), context: RequestContext())
+        #expect(followed.status == .ok)
+        #expect(followed.metrics?.redirectCount == 1)
+        do {
+            _ = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect-loop")), context: RequestContext())
+            Issue.record("a redirect loop did not fail")
+        } catch let error as SluiceError {
+            #expect(error.code == .tooManyRedirects)
+        }
+        do {
+            _ = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect-ftp")), context: RequestContext())
+            Issue.record("a redirect to ftp was followed")
+        } catch let error as SluiceError {
+            #expect(error.code == .invalidURL)
+        }
+    }
+}
