@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .library(name: "SluiceCurl", targets: ["SluiceCurl"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
+        .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
@@ -32,6 +33,14 @@ let package = Package(
         .executableTarget(
             name: "SluiceMicroBench",
             dependencies: ["Sluice", "SluiceTesting"],
+            swiftSettings: strict
+        ),
+
+        // sluice-bench: Sluice beside raw libcurl in C and URLSession, against a real server.
+        .target(name: "CSluiceBench", dependencies: ["CCurl"]),
+        .executableTarget(
+            name: "SluiceBench",
+            dependencies: ["Sluice", "SluiceCurl", "CSluiceBench"],
             swiftSettings: strict
         ),
 

@@ -28,21 +28,18 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public struct Field: Sendable, Hashable, CustomStringConvertible {
         public let name: String
         public let value: String
-        /// ASCII-lowercased `name`, for lookups.
-        let canonicalName: String
 
         init(validName name: String, value: String) {
             self.name = name
             self.value = value
-            self.canonicalName = name.lowercased()
         }
 
         public static func == (lhs: Field, rhs: Field) -> Bool {
-            lhs.canonicalName == rhs.canonicalName && lhs.value == rhs.value
+            HTTPFields.namesEqual(lhs.name, rhs.name) && lhs.value == rhs.value
         }
 
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(canonicalName)
+            for byte in name.utf8 { hasher.combine(HTTPFields.asciiLowercased(byte)) }
             hasher.combine(value)
         }
 
@@ -209,12 +206,18 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     @inline(__always)
     private static func matches(_ field: Field, _ name: String) -> Bool {
-        field.canonicalName.utf8.count == name.utf8.count
-            && field.canonicalName.utf8.elementsEqual(name.utf8.lazy.map(asciiLowercased))
+        namesEqual(field.name, name)
+    }
+
+    /// ASCII case-insensitive equality: field names are tokens, so ASCII folding is exact.
+    static func namesEqual(_ a: String, _ b: String) -> Bool {
+        let a = a.utf8, b = b.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
     }
 
     @inline(__always)
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
         (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) ? byte | 0x20 : byte
     }
 
@@ -233,28 +236,41 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     private static func nameProblem(_ name: String) -> (FieldError.Problem, Int)? {
-        if name.isEmpty { return (.emptyName, 0) }
-        for (offset, byte) in name.utf8.enumerated() {
-            if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
-            if !HTTPToken.isTokenCharacter(byte) { return (.notTokenCharacter(byte), offset) }
+        var name = name
+        return name.withUTF8 { bytes -> (FieldError.Problem, Int)? in
+            if bytes.isEmpty { return (.emptyName, 0) }
+            for offset in bytes.indices {
+                let byte = bytes[offset]
+                if HTTPToken.isTokenCharacter(byte) { continue }
+                if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
+                return (.notTokenCharacter(byte), offset)
+            }
+            return nil
         }
-        return nil
     }
 
     private static func valueProblem(_ value: String) -> (FieldError.Problem, Int)? {
-        for (offset, byte) in value.utf8.enumerated() {
-            if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
-            if (byte < 0x20 && byte != 0x09) || byte == 0x7F { return (.controlCharacter(byte), offset) }
+        var value = value
+        return value.withUTF8 { bytes -> (FieldError.Problem, Int)? in
+            for offset in bytes.indices {
+                let byte = bytes[offset]
+                if byte >= 0x20 && byte != 0x7F || byte == 0x09 { continue }
+                if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
+                return (.controlCharacter(byte), offset)
+            }
+            return nil
         }
-        return nil
     }
 
     private static func trimmed(_ value: String) -> String {
-        let utf8 = value.utf8
-        guard let first = utf8.first, let last = utf8.last,
-              first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 else { return value }
-        let start = utf8.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? utf8.endIndex
-        let end = utf8.lastIndex { $0 != 0x20 && $0 != 0x09 }.map(utf8.index(after:)) ?? start
-        return String(value[start..<Swift.max(start, end)])
+        var value = value
+        let trimmed = value.withUTF8 { bytes -> String? in
+            var start = 0, end = bytes.count
+            while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+            while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+            if start == 0 && end == bytes.count { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        return trimmed ?? value
     }
 }

@@ -1,6 +1,7 @@
 import CCurl
 import CCurlShim
 import Foundation
+import Sluice
 import Synchronization
 
 /// One thread that drives one `curl_multi` handle, and a `TaskExecutor` that runs jobs on it.
@@ -140,13 +141,18 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             transfer.fail(with: CancellationError())
             return
         }
-        let handle = idle.popLast() ?? curl_easy_init()!
-        sluice_easy_setopt_share(handle, share)
+        let handle: UnsafeMutableRawPointer
+        do {
+            handle = try idle.popLast() ?? newHandle()
+        } catch {
+            transfer.fail(with: error)
+            return
+        }
         do {
             try transfer.configure(handle, loop: self)
         } catch {
             transfer.releaseResources()
-            recycle(handle)
+            curl_easy_cleanup(handle)   // half-configured: not reused
             transfer.fail(with: error)
             return
         }
@@ -188,9 +194,25 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// A new easy handle with the options every request shares.
+    private func newHandle() throws -> UnsafeMutableRawPointer {
+        guard let handle = curl_easy_init() else {
+            throw SluiceError(.other, "curl_easy_init failed (out of memory?)")
+        }
+        sluice_easy_setopt_share(handle, share)
+        do {
+            try CurlTransfer.configureShared(handle, configuration)
+        } catch {
+            curl_easy_cleanup(handle)
+            throw error
+        }
+        return handle
+    }
+
+    /// Keeps `handle` for the next request, with its shared options and its connection cache
+    /// entry; every per-request option is set again by the next transfer.
     private func recycle(_ handle: UnsafeMutableRawPointer) {
         if idle.count < configuration.idleHandlePoolSize {
-            curl_easy_reset(handle)
             idle.append(handle)
         } else {
             curl_easy_cleanup(handle)

@@ -70,14 +70,41 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Setting up (loop thread)
 
+    /// Sets the options every request of a transport shares, once, on a new easy handle. A
+    /// recycled handle keeps them (no `curl_easy_reset`): ``configure(_:loop:)`` sets every option
+    /// that varies between requests, each time.
+    static func configureShared(_ handle: UnsafeMutableRawPointer, _ configuration: CurlTransport.Configuration) throws {
+        sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
+        if let (bytesPerSecond, duration) = configuration.lowSpeedLimit {
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(duration) / 1000))
+        }
+        let version: Int = switch configuration.httpVersion {
+        case .http1_1: CURL_HTTP_VERSION_1_1
+        case .http2: CURL_HTTP_VERSION_2TLS
+        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        }
+        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        try configureTLS(handle, configuration.tls)
+        try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
+        if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
+        if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        sluice_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        sluice_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
+        sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
+        sluice_easy_setopt_xferinfo(handle, progressCallback)
+    }
+
+    /// Sets every option that varies between requests (on a handle that
+    /// ``configureShared(_:_:)`` prepared, possibly used before).
     func configure(_ handle: UnsafeMutableRawPointer, loop: CurlEventLoop) throws {
         self.handle = handle
         let me = Unmanaged.passUnretained(self).toOpaque()
         sluice_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-        sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        try set(handle, CURLOPT_URL, request.url.absoluteString)
-        try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try Self.set(handle, CURLOPT_URL, request.url.absoluteString)
 
         switch request.redirectPolicy ?? configuration.redirects {
         case .none:
@@ -87,38 +114,18 @@ final class CurlTransfer: @unchecked Sendable {
             sluice_easy_setopt_long(handle, CURLOPT_MAXREDIRS, max)
         }
 
-        sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         var limit = configuration.requestTimeout
         if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
-        if let limit { sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(limit))) }
-        if let (bytesPerSecond, duration) = configuration.lowSpeedLimit {
-            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
-            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(duration) / 1000))
-        }
-
-        let version: Int = switch configuration.httpVersion {
-        case .http1_1: CURL_HTTP_VERSION_1_1
-        case .http2: CURL_HTTP_VERSION_2TLS
-        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
-        }
-        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
-        try configureTLS(handle)
-        try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
-        if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
-        if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limit.map { max(1, Self.milliseconds($0)) } ?? 0)
 
         try configureMethodAndBody(handle, loop: loop)
         try configureHeaders(handle)
 
-        sluice_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
         sluice_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
-        sluice_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
         sluice_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
-        if context.progress != nil {
-            sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-            sluice_easy_setopt_xferinfo(handle, progressCallback)
-            sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
-        }
+        sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
+        sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, context.progress == nil ? 1 : 0)
         if let file = request.responseBodyFile {
             guard let output = fopen(file.path, "wb") else {
                 throw SluiceError(.writeFailed, "cannot open \(file.path) to write the response body: \(String(cString: strerror(errno)))")
@@ -127,8 +134,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    private func configureTLS(_ handle: UnsafeMutableRawPointer) throws {
-        let tls = configuration.tls
+    private static func configureTLS(_ handle: UnsafeMutableRawPointer, _ tls: CurlTransport.Configuration.TLS) throws {
         if !tls.verifyPeer {
             sluice_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
             sluice_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
@@ -172,29 +178,34 @@ final class CurlTransfer: @unchecked Sendable {
             startPump(chunks, loop: loop)
         }
 
+        // Every method option is set, so nothing of the handle's previous request survives.
+        // (Setting POSTFIELDS makes the method POST, so HTTPGET comes after it.)
+        sluice_easy_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
+        sluice_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
+        sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, -1)
+        sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)          // clears POST, NOBODY, UPLOAD
         if case .none = bodySource {
             if method == .get {
-                sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+                return
             } else if method == .head {
                 sluice_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
             } else if method == .post {
                 sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
                 sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
-                try set(handle, CURLOPT_COPYPOSTFIELDS, "")
+                try Self.set(handle, CURLOPT_COPYPOSTFIELDS, "")
             } else {
-                try set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)
+                try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)
             }
             return
         }
         if method == .head {
             throw SluiceError(.invalidBody, "a HEAD request cannot carry a body")
         }
-        let me = Unmanaged.passUnretained(self).toOpaque()
+        // POST with a read callback sends the body (chunked when its length is unknown); any
+        // other method name goes on the request line.
         sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
         sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1))
-        sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
-        sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
-        if method != .post { try set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        if method != .post { try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue) }
     }
 
     private func configureHeaders(_ handle: UnsafeMutableRawPointer) throws {
@@ -211,7 +222,7 @@ final class CurlTransfer: @unchecked Sendable {
         sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
     }
 
-    private func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws {
+    private static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws {
         let code = sluice_easy_setopt_string(handle, option, value)
         if code != CURLE_OK {
             throw SluiceError(
@@ -317,28 +328,41 @@ final class CurlTransfer: @unchecked Sendable {
         var end = count
         while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
         if end == 0 { return count }
-        let line = String(decoding: bytes[0..<end], as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        let line = bytes[0..<end]
+        if end >= 5 && line.prefix(5).elementsEqual("HTTP/".utf8) {
             // A new response: a redirect hop or an interim 1xx came first.
             headers = HTTPFields()
-            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            statusLineReason = parts.count > 2 ? String(parts[2]) : ""
+            statusLineReason = ""
+            if let firstSpace = line.firstIndex(of: 0x20),
+               let secondSpace = line[(firstSpace + 1)...].firstIndex(of: 0x20) {
+                statusLineReason = String(decoding: line[(secondSpace + 1)...], as: UTF8.self)
+            }
             return count
         }
-        if line.first == " " || line.first == "\t" {
-            // An obsolete folded continuation line: join it to the previous field.
+        if line[0] == 0x20 || line[0] == 0x09 {
+            // An obsolete folded continuation line (RFC 9112 §5.2): join it to the previous field.
             guard let last = headers.last else { return count }
-            var folded = Array(headers.dropLast()).map { ($0.name, $0.value) }
-            folded.append((last.name, last.value + " " + line.trimmingCharacters(in: .whitespaces)))
-            headers = (try? HTTPFields(validating: folded.map { (name: $0.0, value: $0.1) })) ?? headers
+            let continuation = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            var folded = HTTPFields()
+            for field in headers.dropLast() { try? folded.append(name: field.name, value: field.value) }
+            try? folded.append(name: last.name, value: last.value + " " + continuation)
+            headers = folded
             return count
         }
-        guard let colon = line.firstIndex(of: ":") else {
-            failure = SluiceError(.invalidResponse, "\(request) got a header line without a colon: \(String(reflecting: line))")
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            failure = SluiceError(
+                .invalidResponse,
+                "\(request) got a header line without a colon: \(String(reflecting: String(decoding: line, as: UTF8.self)))"
+            )
             return 0
         }
+        var valueStart = colon + 1
+        while valueStart < end && (line[valueStart] == 0x20 || line[valueStart] == 0x09) { valueStart += 1 }
         do {
-            try headers.append(name: String(line[..<colon]), value: String(line[line.index(after: colon)...]))
+            try headers.append(
+                name: String(decoding: line[..<colon], as: UTF8.self),
+                value: String(decoding: line[valueStart...], as: UTF8.self)
+            )
         } catch {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
             return 0

@@ -180,15 +180,15 @@ public final class MockWebServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func shutdown() {
-        let clients: Set<Int32>? = state.withLock { state in
-            if state.stopped { return nil }
+        // Under the lock: a connection thread removes its descriptor under the same lock before
+        // closing it, so every descriptor in `clients` is still ours (never a reused number).
+        // The listener is closed by the accept thread when accept() fails, for the same reason.
+        state.withLock { state in
+            if state.stopped { return }
             state.stopped = true
-            return state.clients
+            Glibc.shutdown(listener, Int32(SHUT_RDWR))
+            for client in state.clients { Glibc.shutdown(client, Int32(SHUT_RDWR)) }
         }
-        guard let clients else { return }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for client in clients { Glibc.shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     // MARK: Serving
@@ -197,7 +197,8 @@ public final class MockWebServer: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                close(listener)
                 return
             }
             var one: Int32 = 1
@@ -208,7 +209,11 @@ public final class MockWebServer: Sendable {
                 defer { state.connections += 1 }
                 return state.connections
             }
-            guard let index else { close(client); return }
+            guard let index else {
+                close(client)
+                close(listener)
+                return
+            }
             let thread = Thread { [self] in serve(client, connection: index) }
             thread.name = "mockwebserver-\(index)"
             thread.start()

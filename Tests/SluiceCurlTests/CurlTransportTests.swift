@@ -200,7 +200,7 @@ struct CurlTransportTests {
         server.enqueue(.init(status: 200, body: Data(count: 1000)).with(throttle: 1, every: .milliseconds(200)))
         let strict = transport { $0.lowSpeedLimit = (bytesPerSecond: 1000, duration: .seconds(1)) }
         let error = try await error(HTTPRequest(url: server.url("/trickle")), strict)
-        #expect(error.code == .timedOut)
+        #expect(error.code == .timedOut, "\(error)")
     }
 
     @Test func aConnectionDroppedBeforeTheResponseIsConnectionLost() async throws {
@@ -359,5 +359,26 @@ struct CurlTransportTests {
         #expect(CurlError(code: 3, summary: "", detail: "").sluiceCode == .invalidURL)
         #expect(CurlError(code: 1, summary: "", detail: "Protocol \"ftp\" not supported").sluiceCode == .invalidURL)
         #expect(CurlError(code: 1, summary: "", detail: "Received HTTP/0.9 when not allowed").sluiceCode == .invalidResponse)
+    }
+}
+
+@Suite("CurlTransport handle reuse")
+struct CurlTransportReuseTests {
+    /// A recycled easy handle keeps no method or body from its previous request.
+    @Test func methodsAndBodiesDoNotLeakBetweenRequestsOnOneHandle() async throws {
+        let server = try MockWebServer()
+        server.setHandler { _ in .init(status: 200, body: "ok") }
+        let transport = CurlTransport()
+        let sequence: [(HTTPMethod, HTTPBody)] = [
+            (.post, .bytes(Data("one".utf8))), (.get, .empty), (.head, .empty), (.delete, .empty),
+            (.post, .empty), (.put, .bytes(Data("two".utf8))), (.get, .empty), (.options, .empty),
+        ]
+        for (method, body) in sequence {
+            _ = try await transport.send(HTTPRequest(method: method, url: server.url("/r"), body: body), context: RequestContext())
+        }
+        #expect(server.requests.map(\.method) == sequence.map(\.0.rawValue))
+        #expect(server.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["one", "", "", "", "", "two", "", ""])
+        #expect(server.requests.map { $0.header("Content-Length") } == ["3", nil, nil, nil, "0", "3", nil, nil])
+        #expect(server.connectionCount == 1)
     }
 }

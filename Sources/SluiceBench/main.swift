@@ -1,0 +1,206 @@
+// sluice-bench: Sluice beside raw libcurl in C and URLSession, in one run, against a real server.
+//
+//     Tests/Servers/nginx.sh up /tmp/bench && swift run -c release sluice-bench "$(cat /tmp/bench/nginx.url)"
+//     swift run -c release sluice-bench URL [--json] [--rounds N] [--scale F]
+//
+// URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
+// ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
+// flight), body1mib (1 MiB, sequential). Clients: libcurl-c (raw libcurl from C, a C target built
+// with the same flags), curl-transport (CurlTransport alone), pipeline (a Pipeline of
+// pass-through middleware over CurlTransport), urlsession (FoundationNetworking). Each round runs
+// every client on every scenario, rotating the order; the median req/s over rounds is reported,
+// with the ratio to libcurl-c and the client's CPU time per request.
+import CSluiceBench
+import Foundation
+import Sluice
+import SluiceCurl
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: Arguments
+
+struct Options {
+    var json = false
+    var rounds = 5
+    var scale = 1.0
+    var base: URL?
+    var clients = ["libcurl-c", "curl-transport", "pipeline", "urlsession"]
+    var scenarios: [String]?
+}
+
+func parseOptions(_ raw: [String]) -> Options {
+    var options = Options()
+    var index = 0
+    while index < raw.count {
+        switch raw[index] {
+        case "--json": options.json = true
+        case "--rounds" where index + 1 < raw.count: index += 1; options.rounds = Int(raw[index]) ?? options.rounds
+        case "--scale" where index + 1 < raw.count: index += 1; options.scale = Double(raw[index]) ?? options.scale
+        case "--clients" where index + 1 < raw.count: index += 1; options.clients = raw[index].split(separator: ",").map(String.init)
+        case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
+        default: options.base = URL(string: raw[index])
+        }
+        index += 1
+    }
+    return options
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let json = options.json, rounds = max(1, options.rounds), scale = options.scale
+guard let base = options.base, base.scheme == "http" || base.scheme == "https" else {
+    FileHandle.standardError.write(Data("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]\n".utf8))
+    exit(2)
+}
+
+// MARK: Scenarios and clients
+
+struct Scenario: Sendable {
+    let name: String
+    let path: String
+    let count: Int
+    let concurrency: Int
+    let expectedBytes: Int
+}
+
+let allScenarios = [
+    Scenario(name: "sequential", path: "small.json", count: Int(4000 * scale), concurrency: 1, expectedBytes: -1),
+    Scenario(name: "concurrent16", path: "small.json", count: Int(16000 * scale), concurrency: 16, expectedBytes: -1),
+    Scenario(name: "body1mib", path: "big.bin", count: Int(400 * scale), concurrency: 1, expectedBytes: 1 << 20),
+]
+let scenarios = allScenarios.filter { options.scenarios?.contains($0.name) ?? true }
+
+/// A middleware that only passes the request on: what the chain itself costs.
+struct PassThrough: Middleware {
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await next(request, context)
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible { let description: String }
+
+let curlTransport = CurlTransport()
+let pipelineTransport = CurlTransport()
+let pipeline = Pipeline(middlewares: Array(repeating: PassThrough(), count: 9), transport: pipelineTransport)
+let session: URLSession = {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpMaximumConnectionsPerHost = 16
+    configuration.urlCache = nil
+    return URLSession(configuration: configuration)
+}()
+
+@Sendable func check(_ status: Int, _ bytes: Int, _ scenario: Scenario) throws {
+    guard status == 200, scenario.expectedBytes < 0 || bytes == scenario.expectedBytes, bytes > 0 else {
+        throw BenchFailure(description: "\(scenario.name): status \(status), \(bytes) bytes")
+    }
+}
+
+/// Runs `count` requests with `concurrency` in flight, each through `one`.
+func drive(_ scenario: Scenario, count: Int, _ one: @escaping @Sendable () async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<scenario.concurrency {
+            group.addTask {
+                for _ in stride(from: worker, to: count, by: scenario.concurrency) { try await one() }
+            }
+        }
+        try await group.waitForAll()
+    }
+}
+
+/// Seconds for one client on one scenario.
+func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Double {
+    let url = base.appendingPathComponent(scenario.path)
+    let start = ContinuousClock.now
+    switch client {
+    case "libcurl-c":
+        var bytes = 0
+        let seconds = sluice_bench_libcurl(url.absoluteString, Int32(count), Int32(scenario.concurrency), &bytes)
+        guard seconds > 0 else { throw BenchFailure(description: "libcurl-c: a transfer failed") }
+        return seconds
+    case "curl-transport":
+        try await withTaskExecutorPreference(curlTransport.executor) {
+            try await drive(scenario, count: count) {
+                let response = try await curlTransport.send(HTTPRequest(url: url), context: RequestContext())
+                try check(response.status.code, response.body.count, scenario)
+            }
+        }
+    case "pipeline":
+        try await withTaskExecutorPreference(pipelineTransport.executor) {
+            try await drive(scenario, count: count) {
+                let response = try await pipeline.send(HTTPRequest(url: url))
+                try check(response.status.code, response.body.count, scenario)
+            }
+        }
+    default:
+        try await drive(scenario, count: count) {
+            let (data, response) = try await session.data(for: URLRequest(url: url))
+            try check((response as? HTTPURLResponse)?.statusCode ?? 0, data.count, scenario)
+        }
+    }
+    let elapsed = start.duration(to: .now)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func cpuSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+// MARK: Measuring
+
+let clients = options.clients
+var rps: [String: [Double]] = [:]
+var cpu: [String: [Double]] = [:]
+
+// Warm up: connections, caches, the event threads.
+for scenario in scenarios {
+    for client in clients { _ = try await run(client, scenario, count: max(16, scenario.count / 20)) }
+}
+
+for round in 0..<rounds {
+    for scenario in scenarios {
+        let order = clients.indices.map { clients[($0 + round) % clients.count] }
+        for client in order {
+            // URLSession is about 5-20× slower: fewer requests keep a round short; req/s is per second.
+            let count = client == "urlsession" ? max(scenario.concurrency * 4, scenario.count / 5) : scenario.count
+            let cpuStart = cpuSeconds()
+            let seconds = try await run(client, scenario, count: count)
+            let key = "\(client)/\(scenario.name)"
+            rps[key, default: []].append(Double(count) / seconds)
+            cpu[key, default: []].append((cpuSeconds() - cpuStart) / Double(count) * 1e6)
+        }
+    }
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+if json {
+    for scenario in scenarios {
+        for client in clients {
+            let value = median(rps["\(client)/\(scenario.name)"]!)
+            print(#"{"client": "\#(client)", "scenario": "\#(scenario.name)", "rps": \#(String(format: "%.1f", value))}"#)
+        }
+    }
+} else {
+    guard clients.contains("libcurl-c") else {
+        for key in rps.keys.sorted() { print(key, String(format: "%.0f req/s, %.1f µs CPU/req", median(rps[key]!), median(cpu[key]!))) }
+        exit(0)
+    }
+    print("sluice-bench against \(base.absoluteString): median of \(rounds) rounds, libcurl \(CurlTransport.curlVersion)")
+    print("")
+    print("| scenario | client | req/s | × libcurl-c | client CPU µs/req |")
+    print("|---|---|---:|---:|---:|")
+    for scenario in scenarios {
+        let reference = median(rps["libcurl-c/\(scenario.name)"]!)
+        for client in clients {
+            let key = "\(client)/\(scenario.name)"
+            let value = median(rps[key]!)
+            print(String(format: "| %@ | %@ | %.0f | %.2f× | %.1f |", scenario.name, client, value, value / reference, median(cpu[key]!)))
+        }
+    }
+    if let pipeline16 = rps["pipeline/concurrent16"].map(median), let session16 = rps["urlsession/concurrent16"].map(median) {
+        print("")
+        print(String(format: "pipeline vs urlsession, concurrent16: %.1f×", pipeline16 / session16))
+    }
+}
