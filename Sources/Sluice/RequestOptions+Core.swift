@@ -18,7 +18,10 @@ public struct RequestOptions: Sendable {
 
     /// The value for `key`, or its `defaultValue` when it was never set.
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
-        get { storage[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue }
+        get {
+            if storage.isEmpty { return Key.defaultValue }   // the common case: no hashing, no cast
+            return storage[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue
+        }
         set { storage[ObjectIdentifier(key)] = newValue }
     }
 

@@ -33,8 +33,9 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private let share: UnsafeMutableRawPointer
     private let state = Mutex(State())
     private let configuration: CurlTransport.Configuration
-    private var idle: [UnsafeMutableRawPointer] = []
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
+    @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 

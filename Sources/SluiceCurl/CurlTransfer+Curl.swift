@@ -14,23 +14,25 @@ import Glibc
 /// Made on the caller's thread, then handed to the loop with `submit(.start)`. From then on every
 /// mutable property is used on the loop thread only (curl calls the callbacks there too). The
 /// exceptions are `cancelRequested`, an atomic, and the stream-body pump, which only posts
-/// closures to the loop. That is why `@unchecked Sendable` is safe here.
+/// closures to the loop. That is why `@unchecked Sendable` is safe here. For the same reason the
+/// mutable state skips the run-time exclusivity checks (`@exclusivity(unchecked)`): it is used by
+/// one thread, never re-entrantly, and the checks cost several thousand instructions a request.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let context: RequestContext
     let configuration: CurlTransport.Configuration
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
-    private(set) var handle: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    @exclusivity(unchecked) private(set) var handle: UnsafeMutableRawPointer?
 
     private let cancelRequested = Atomic<Bool>(false)
 
     // Response.
-    private var statusLineReason = ""
-    private var headers = HTTPFields()
-    private var body = Data()
-    private var maxBodySize: Int
-    private var failure: SluiceError?
-    private var outputFile: UnsafeMutablePointer<FILE>?
+    @exclusivity(unchecked) private var statusLineReason = ""
+    @exclusivity(unchecked) private var headers = HTTPFields()
+    @exclusivity(unchecked) private var body = Data()
+    @exclusivity(unchecked) private var maxBodySize: Int
+    @exclusivity(unchecked) private var failure: SluiceError?
+    @exclusivity(unchecked) private var outputFile: UnsafeMutablePointer<FILE>?
 
     // Request body.
     private enum BodySource {
@@ -40,20 +42,20 @@ final class CurlTransfer: @unchecked Sendable {
         case stream
     }
 
-    private var bodySource = BodySource.none
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) private var bodySource = BodySource.none
+    @exclusivity(unchecked) private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     // Stream bodies: the chunk being sent, whether curl is paused waiting for one, and the pump.
-    private var streamChunk = Data()
-    private var streamOffset = 0
-    private var streamChunkSent: CheckedContinuation<Void, Never>?
-    private var streamEnded = false
-    private var streamPaused = false
-    private var pump: Task<Void, Never>?
+    @exclusivity(unchecked) private var streamChunk = Data()
+    @exclusivity(unchecked) private var streamOffset = 0
+    @exclusivity(unchecked) private var streamChunkSent: CheckedContinuation<Void, Never>?
+    @exclusivity(unchecked) private var streamEnded = false
+    @exclusivity(unchecked) private var streamPaused = false
+    @exclusivity(unchecked) private var pump: Task<Void, Never>?
 
     // Progress: the last figures reported, to report only changes.
-    private var lastProgress = (upload: Int64(-1), download: Int64(-1))
+    @exclusivity(unchecked) private var lastProgress = (upload: Int64(-1), download: Int64(-1))
 
     init(request: HTTPRequest, context: RequestContext, configuration: CurlTransport.Configuration) {
         self.request = request
@@ -329,7 +331,7 @@ final class CurlTransfer: @unchecked Sendable {
         while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
         if end == 0 { return count }
         let line = bytes[0..<end]
-        if end >= 5 && line.prefix(5).elementsEqual("HTTP/".utf8) {
+        if end >= 5 && line[0] == 0x48 && line[1] == 0x54 && line[2] == 0x54 && line[3] == 0x50 && line[4] == 0x2F {  // "HTTP/"
             // A new response: a redirect hop or an interim 1xx came first.
             headers = HTTPFields()
             statusLineReason = ""
@@ -358,11 +360,14 @@ final class CurlTransfer: @unchecked Sendable {
         }
         var valueStart = colon + 1
         while valueStart < end && (line[valueStart] == 0x20 || line[valueStart] == 0x09) { valueStart += 1 }
+        let name = String(decoding: line[..<colon], as: UTF8.self)
+        let value = String(decoding: line[valueStart...], as: UTF8.self)
+        if outputFile == nil, colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
+            // One allocation for the whole body instead of a copy at every doubling.
+            body.reserveCapacity(min(length, maxBodySize))
+        }
         do {
-            try headers.append(
-                name: String(decoding: line[..<colon], as: UTF8.self),
-                value: String(decoding: line[valueStart...], as: UTF8.self)
-            )
+            try headers.append(name: name, value: value)
         } catch {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
             return 0
