@@ -32,7 +32,8 @@ test: deps
 	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-servers.XXXXXX"); \
 	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
 	Tests/Servers/nginx.sh up "$$servers"; \
-	SLUICE_NGINX_URL=$$(cat "$$servers/nginx.url") SLUICE_NGINX_ROOT="$$servers/www" swift test
+	. "$$servers/nginx.env"; \
+	swift test
 
 demo: deps
 	swift run sluice-quickstart

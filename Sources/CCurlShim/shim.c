@@ -22,3 +22,4 @@ size_t sluice_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 int sluice_pause_continue(void) { return CURLPAUSE_CONT; }
 
 const char *sluice_curl_version_number(void) { return curl_version_info(CURLVERSION_NOW)->version; }
+unsigned int sluice_curl_version_num(void) { return curl_version_info(CURLVERSION_NOW)->version_num; }

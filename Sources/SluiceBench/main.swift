@@ -1,7 +1,8 @@
 // sluice-bench: Sluice beside raw libcurl in C and URLSession, in one run, against a real server.
 //
 //     Tests/Servers/nginx.sh up /tmp/bench && swift run -c release sluice-bench "$(cat /tmp/bench/nginx.url)"
-//     swift run -c release sluice-bench URL [--json] [--rounds N] [--scale F]
+//     swift run -c release sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]
+//     swift run -c release sluice-bench FILE-URL --download PATH     (one download to disk)
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
@@ -27,6 +28,7 @@ struct Options {
     var base: URL?
     var clients = ["libcurl-c", "curl-transport", "pipeline", "urlsession"]
     var scenarios: [String]?
+    var download: String?
 }
 
 func parseOptions(_ raw: [String]) -> Options {
@@ -38,6 +40,7 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--rounds" where index + 1 < raw.count: index += 1; options.rounds = Int(raw[index]) ?? options.rounds
         case "--scale" where index + 1 < raw.count: index += 1; options.scale = Double(raw[index]) ?? options.scale
         case "--clients" where index + 1 < raw.count: index += 1; options.clients = raw[index].split(separator: ",").map(String.init)
+        case "--download" where index + 1 < raw.count: index += 1; options.download = raw[index]
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         default: options.base = URL(string: raw[index])
         }
@@ -51,6 +54,18 @@ let json = options.json, rounds = max(1, options.rounds), scale = options.scale
 guard let base = options.base, base.scheme == "http" || base.scheme == "https" else {
     FileHandle.standardError.write(Data("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]\n".utf8))
     exit(2)
+}
+
+// `--download FILE`: fetch URL into FILE through CurlTransport and report its size, for measuring
+// peak memory with `/usr/bin/time -v` (the body streams to disk; memory must stay flat).
+if let path = options.download {
+    var request = HTTPRequest(url: base)
+    request.responseBodyFile = URL(fileURLWithPath: path)
+    let start = ContinuousClock.now
+    let response = try await CurlTransport().send(request, context: RequestContext())
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1
+    print("downloaded \(size) bytes (status \(response.status.code)) to \(path) in \(start.duration(to: .now))")
+    exit(response.status.isSuccess ? 0 : 1)
 }
 
 // MARK: Scenarios and clients

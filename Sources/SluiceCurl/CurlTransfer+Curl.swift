@@ -90,6 +90,12 @@ final class CurlTransfer: @unchecked Sendable {
         case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
         }
         sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        if configuration.httpVersion == .http2PriorKnowledge && sluice_curl_version_num() < 0x08_00_00 {
+            // libcurl before 8.0.0 breaks a reused h2c prior-knowledge connection ("Error in the
+            // HTTP2 framing layer", curl issue #10634, fixed in 8.0.0): use a new one each time.
+            sluice_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, 1)
+            sluice_easy_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1)
+        }
         try configureTLS(handle, configuration.tls)
         try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
         if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
@@ -184,7 +190,6 @@ final class CurlTransfer: @unchecked Sendable {
         // (Setting POSTFIELDS makes the method POST, so HTTPGET comes after it.)
         sluice_easy_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
         sluice_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
-        sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, -1)
         sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)          // clears POST, NOBODY, UPLOAD
         if case .none = bodySource {
             if method == .get {

@@ -41,7 +41,9 @@ public final class CurlTransport: HTTPTransport {
             case http1_1
             /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise.
             case http2
-            /// HTTP/2 without TLS and without upgrade (h2c "prior knowledge").
+            /// HTTP/2 without TLS and without upgrade (h2c "prior knowledge"). With libcurl older
+            /// than 8.0.0 (Debian 12 has 7.88.1) each request opens its own connection, because
+            /// those versions break a reused h2c connection (curl issue #10634).
             case http2PriorKnowledge
         }
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # nginx for the interop tests and the benchmark, on a free 127.0.0.1 port.
-#   nginx.sh up DIR     installs nginx-light if missing, starts nginx, writes its base URL to DIR/nginx.url
+#   nginx.sh up DIR     installs nginx-light (and openssl) if missing, starts nginx, writes its base
+#                       URL to DIR/nginx.url and the variables the tests read to DIR/nginx.env
 #   nginx.sh down DIR   stops it
-# It serves small.json (1 KB), big.bin (1 MiB) and a few scripted paths (redirects, statuses).
+# It serves small.json (1 KB), big.bin (1 MiB) and a few scripted paths (redirects, statuses) on
+# three ports: plain HTTP/1.1, TLS with HTTP/2 by ALPN (a certificate from a CA made here), and
+# h2c (HTTP/2 without TLS, prior knowledge).
 set -euo pipefail
 action=${1:?up|down} dir=${2:?state directory}
 case "$action" in
@@ -13,11 +16,15 @@ up) ;;
 *) echo "usage: $0 up|down DIR" >&2; exit 2 ;;
 esac
 
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
 if ! command -v nginx >/dev/null; then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -q >/dev/null
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q nginx-light >/dev/null \
     || DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q nginx >/dev/null
+fi
+if ! command -v openssl >/dev/null; then
+  $sudo apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q openssl >/dev/null
 fi
 
 mkdir -p "$dir/www" "$dir/tmp"
@@ -30,7 +37,18 @@ json.dump({"items": [{"id": i, "name": "item %d" % i, "tags": ["a", "b"]} for i 
 random.seed(7)
 open(d + "/big.bin", "wb").write(random.randbytes(1 << 20))
 PY
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port) tls_port=$(free_port) h2c_port=$(free_port)
+
+# A CA and a certificate for 127.0.0.1 signed by it; the pin is the SHA-256 of the server's public key.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Sluice Test CA" \
+  -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' > "$dir/san.ext"
+openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
+  -extfile "$dir/san.ext" -out "$dir/server.pem" 2>/dev/null
+pin="sha256//$(openssl x509 -in "$dir/server.pem" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)"
+chmod 644 "$dir"/*.pem "$dir"/*.key
 cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon on;
@@ -49,6 +67,11 @@ http {
   types { application/json json; }
   server {
     listen 127.0.0.1:$port;
+    listen 127.0.0.1:$tls_port ssl http2;
+    listen 127.0.0.1:$h2c_port http2;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_certificate $dir/server.pem;
+    ssl_certificate_key $dir/server.key;
     root $dir/www;
     location / { add_header Cache-Control "max-age=60"; }
     location = /redirect { return 302 /small.json; }
@@ -62,6 +85,14 @@ nginx -c "$dir/nginx.conf" -e "$dir/nginx-error.log"
 for _ in $(seq 50); do
   if python3 -c "import urllib.request; urllib.request.build_opener(urllib.request.ProxyHandler({})).open('http://127.0.0.1:$port/small.json', timeout=1)" 2>/dev/null; then
     echo "http://127.0.0.1:$port" > "$dir/nginx.url"
+    cat > "$dir/nginx.env" <<ENV
+export SLUICE_NGINX_URL=http://127.0.0.1:$port
+export SLUICE_NGINX_ROOT=$dir/www
+export SLUICE_NGINX_TLS_URL=https://127.0.0.1:$tls_port
+export SLUICE_NGINX_H2C_URL=http://127.0.0.1:$h2c_port
+export SLUICE_NGINX_CA=$dir/ca.pem
+export SLUICE_NGINX_PIN=$pin
+ENV
     exit 0
   fi
   sleep 0.1

@@ -14,5 +14,14 @@ enum Servers {
         return url
     }
 
+    /// A value nginx.sh exported (`SLUICE_NGINX_TLS_URL`, `SLUICE_NGINX_CA`, …).
+    static func value(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+            Issue.record("\(name) is not set: run `make test` (it starts nginx)", sourceLocation: sourceLocation)
+            throw MissingServer()
+        }
+        return value
+    }
+
     struct MissingServer: Error {}
 }

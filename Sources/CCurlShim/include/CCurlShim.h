@@ -34,4 +34,7 @@ int sluice_pause_continue(void);
 /// The libcurl version string, e.g. "7.88.1" (CURLVERSION_NOW is a macro).
 const char *sluice_curl_version_number(void);
 
+/// The libcurl version as 0xXXYYZZ (CURLVERSION_NOW is a macro).
+unsigned int sluice_curl_version_num(void);
+
 #endif

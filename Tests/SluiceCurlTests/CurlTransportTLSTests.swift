@@ -1,0 +1,91 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import Testing
+
+@Suite("CurlTransport TLS and HTTP/2 against nginx")
+struct CurlTransportTLSTests {
+    func transport(_ change: (inout CurlTransport.Configuration) -> Void = { _ in }) -> CurlTransport {
+        var configuration = CurlTransport.Configuration.default
+        change(&configuration)
+        return CurlTransport(configuration: configuration)
+    }
+
+    func tlsURL() throws -> URL { URL(string: try Servers.value("SLUICE_NGINX_TLS_URL") + "/small.json")! }
+
+    func failure(_ transport: CurlTransport, _ url: URL) async throws -> SluiceError {
+        do {
+            let response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
+            Issue.record("expected a TLS failure, got \(response)")
+            throw Servers.MissingServer()
+        } catch let error as SluiceError {
+            return error
+        }
+    }
+
+    @Test func trustsTheGivenCAAndSpeaksHTTP2ByALPN() async throws {
+        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let secure = transport { $0.tls.caFile = ca }
+        let response = try await secure.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
+        #expect(response.status == .ok)
+        #expect(response.metrics?.httpVersion == "2")
+        #expect(response.metrics?.tlsHandshake != nil)
+        #expect(response.body.count > 1000)
+    }
+
+    @Test func http1OnlyStaysOnHTTP1OverTLS() async throws {
+        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let http1 = transport { $0.tls.caFile = ca; $0.httpVersion = .http1_1 }
+        let response = try await http1.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
+        #expect(response.metrics?.httpVersion == "1.1")
+    }
+
+    @Test func anUntrustedCertificateIsATLSFailure() async throws {
+        let error = try await failure(transport(), try tlsURL())
+        #expect(error.code == .tlsFailure)
+        #expect((error.underlying as? CurlError)?.code == 60)
+    }
+
+    @Test func theRightPinPassesAndAWrongPinFails() async throws {
+        let ca = try Servers.value("SLUICE_NGINX_CA"), pin = try Servers.value("SLUICE_NGINX_PIN")
+        let pinned = transport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = pin }
+        #expect(try await pinned.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
+
+        let wrong = transport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }
+        let error = try await failure(wrong, try tlsURL())
+        #expect(error.code == .tlsFailure)
+        #expect((error.underlying as? CurlError)?.code == 90)
+    }
+
+    @Test func verificationCanBeTurnedOffExplicitly() async throws {
+        let insecure = transport { $0.tls.verifyPeer = false }
+        #expect(try await insecure.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
+    }
+
+    @Test func tls13MinimumIsAccepted() async throws {
+        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let modern = transport { $0.tls.caFile = ca; $0.tls.minimumVersion = .tls1_3 }
+        #expect(try await modern.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
+    }
+
+    @Test func h2cPriorKnowledgeSpeaksHTTP2WithoutTLS() async throws {
+        let url = URL(string: try Servers.value("SLUICE_NGINX_H2C_URL") + "/small.json")!
+        let h2c = transport { $0.httpVersion = .http2PriorKnowledge }
+        let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            for _ in 0..<20 { group.addTask { try await h2c.send(HTTPRequest(url: url), context: RequestContext()) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(responses.count == 20)
+        #expect(responses.allSatisfy { $0.status == .ok && $0.metrics?.httpVersion == "2" && $0.body.count > 1000 })
+        // And one after another, which reuses (or, before libcurl 8, renews) the connection.
+        for _ in 0..<3 {
+            #expect(try await h2c.send(HTTPRequest(url: url), context: RequestContext()).metrics?.httpVersion == "2")
+        }
+    }
+
+    @Test func aMissingCAFileIsATLSFailure() async throws {
+        let broken = transport { $0.tls.caFile = "/nonexistent/ca.pem" }
+        let error = try await failure(broken, try tlsURL())
+        #expect(error.code == .tlsFailure)
+    }
+}
