@@ -1,6 +1,7 @@
 # Sluice: the commands a new user and CI run.
 #   make test         install missing system packages, build, check the new-middleware plugin, run every test
 #   make demo         run the quickstart example (Examples/Quickstart)
+#   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build)
 SHELL := /bin/bash
 
@@ -8,7 +9,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build test demo bench-micro clean
+.PHONY: deps build test demo bench bench-micro clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -37,6 +38,14 @@ test: deps
 
 demo: deps
 	swift run sluice-quickstart
+
+# nginx on a free port for the length of the run. ARGS go to sluice-bench (--json, --rounds N, …).
+bench: deps
+	swift build -c release --product sluice-bench
+	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-bench.XXXXXX"); \
+	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
+	Tests/Servers/nginx.sh up "$$servers"; \
+	.build/release/sluice-bench "$$(cat "$$servers/nginx.url")" $(ARGS)
 
 bench-micro: deps
 	swift run -c release sluice-microbench $(ARGS)
