@@ -82,11 +82,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Stops the thread once the transfers in flight have ended (each is cancelled).
     func shutdown() {
-        let wake = state.withLock { state in
-            state.stopping = true
-            return true
-        }
-        if wake { curl_multi_wakeup(multi) }
+        state.withLock { $0.stopping = true }
+        curl_multi_wakeup(multi)
     }
 
     // MARK: The loop
@@ -163,7 +160,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             active[handle] = nil
             transfer.releaseResources()
             recycle(handle)
-            transfer.fail(with: SluiceErrorFactory.multi(code))
+            transfer.fail(with: SluiceError(.other, "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(code)))"))
         }
     }
 
@@ -217,23 +214,6 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             idle.append(handle)
         } else {
             curl_easy_cleanup(handle)
-        }
-    }
-}
-
-enum SluiceErrorFactory {
-    static func multi(_ code: CURLMcode) -> any Error {
-        CurlTransportFailure.multi(Int(code.rawValue), String(cString: curl_multi_strerror(code)))
-    }
-}
-
-/// A failure of curl's multi interface itself (not of one transfer): out of memory and the like.
-enum CurlTransportFailure: Error, CustomStringConvertible {
-    case multi(Int, String)
-
-    var description: String {
-        switch self {
-        case .multi(let code, let message): "curl_multi error \(code): \(message)"
         }
     }
 }

@@ -348,12 +348,19 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if line[0] == 0x20 || line[0] == 0x09 {
             // An obsolete folded continuation line (RFC 9112 §5.2): join it to the previous field.
-            guard let last = headers.last else { return count }
+            guard let last = headers.last else {
+                failure = SluiceError(.invalidResponse, "\(request) got a folded header line before any header")
+                return 0
+            }
             let continuation = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            var folded = HTTPFields()
-            for field in headers.dropLast() { try? folded.append(name: field.name, value: field.value) }
-            try? folded.append(name: last.name, value: last.value + " " + continuation)
-            headers = folded
+            do {
+                var folded = try HTTPFields(validating: headers.dropLast().map { (name: $0.name, value: $0.value) })
+                try folded.append(name: last.name, value: last.value + " " + continuation)
+                headers = folded
+            } catch {
+                failure = SluiceError(.invalidResponse, "\(request) got an invalid folded header: \(error.message)", underlying: error.underlying)
+                return 0
+            }
             return count
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {

@@ -235,9 +235,6 @@ public final class MockWebServer: Sendable {
                 _ = write(fd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 return
             }
-            if request.header("Expect")?.lowercased() == "100-continue" {
-                // Already read the body; a client that waits for 100 gets it late but correct.
-            }
             let response: Response = state.withLock { state in
                 state.requests.append(request)
                 if !state.queue.isEmpty { return state.queue.removeFirst() }

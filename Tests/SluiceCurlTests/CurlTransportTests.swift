@@ -237,6 +237,13 @@ struct CurlTransportTests {
         #expect(error.message.hasSuffix(#"got an invalid header: header name "Bad Name" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
     }
 
+    @Test func foldedHeaderLinesAreJoined() async throws {
+        server.enqueue(.init(status: 200, headers: [("X-Folded", "first\r\n\tsecond"), ("X-After", "1")], body: "x"))
+        let response = try await send(HTTPRequest(url: server.url("/fold")))
+        #expect(response.headers["X-Folded"] == "first second")
+        #expect(response.headers["X-After"] == "1")
+    }
+
     @Test func aBodyOverTheLimitIsBodyTooLarge() async throws {
         server.enqueue(.init(status: 200, body: Data(count: 5000)))
         server.enqueue(.init(status: 200, body: Data(count: 5000)))
