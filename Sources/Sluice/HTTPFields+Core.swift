@@ -24,6 +24,9 @@
 public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
     CustomStringConvertible
 {
+    // Fields live either in `fields`, or (when a transport parsed them from the wire with
+    // `append(nameBytes:valueBytes:)`) in `block`, raw bytes that become Strings only when read.
+    // When `block` is set, `fields` is empty. Any other change first turns the block into fields.
     /// One header field: a name, in the case it was given, and its value.
     public struct Field: Sendable, Hashable, CustomStringConvertible {
         public let name: String
@@ -108,6 +111,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     private var fields: [Field]
+    private var block: RawFieldBlock?
 
     /// No fields.
     public init() { fields = [] }
@@ -134,9 +138,18 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     // MARK: Collection
 
-    public var startIndex: Int { fields.startIndex }
-    public var endIndex: Int { fields.endIndex }
-    public subscript(position: Int) -> Field { fields[position] }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { block?.spans.count ?? fields.count }
+    public subscript(position: Int) -> Field { block?.field(at: position) ?? fields[position] }
+
+    public static func == (lhs: HTTPFields, rhs: HTTPFields) -> Bool {
+        lhs.count == rhs.count && lhs.elementsEqual(rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for field in self { hasher.combine(field) }
+    }
 
     // MARK: Lookup
 
@@ -146,30 +159,86 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// ``values(for:)``.
     public subscript(name: String) -> String? {
         var result: String?
-        for field in fields where Self.matches(field, name) {
-            if result == nil { result = field.value } else { result! += ", " + field.value }
+        for value in values(for: name) {
+            if result == nil { result = value } else { result! += ", " + value }
         }
         return result
     }
 
     /// The values of every field named `name` (any case), in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.matches($0, name) }.map(\.value)
+        if let block {
+            return block.spans.indices.filter { block.nameMatches($0, name) }.map { block.value(at: $0) }
+        }
+        return fields.filter { Self.matches($0, name) }.map(\.value)
     }
 
     /// Whether a field named `name` (any case) is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { Self.matches($0, name) }
+        if let block { return block.spans.indices.contains { block.nameMatches($0, name) } }
+        return fields.contains { Self.matches($0, name) }
     }
 
     // MARK: Changing
+
+    /// Makes room for `count` fields, so adding that many does not reallocate.
+    public mutating func reserveCapacity(_ count: Int) {
+        if block != nil {
+            uniqueBlock().spans.reserveCapacity(count)
+        } else {
+            fields.reserveCapacity(count)
+        }
+    }
+
+    /// Adds a field from raw bytes, as a transport reads it off the wire: validated exactly like
+    /// ``append(name:value:)`` (spaces and tabs around the value trimmed), but kept as bytes, so
+    /// no String is made until the field is read.
+    ///
+    /// - Throws: as ``append(name:value:)``; nothing changes when it throws.
+    public mutating func append(nameBytes: UnsafeRawBufferPointer, valueBytes: UnsafeRawBufferPointer) throws(SluiceError) {
+        let name = UnsafeBufferPointer(start: nameBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: nameBytes.count)
+        var value = UnsafeBufferPointer(start: valueBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: valueBytes.count)
+        if let (problem, offset) = Self.nameProblem(name) {
+            throw Self.invalid(FieldError(name: String(decoding: name, as: UTF8.self), part: .name, problem: problem, byteOffset: offset))
+        }
+        if let (problem, offset) = Self.valueProblem(value) {
+            throw Self.invalid(FieldError(name: String(decoding: name, as: UTF8.self), part: .value, problem: problem, byteOffset: offset))
+        }
+        value = Self.trimmed(value)
+        if !fields.isEmpty {
+            fields.append(Field(validName: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+            return
+        }
+        if block != nil {
+            uniqueBlock().append(name: name, value: value)
+        } else {
+            let new = RawFieldBlock()
+            new.append(name: name, value: value)
+            block = new
+        }
+    }
+
+    /// The block (which must exist), copied first when another value shares it.
+    private mutating func uniqueBlock() -> RawFieldBlock {
+        if !isKnownUniquelyReferenced(&block) { block = block!.copy() }
+        return block!
+    }
+
+    /// Turns raw fields into `fields`, before any change other than appending raw bytes.
+    private mutating func materialize() {
+        guard let block else { return }
+        fields = block.spans.indices.map(block.field(at:))
+        self.block = nil
+    }
 
     /// Adds a field after the existing ones, keeping any of the same name.
     ///
     /// - Throws: ``SluiceError/Code/invalidHeader`` with a ``FieldError`` for an empty name, a name
     ///   with a non-token character, CR/LF/NUL anywhere, or a control character in the value.
     public mutating func append(name: String, value: String) throws(SluiceError) {
-        fields.append(try Self.validatedField(name: name, value: value))
+        let field = try Self.validatedField(name: name, value: value)
+        materialize()
+        fields.append(field)
     }
 
     /// Sets `name` to exactly one value: the first field of that name takes the new value and keeps
@@ -178,6 +247,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// - Throws: as ``append(name:value:)``; nothing changes when it throws.
     public mutating func set(name: String, value: String) throws(SluiceError) {
         let field = try Self.validatedField(name: name, value: value)
+        materialize()
         if let first = fields.firstIndex(where: { Self.matches($0, name) }) {
             fields[first] = field
             var index = fields.count - 1
@@ -193,13 +263,14 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// Removes every field named `name` (any case). Returns how many were removed.
     @discardableResult
     public mutating func remove(name: String) -> Int {
+        materialize()
         let before = fields.count
         fields.removeAll { Self.matches($0, name) }
         return before - fields.count
     }
 
     public var description: String {
-        fields.map(\.description).joined(separator: "\n")
+        map(\.description).joined(separator: "\n")
     }
 
     // MARK: Rules
@@ -231,46 +302,127 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         return Field(validName: name, value: trimmed(value))
     }
 
-    private static func invalid(_ error: FieldError) -> SluiceError {
+    static func invalid(_ error: FieldError) -> SluiceError {
         SluiceError(.invalidHeader, error.description, underlying: error)
     }
 
     private static func nameProblem(_ name: String) -> (FieldError.Problem, Int)? {
         var name = name
-        return name.withUTF8 { bytes -> (FieldError.Problem, Int)? in
-            if bytes.isEmpty { return (.emptyName, 0) }
-            for offset in bytes.indices {
-                let byte = bytes[offset]
-                if HTTPToken.isTokenCharacter(byte) { continue }
-                if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
-                return (.notTokenCharacter(byte), offset)
-            }
-            return nil
-        }
+        return name.withUTF8 { nameProblem($0) }
     }
 
     private static func valueProblem(_ value: String) -> (FieldError.Problem, Int)? {
         var value = value
-        return value.withUTF8 { bytes -> (FieldError.Problem, Int)? in
-            for offset in bytes.indices {
-                let byte = bytes[offset]
-                if byte >= 0x20 && byte != 0x7F || byte == 0x09 { continue }
-                if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
-                return (.controlCharacter(byte), offset)
-            }
-            return nil
+        return value.withUTF8 { valueProblem($0) }
+    }
+
+    private static func nameProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> (FieldError.Problem, Int)? {
+        if bytes.isEmpty { return (.emptyName, 0) }
+        for offset in bytes.indices {
+            let byte = bytes[offset]
+            if HTTPToken.isTokenCharacter(byte) { continue }
+            if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
+            return (.notTokenCharacter(byte), offset)
         }
+        return nil
+    }
+
+    private static func valueProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> (FieldError.Problem, Int)? {
+        for offset in bytes.indices {
+            let byte = bytes[offset]
+            if byte >= 0x20 && byte != 0x7F || byte == 0x09 { continue }
+            if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
+            return (.controlCharacter(byte), offset)
+        }
+        return nil
+    }
+
+    /// `bytes` without leading and trailing spaces and tabs.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0, end = bytes.count
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     private static func trimmed(_ value: String) -> String {
         var value = value
-        let trimmed = value.withUTF8 { bytes -> String? in
-            var start = 0, end = bytes.count
-            while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
-            while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
-            if start == 0 && end == bytes.count { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        let shortened = value.withUTF8 { bytes -> String? in
+            let kept = trimmed(bytes)
+            return kept.count == bytes.count ? nil : String(decoding: kept, as: UTF8.self)
         }
-        return trimmed ?? value
+        return shortened ?? value
+    }
+}
+
+/// Header fields as raw bytes: one buffer, and where each name and value lies in it. Made by a
+/// transport through `HTTPFields.append(nameBytes:valueBytes:)`; Strings are made only when a field
+/// is read.
+///
+/// Mutated only through `HTTPFields.uniqueBlock`, i.e. when one `HTTPFields` value holds the only
+/// reference, so no two values (and so no two tasks) ever see a write to the same block: that is
+/// what makes `@unchecked Sendable` safe here.
+final class RawFieldBlock: @unchecked Sendable {
+    struct Span {
+        var nameStart: Int32
+        var nameEnd: Int32
+        var valueStart: Int32
+        var valueEnd: Int32
+    }
+
+    // Not checked for exclusivity at run time: see the type's comment; these are only written
+    // through a uniquely referenced block, one access at a time.
+    @exclusivity(unchecked) var bytes: [UInt8] = []
+    @exclusivity(unchecked) var spans: [Span] = []
+
+    init() {
+        bytes.reserveCapacity(512)
+        spans.reserveCapacity(16)
+    }
+
+    func copy() -> RawFieldBlock {
+        let copy = RawFieldBlock()
+        copy.bytes = bytes
+        copy.spans = spans
+        return copy
+    }
+
+    func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        let nameStart = Int32(bytes.count)
+        bytes.append(contentsOf: name)
+        let valueStart = Int32(bytes.count)
+        bytes.append(contentsOf: value)
+        spans.append(Span(nameStart: nameStart, nameEnd: valueStart, valueStart: valueStart, valueEnd: Int32(bytes.count)))
+    }
+
+    func name(at index: Int) -> String {
+        let span = spans[index]
+        return bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[Int(span.nameStart)..<Int(span.nameEnd)]), as: UTF8.self)
+        }
+    }
+
+    func value(at index: Int) -> String {
+        let span = spans[index]
+        return bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[Int(span.valueStart)..<Int(span.valueEnd)]), as: UTF8.self)
+        }
+    }
+
+    func field(at index: Int) -> HTTPFields.Field {
+        HTTPFields.Field(validName: name(at: index), value: value(at: index))
+    }
+
+    /// Whether field `index` is named `name`, ASCII case-insensitively, without making a String.
+    func nameMatches(_ index: Int, _ name: String) -> Bool {
+        let span = spans[index]
+        let query = name.utf8
+        guard query.count == Int(span.nameEnd - span.nameStart) else { return false }
+        var position = Int(span.nameStart)
+        for byte in query {
+            if HTTPFields.asciiLowercased(bytes[position]) != HTTPFields.asciiLowercased(byte) { return false }
+            position += 1
+        }
+        return true
     }
 }

@@ -90,13 +90,21 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         var running: Int32 = 0
+        // Swapped with the shared queues under the lock, so neither side allocates per iteration.
+        var operations: [Operation] = []
+        var jobs: [UnownedJob] = []
+        operations.reserveCapacity(64)
+        jobs.reserveCapacity(64)
         while true {
-            let (operations, jobs, stopping) = state.withLock { state in
-                defer { state.operations.removeAll(keepingCapacity: true); state.jobs.removeAll(keepingCapacity: true) }
-                return (state.operations, state.jobs, state.stopping)
+            let stopping = state.withLock { state in
+                swap(&operations, &state.operations)
+                swap(&jobs, &state.jobs)
+                return state.stopping
             }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
             for operation in operations { apply(operation) }
+            jobs.removeAll(keepingCapacity: true)
+            operations.removeAll(keepingCapacity: true)
             if stopping {
                 for transfer in Array(active.values) { cancel(transfer) }
                 break

@@ -21,7 +21,7 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let context: RequestContext
     let configuration: CurlTransport.Configuration
-    @exclusivity(unchecked) var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPResponse, any Error>?
     @exclusivity(unchecked) private(set) var handle: UnsafeMutableRawPointer?
 
     private let cancelRequested = Atomic<Bool>(false)
@@ -216,6 +216,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func configureHeaders(_ handle: UnsafeMutableRawPointer) throws {
+        if request.headers.isEmpty {
+            sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.noExpectList.pointer)
+            return
+        }
         var list: UnsafeMutablePointer<curl_slist>?
         for field in request.headers {
             // "Name;" is curl's way to send a header with an empty value.
@@ -227,6 +231,17 @@ final class CurlTransfer: @unchecked Sendable {
         // Without a body, curl must not invent a Content-Type.
         headerList = list
         sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// The header list of a request without headers: only "Expect:" (no 100-continue). curl
+    /// never changes a list it is given, and this one is never freed, so all loops share it.
+    private static let noExpectList = HeaderList(curl_slist_append(nil, "Expect:"))
+
+    /// A curl header list that lives as long as the process.
+    private struct HeaderList: @unchecked Sendable {
+        // @unchecked: made once, never mutated or freed; curl only reads it.
+        let pointer: UnsafeMutablePointer<curl_slist>?
+        init(_ pointer: UnsafeMutablePointer<curl_slist>?) { self.pointer = pointer }
     }
 
     private static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws {
@@ -370,21 +385,33 @@ final class CurlTransfer: @unchecked Sendable {
             )
             return 0
         }
-        var valueStart = colon + 1
-        while valueStart < end && (line[valueStart] == 0x20 || line[valueStart] == 0x09) { valueStart += 1 }
-        let name = String(decoding: line[..<colon], as: UTF8.self)
-        let value = String(decoding: line[valueStart...], as: UTF8.self)
-        if outputFile == nil, colon == 14, name.lowercased() == "content-length", let length = Int(value), length > 0 {
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        let value = UnsafeRawBufferPointer(rebasing: line[(colon + 1)...])
+        if outputFile == nil, let length = Self.contentLength(name, value), length > 0 {
             // One allocation for the whole body instead of a copy at every doubling.
             body.reserveCapacity(min(length, maxBodySize))
         }
         do {
-            try headers.append(name: name, value: value)
+            try headers.append(nameBytes: name, valueBytes: value)
         } catch {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
             return 0
         }
         return count
+    }
+
+    /// The value of a `Content-Length` line, read from its bytes.
+    private static func contentLength(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Int? {
+        guard name.count == 14, name[0] | 0x20 == 0x63, name[7] == 0x2D,                    // "c", "-"
+              name[8] | 0x20 == 0x6C, name[13] | 0x20 == 0x68 else { return nil }        // "l", "h"
+        for (offset, expected) in contentLengthName.enumerated() where name[offset] | 0x20 != expected { return nil }
+        var length = 0, digits = 0
+        for byte in value where byte != 0x20 && byte != 0x09 {
+            guard byte >= 0x30 && byte <= 0x39, digits < 18 else { return nil }
+            length = length * 10 + Int(byte - 0x30)
+            digits += 1
+        }
+        return digits > 0 ? length : nil
     }
 
     fileprivate func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
@@ -517,6 +544,9 @@ final class CurlTransfer: @unchecked Sendable {
 }
 
 // C callbacks: `user` is the unretained CurlTransfer, kept alive by the loop's `active` table.
+
+/// "content-length", lowercase, as bytes.
+private let contentLengthName: [UInt8] = Array("content-length".utf8)
 
 private let writeCallback: sluice_data_callback = { buffer, size, count, user in
     Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().receiveBody(buffer!, count: size * count)

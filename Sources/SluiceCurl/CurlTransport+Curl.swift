@@ -160,7 +160,8 @@ public final class CurlTransport: HTTPTransport {
         }
         let transfer = CurlTransfer(request: request, context: context, configuration: configuration)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            // Resumed exactly once, on the loop thread: `CurlTransfer.resume` clears it first.
+            try await withUnsafeThrowingContinuation { continuation in
                 transfer.continuation = continuation
                 loop.submit(.start(transfer))
             }

@@ -122,6 +122,67 @@ struct HTTPFieldsTests {
         #expect((try? HTTPFields(validating: [(name: "Good", value: "1")]))?["good"] == "1")
     }
 
+    // MARK: Raw fields, as a transport appends them
+
+    private func raw(_ pairs: [(String, String)]) throws -> HTTPFields {
+        var fields = HTTPFields()
+        for (name, value) in pairs {
+            try Array(name.utf8).withUnsafeBytes { nameBytes in
+                try Array(value.utf8).withUnsafeBytes { valueBytes in
+                    try fields.append(nameBytes: nameBytes, valueBytes: valueBytes)
+                }
+            }
+        }
+        return fields
+    }
+
+    @Test func rawFieldsReadLikeStringFields() throws {
+        let fromBytes = try raw([("Content-Type", " text/html "), ("Set-Cookie", "a=1"), ("set-cookie", "b=2"), ("X-Empty", "")])
+        var fromStrings = HTTPFields()
+        for (name, value) in [("Content-Type", "text/html"), ("Set-Cookie", "a=1"), ("set-cookie", "b=2"), ("X-Empty", "")] {
+            try fromStrings.append(name: name, value: value)
+        }
+        #expect(fromBytes == fromStrings)
+        #expect(fromBytes.hashValue == fromStrings.hashValue)
+        #expect(fromBytes.count == 4)
+        #expect(fromBytes.map(\.name) == ["Content-Type", "Set-Cookie", "set-cookie", "X-Empty"])
+        #expect(fromBytes["content-type"] == "text/html")
+        #expect(fromBytes.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(fromBytes["X-Empty"] == "")
+        #expect(fromBytes.contains("x-empty") && !fromBytes.contains("x-missing"))
+        #expect(fromBytes.description == "Content-Type: text/html\nSet-Cookie: a=1\nset-cookie: b=2\nX-Empty: ")
+    }
+
+    @Test func changingRawFieldsKeepsCopiesApart() throws {
+        let original = try raw([("A", "1"), ("B", "2")])
+        var changed = original
+        try changed.set(name: "a", value: "9")
+        try changed.append(name: "C", value: "3")
+        var appended = original
+        try Array("D".utf8).withUnsafeBytes { name in
+            try Array("4".utf8).withUnsafeBytes { try appended.append(nameBytes: name, valueBytes: $0) }
+        }
+        #expect(original.map(\.description) == ["A: 1", "B: 2"])
+        #expect(changed.map(\.description) == ["a: 9", "B: 2", "C: 3"])
+        #expect(appended.map(\.description) == ["A: 1", "B: 2", "D: 4"])
+        #expect(changed.remove(name: "b") == 1)
+    }
+
+    @Test func rawFieldsAreValidatedWithTheSameErrors() {
+        for (name, value, expected) in [
+            ("Bad Name", "v", HTTPFields.FieldError(name: "Bad Name", part: .name, problem: .notTokenCharacter(0x20), byteOffset: 3)),
+            ("X", "a\rb", HTTPFields.FieldError(name: "X", part: .value, problem: .forbiddenCharacter(0x0D), byteOffset: 1)),
+            ("", "v", HTTPFields.FieldError(name: "", part: .name, problem: .emptyName, byteOffset: 0)),
+        ] {
+            #expect {
+                _ = try raw([(name, value)])
+            } throws: { error in
+                (error as? SluiceError)?.underlying as? HTTPFields.FieldError == expected
+                    && (error as? SluiceError)?.code == .invalidHeader
+            }
+        }
+    }
+
     // MARK: helpers
 
     private func expectRejected(
