@@ -55,21 +55,20 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
 
 /// RFC 9110 §5.6.2 `token` and `tchar`.
 enum HTTPToken {
-    /// `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`,
-    /// as a bit set over the 128 ASCII bytes (bit n of word n / 64).
-    @usableFromInline static let tokenBits: (UInt64, UInt64) = {
-        var bits: (UInt64, UInt64) = (0, 0)
-        for scalar in "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8 {
-            if scalar < 64 { bits.0 |= 1 << UInt64(scalar) } else { bits.1 |= 1 << UInt64(scalar - 64) }
-        }
-        return bits
-    }()
-
+    /// `tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA`
     @inline(__always)
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        if byte < 64 { return tokenBits.0 >> UInt64(byte) & 1 == 1 }
-        if byte < 128 { return tokenBits.1 >> UInt64(byte - 64) & 1 == 1 }
-        return false
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// A non-empty string of token characters.
