@@ -2,7 +2,8 @@
 #   make test         install missing system packages, build, check the new-middleware plugin, run every test
 #   make demo         run the quickstart example (Examples/Quickstart)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
-#   make bench-micro  the chain's own cost: ns per middleware hop (release build)
+#   make bench-micro  the chain's own cost: ns per middleware hop (release build);
+#                     ARGS=--instructions counts instructions per hop under callgrind instead
 SHELL := /bin/bash
 
 # Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto).
