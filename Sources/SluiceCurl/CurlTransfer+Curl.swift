@@ -165,8 +165,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func configureMethodAndBody(_ handle: UnsafeMutableRawPointer, loop: CurlEventLoop) throws {
         let method = request.method
+        if method == .head, !(request.body.length == 0) {
+            // Checked before a file is opened or a one-shot stream is read.
+            throw SluiceError(.invalidBody, "a HEAD request cannot carry a body")
+        }
         let length: Int64?
-        switch request.body {
+        switch method == .head ? .empty : request.body {
         case .empty:
             bodySource = .none
             length = nil
@@ -204,9 +208,6 @@ final class CurlTransfer: @unchecked Sendable {
                 try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)
             }
             return
-        }
-        if method == .head {
-            throw SluiceError(.invalidBody, "a HEAD request cannot carry a body")
         }
         // POST with a read callback sends the body (chunked when its length is unknown); any
         // other method name goes on the request line.
