@@ -27,6 +27,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         var jobs: [UnownedJob] = []
         var parked = false
         var stopping = false
+        /// The thread has exited: jobs go to the global executor, operations fail at once.
+        var finished = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -60,22 +62,37 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Queues `operation` for the loop thread.
     func submit(_ operation: Operation) {
-        let wake = state.withLock { state in
+        let wake: Bool? = state.withLock { state in
+            if state.finished { return nil }
             state.operations.append(operation)
             defer { state.parked = false }
             return state.parked
         }
+        guard let wake else { return Self.refuse(operation) }
         if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// What happens to an operation submitted after the loop has stopped.
+    private static func refuse(_ operation: Operation) {
+        // Only starts matter: a transfer that never started has nothing to cancel or feed.
+        if case .start(let transfer) = operation {
+            transfer.fail(with: SluiceError(.other, "the CurlTransport was shut down"))
+        }
     }
 
     // MARK: TaskExecutor
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let wake = state.withLock { state in
+        let wake: Bool? = state.withLock { state in
+            if state.finished { return nil }
             state.jobs.append(job)
             defer { state.parked = false }
             return state.parked
+        }
+        guard let wake else {
+            // A task that still prefers this executor after the transport is gone runs elsewhere.
+            return globalConcurrentExecutor.enqueue(job)
         }
         if wake { curl_multi_wakeup(multi) }
     }
@@ -107,6 +124,14 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             operations.removeAll(keepingCapacity: true)
             if stopping {
                 for transfer in Array(active.values) { cancel(transfer) }
+                // Whatever arrived meanwhile: jobs move to the global executor, starts fail.
+                let (lateOperations, lateJobs) = state.withLock { state in
+                    state.finished = true
+                    defer { state.operations = []; state.jobs = [] }
+                    return (state.operations, state.jobs)
+                }
+                for job in lateJobs { globalConcurrentExecutor.enqueue(job) }
+                for operation in lateOperations { Self.refuse(operation) }
                 break
             }
 
