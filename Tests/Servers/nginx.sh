@@ -38,7 +38,7 @@ random.seed(7)
 open(d + "/big.bin", "wb").write(random.randbytes(1 << 20))
 PY
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port=$(free_port) tls_port=$(free_port) h2c_port=$(free_port)
+port=$(free_port) tls_port=$(free_port) h2c_port=$(free_port) proxy_port=$(free_port)
 
 # A CA and a certificate for 127.0.0.1 signed by it; the pin is the SHA-256 of the server's public key.
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Sluice Test CA" \
@@ -79,6 +79,15 @@ http {
     location = /redirect-ftp { return 302 ftp://127.0.0.1/x; }
     location = /status/503 { return 503 "busy\n"; }
   }
+  # A forward proxy for plain HTTP to loopback targets (absolute-form requests), marking what it relays.
+  server {
+    listen 127.0.0.1:$proxy_port;
+    location / {
+      proxy_pass http://\$http_host;
+      proxy_set_header Host \$http_host;
+      add_header X-Relayed-By sluice-test-proxy always;
+    }
+  }
 }
 CONF
 nginx -c "$dir/nginx.conf" -e "$dir/nginx-error.log"
@@ -92,6 +101,7 @@ export SLUICE_NGINX_TLS_URL=https://127.0.0.1:$tls_port
 export SLUICE_NGINX_H2C_URL=http://127.0.0.1:$h2c_port
 export SLUICE_NGINX_CA=$dir/ca.pem
 export SLUICE_NGINX_PIN=$pin
+export SLUICE_NGINX_PROXY=http://127.0.0.1:$proxy_port
 ENV
     exit 0
   fi

@@ -80,3 +80,41 @@ struct CurlTransportNginxLoadTests {
         }
     }
 }
+
+@Suite("CurlTransport through a proxy")
+struct CurlTransportProxyTests {
+    @Test func requestsGoThroughTheConfiguredProxy() async throws {
+        let proxy = try Servers.value("SLUICE_NGINX_PROXY")
+        let target = try Servers.nginx().appendingPathComponent("small.json")
+        var configuration = CurlTransport.Configuration.default
+        configuration.proxy = proxy
+        let proxied = try await CurlTransport(configuration: configuration).send(HTTPRequest(url: target), context: RequestContext())
+        #expect(proxied.status == .ok)
+        #expect(proxied.headers["X-Relayed-By"] == "sluice-test-proxy")
+
+        let direct = try await CurlTransport().send(HTTPRequest(url: target), context: RequestContext())
+        #expect(direct.headers["X-Relayed-By"] == nil)
+    }
+
+    @Test func noProxyHostsBypassIt() async throws {
+        let proxy = try Servers.value("SLUICE_NGINX_PROXY")
+        var configuration = CurlTransport.Configuration.default
+        configuration.proxy = proxy
+        configuration.noProxy = "127.0.0.1"
+        let response = try await CurlTransport(configuration: configuration)
+            .send(HTTPRequest(url: try Servers.nginx().appendingPathComponent("small.json")), context: RequestContext())
+        #expect(response.headers["X-Relayed-By"] == nil)
+    }
+
+    @Test func anUnreachableProxyIsCannotConnect() async throws {
+        var configuration = CurlTransport.Configuration.default
+        configuration.proxy = "http://127.0.0.1:1"
+        do {
+            _ = try await CurlTransport(configuration: configuration)
+                .send(HTTPRequest(url: try Servers.nginx().appendingPathComponent("small.json")), context: RequestContext())
+            Issue.record("a dead proxy did not fail")
+        } catch let error as SluiceError {
+            #expect(error.code == .cannotConnect)
+        }
+    }
+}
