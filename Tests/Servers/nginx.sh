@@ -38,7 +38,7 @@ random.seed(7)
 open(d + "/big.bin", "wb").write(random.randbytes(1 << 20))
 PY
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port=$(free_port) tls_port=$(free_port) h2c_port=$(free_port) proxy_port=$(free_port)
+port=$(free_port) tls_port=$(free_port) h2c_port=$(free_port) proxy_port=$(free_port) mtls_port=$(free_port)
 
 # A CA and a certificate for 127.0.0.1 signed by it; the pin is the SHA-256 of the server's public key.
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Sluice Test CA" \
@@ -48,7 +48,11 @@ printf 'subjectAltName=IP:127.0.0.1\n' > "$dir/san.ext"
 openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
   -extfile "$dir/san.ext" -out "$dir/server.pem" 2>/dev/null
 pin="sha256//$(openssl x509 -in "$dir/server.pem" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64)"
-chmod 644 "$dir"/*.pem "$dir"/*.key
+# A client certificate from the same CA (PEM, and P12 with a password) for the mutual-TLS port.
+openssl req -newkey rsa:2048 -nodes -subj "/CN=sluice-client" -keyout "$dir/client.key" -out "$dir/client.csr" 2>/dev/null
+openssl x509 -req -in "$dir/client.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 -out "$dir/client.pem" 2>/dev/null
+openssl pkcs12 -export -in "$dir/client.pem" -inkey "$dir/client.key" -passout pass:sluice-secret -out "$dir/client.p12" 2>/dev/null
+chmod 644 "$dir"/*.pem "$dir"/*.key "$dir"/*.p12
 cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon on;
@@ -79,6 +83,16 @@ http {
     location = /redirect-ftp { return 302 ftp://127.0.0.1/x; }
     location = /status/503 { return 503 "busy\n"; }
   }
+  # Mutual TLS: a client certificate from the test CA is required.
+  server {
+    listen 127.0.0.1:$mtls_port ssl;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_certificate $dir/server.pem;
+    ssl_certificate_key $dir/server.key;
+    ssl_client_certificate $dir/ca.pem;
+    ssl_verify_client on;
+    root $dir/www;
+  }
   # A forward proxy for plain HTTP to loopback targets (absolute-form requests), marking what it relays.
   server {
     listen 127.0.0.1:$proxy_port;
@@ -102,6 +116,10 @@ export SLUICE_NGINX_H2C_URL=http://127.0.0.1:$h2c_port
 export SLUICE_NGINX_CA=$dir/ca.pem
 export SLUICE_NGINX_PIN=$pin
 export SLUICE_NGINX_PROXY=http://127.0.0.1:$proxy_port
+export SLUICE_NGINX_MTLS_URL=https://127.0.0.1:$mtls_port
+export SLUICE_NGINX_CLIENT_PEM=$dir/client.pem
+export SLUICE_NGINX_CLIENT_KEY=$dir/client.key
+export SLUICE_NGINX_CLIENT_P12=$dir/client.p12
 ENV
     exit 0
   fi

@@ -88,4 +88,39 @@ struct CurlTransportTLSTests {
         let error = try await failure(broken, try tlsURL())
         #expect(error.code == .tlsFailure)
     }
+
+    // MARK: Client certificates (seed D)
+
+    func mtlsURL() throws -> URL { URL(string: try Servers.value("SLUICE_NGINX_MTLS_URL") + "/small.json")! }
+
+    @Test func aPEMClientCertificateIsPresented() async throws {
+        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let cert = try Servers.value("SLUICE_NGINX_CLIENT_PEM"), key = try Servers.value("SLUICE_NGINX_CLIENT_KEY")
+        let withCertificate = transport {
+            $0.tls.caFile = ca
+            $0.tls.clientCertificate = .init(path: cert, format: .pem, keyPath: key)
+        }
+        #expect(try await withCertificate.send(HTTPRequest(url: try mtlsURL()), context: RequestContext()).status == .ok)
+
+        // Without one, nginx answers 400 ("No required SSL certificate was sent").
+        let without = transport { $0.tls.caFile = ca }
+        #expect(try await without.send(HTTPRequest(url: try mtlsURL()), context: RequestContext()).status == .badRequest)
+    }
+
+    @Test func aP12ClientCertificateWithItsPasswordIsPresented() async throws {
+        let ca = try Servers.value("SLUICE_NGINX_CA"), p12 = try Servers.value("SLUICE_NGINX_CLIENT_P12")
+        let right = transport {
+            $0.tls.caFile = ca
+            $0.tls.clientCertificate = .init(path: p12, format: .p12, password: "sluice-secret")
+        }
+        #expect(try await right.send(HTTPRequest(url: try mtlsURL()), context: RequestContext()).status == .ok)
+
+        let wrong = transport {
+            $0.tls.caFile = ca
+            $0.tls.clientCertificate = .init(path: p12, format: .p12, password: "not-the-password")
+        }
+        let error = try await failure(wrong, try mtlsURL())
+        #expect(error.code == .tlsFailure)
+        #expect((error.underlying as? CurlError)?.code == 58)
+    }
 }
