@@ -23,3 +23,19 @@ int sluice_pause_continue(void) { return CURLPAUSE_CONT; }
 
 const char *sluice_curl_version_number(void) { return curl_version_info(CURLVERSION_NOW)->version; }
 unsigned int sluice_curl_version_num(void) { return curl_version_info(CURLVERSION_NOW)->version_num; }
+
+void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
+    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &info->response_code);
+    curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &info->http_version);
+    curl_easy_getinfo(handle, CURLINFO_REDIRECT_COUNT, &info->redirect_count);
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &info->num_connects);
+    curl_easy_getinfo(handle, CURLINFO_NAMELOOKUP_TIME_T, &info->namelookup_us);
+    curl_easy_getinfo(handle, CURLINFO_CONNECT_TIME_T, &info->connect_us);
+    curl_easy_getinfo(handle, CURLINFO_APPCONNECT_TIME_T, &info->appconnect_us);
+    curl_easy_getinfo(handle, CURLINFO_STARTTRANSFER_TIME_T, &info->starttransfer_us);
+    curl_easy_getinfo(handle, CURLINFO_TOTAL_TIME_T, &info->total_us);
+    curl_easy_getinfo(handle, CURLINFO_SIZE_UPLOAD_T, &info->size_upload);
+    curl_easy_getinfo(handle, CURLINFO_SIZE_DOWNLOAD_T, &info->size_download);
+    info->primary_ip = NULL;
+    curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &info->primary_ip);
+}

@@ -38,6 +38,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
     @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Each easy handle's CURLOPT_ERRORBUFFER, made with the handle and freed with it.
+    @exclusivity(unchecked) private var errorBuffers: [UnsafeMutableRawPointer: UnsafeMutablePointer<CChar>] = [:]
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 
@@ -150,7 +152,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
                 state.withLock { $0.parked = false }
             }
         }
-        for handle in idle { curl_easy_cleanup(handle) }
+        for handle in idle { destroy(handle) }
         idle.removeAll()
         curl_multi_cleanup(multi)
         curl_share_cleanup(share)
@@ -183,7 +185,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             try transfer.configure(handle, loop: self)
         } catch {
             transfer.releaseResources()
-            curl_easy_cleanup(handle)   // half-configured: not reused
+            destroy(handle)   // half-configured: not reused
             transfer.fail(with: error)
             return
         }
@@ -219,7 +221,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             let result = message.pointee.data.result
             curl_multi_remove_handle(multi, handle)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
-            transfer.complete(result)
+            transfer.complete(result, errorBuffer: errorBuffers[handle]!)
             transfer.releaseResources()
             recycle(handle)
         }
@@ -237,6 +239,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             curl_easy_cleanup(handle)
             throw error
         }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        sluice_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer)
+        errorBuffers[handle] = buffer
         return handle
     }
 
@@ -244,9 +250,16 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     /// entry; every per-request option is set again by the next transfer.
     private func recycle(_ handle: UnsafeMutableRawPointer) {
         if idle.count < configuration.idleHandlePoolSize {
+            errorBuffers[handle]?[0] = 0
             idle.append(handle)
         } else {
-            curl_easy_cleanup(handle)
+            destroy(handle)
         }
+    }
+
+    /// Frees a handle and its error buffer.
+    private func destroy(_ handle: UnsafeMutableRawPointer) {
+        curl_easy_cleanup(handle)
+        errorBuffers.removeValue(forKey: handle)?.deallocate()
     }
 }

@@ -20,7 +20,8 @@ import Glibc
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let context: RequestContext
-    let configuration: CurlTransport.Configuration
+    private let redirects: RedirectPolicy
+    private let requestTimeout: Duration?
     @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPResponse, any Error>?
     @exclusivity(unchecked) private(set) var handle: UnsafeMutableRawPointer?
 
@@ -44,7 +45,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     @exclusivity(unchecked) private var bodySource = BodySource.none
     @exclusivity(unchecked) private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     // Stream bodies: the chunk being sent, whether curl is paused waiting for one, and the pump.
     @exclusivity(unchecked) private var streamChunk = Data()
@@ -60,12 +60,10 @@ final class CurlTransfer: @unchecked Sendable {
     init(request: HTTPRequest, context: RequestContext, configuration: CurlTransport.Configuration) {
         self.request = request
         self.context = context
-        self.configuration = configuration
+        self.redirects = request.redirectPolicy ?? configuration.redirects
+        self.requestTimeout = configuration.requestTimeout
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
-        errorBuffer.initialize(to: 0)
     }
-
-    deinit { errorBuffer.deallocate() }
 
     var isCancelRequested: Bool { cancelRequested.load(ordering: .acquiring) }
     func requestCancel() { cancelRequested.store(true, ordering: .releasing) }
@@ -111,10 +109,9 @@ final class CurlTransfer: @unchecked Sendable {
     func configure(_ handle: UnsafeMutableRawPointer, loop: CurlEventLoop) throws {
         self.handle = handle
         let me = Unmanaged.passUnretained(self).toOpaque()
-        sluice_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         try Self.set(handle, CURLOPT_URL, request.url.absoluteString)
 
-        switch request.redirectPolicy ?? configuration.redirects {
+        switch redirects {
         case .none:
             sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         case .follow(let max):
@@ -122,7 +119,7 @@ final class CurlTransfer: @unchecked Sendable {
             sluice_easy_setopt_long(handle, CURLOPT_MAXREDIRS, max)
         }
 
-        var limit = configuration.requestTimeout
+        var limit = requestTimeout
         if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
         sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limit.map { max(1, Self.milliseconds($0)) } ?? 0)
 
@@ -451,7 +448,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Finishing (loop thread)
 
-    func complete(_ result: CURLcode) {
+    func complete(_ result: CURLcode, errorBuffer: UnsafePointer<CChar>) {
         guard let handle else { return }
         if let outputFile {
             if fflush(outputFile) != 0, failure == nil, result == CURLE_OK {
@@ -459,19 +456,22 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         if result != CURLE_OK || failure != nil {
-            fail(with: error(for: result))
+            fail(with: error(for: result, errorBuffer: errorBuffer))
             return
         }
-        var code = 0
-        sluice_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
-        var response = HTTPResponse(status: HTTPStatus(code: code, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers: headers, body: body)
+        var info = sluice_transfer_info()
+        sluice_easy_transfer_info(handle, &info)
+        var response = HTTPResponse(
+            status: HTTPStatus(code: info.response_code, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason),
+            headers: headers, body: body
+        )
         response.bodyFile = request.responseBodyFile
         response.request = request
-        response.metrics = metrics(handle)
+        response.metrics = Self.metrics(info)
         resume(.success(response))
     }
 
-    private func error(for result: CURLcode) -> SluiceError {
+    private func error(for result: CURLcode, errorBuffer: UnsafePointer<CChar>) -> SluiceError {
         if let failure { return failure }
         let detail = String(cString: errorBuffer)
         let curl = CurlError(result, detail: detail)
@@ -479,24 +479,9 @@ final class CurlTransfer: @unchecked Sendable {
         return SluiceError(curl.sluiceCode, "\(request): \(what)", underlying: curl)
     }
 
-    private func metrics(_ handle: UnsafeMutableRawPointer) -> TransferMetrics {
-        func time(_ info: CURLINFO) -> Duration? {
-            var micros: curl_off_t = 0
-            return sluice_easy_getinfo_off(handle, info, &micros) == CURLE_OK && micros > 0 ? .microseconds(Int64(micros)) : nil
-        }
-        func long(_ info: CURLINFO) -> Int {
-            var value = 0
-            sluice_easy_getinfo_long(handle, info, &value)
-            return value
-        }
-        func offset(_ info: CURLINFO) -> Int64 {
-            var value: curl_off_t = 0
-            sluice_easy_getinfo_off(handle, info, &value)
-            return Int64(value)
-        }
-        var ip: UnsafePointer<CChar>?
-        sluice_easy_getinfo_string(handle, CURLINFO_PRIMARY_IP, &ip)
-        let version: String? = switch long(CURLINFO_HTTP_VERSION) {
+    private static func metrics(_ info: sluice_transfer_info) -> TransferMetrics {
+        func time(_ micros: curl_off_t) -> Duration? { micros > 0 ? .microseconds(Int64(micros)) : nil }
+        let version: String? = switch info.http_version {
         case CURL_HTTP_VERSION_1_0: "1.0"
         case CURL_HTTP_VERSION_1_1: "1.1"
         case CURL_HTTP_VERSION_2_0: "2"
@@ -504,17 +489,17 @@ final class CurlTransfer: @unchecked Sendable {
         default: nil
         }
         return TransferMetrics(
-            nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T),
-            connect: time(CURLINFO_CONNECT_TIME_T),
-            tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T),
-            firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
-            total: time(CURLINFO_TOTAL_TIME_T) ?? .zero,
-            redirectCount: long(CURLINFO_REDIRECT_COUNT),
-            bytesSent: offset(CURLINFO_SIZE_UPLOAD_T),
-            bytesReceived: offset(CURLINFO_SIZE_DOWNLOAD_T),
+            nameLookup: time(info.namelookup_us),
+            connect: time(info.connect_us),
+            tlsHandshake: time(info.appconnect_us),
+            firstByte: time(info.starttransfer_us),
+            total: time(info.total_us) ?? .zero,
+            redirectCount: info.redirect_count,
+            bytesSent: Int64(info.size_upload),
+            bytesReceived: Int64(info.size_download),
             httpVersion: version,
-            remoteAddress: ip.map { String(cString: $0) },
-            reusedConnection: long(CURLINFO_NUM_CONNECTS) == 0
+            remoteAddress: info.primary_ip.map { String(cString: $0) },
+            reusedConnection: info.num_connects == 0
         )
     }
 

@@ -171,9 +171,17 @@ public final class CurlTransport: HTTPTransport {
         }
     }
 
+    /// Whether `url` starts with `http:` or `https:` (any case), read from its bytes.
+    static func hasHTTPScheme(_ url: String) -> Bool {
+        var bytes = url.utf8.makeIterator()
+        for expected in "http".utf8 { guard let byte = bytes.next(), byte | 0x20 == expected else { return false } }
+        guard let next = bytes.next() else { return false }
+        if next == UInt8(ascii: ":") { return true }
+        return next | 0x20 == UInt8(ascii: "s") && bytes.next() == UInt8(ascii: ":")
+    }
+
     static func validate(_ request: HTTPRequest) throws(SluiceError) {
-        let scheme = request.url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        guard Self.hasHTTPScheme(request.url.absoluteString) else {
             throw SluiceError(
                 .invalidURL,
                 "\(request.url.absoluteString) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"

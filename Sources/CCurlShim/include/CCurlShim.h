@@ -37,4 +37,17 @@ const char *sluice_curl_version_number(void);
 /// The libcurl version as 0xXXYYZZ (CURLVERSION_NOW is a macro).
 unsigned int sluice_curl_version_num(void);
 
+/// Everything CurlTransport reports about a finished transfer, read with one call.
+typedef struct {
+    long response_code;
+    long http_version;
+    long redirect_count;
+    long num_connects;
+    curl_off_t namelookup_us, connect_us, appconnect_us, starttransfer_us, total_us;
+    curl_off_t size_upload, size_download;
+    const char *primary_ip;
+} sluice_transfer_info;
+
+void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info);
+
 #endif
