@@ -19,7 +19,9 @@ public struct RequestContext: Sendable {
     public var attempt: Int
     /// When the whole call must be finished; transports and retry honour it.
     public var deadline: ContinuousClock.Instant?
-    /// Receives upload and download progress from the transport.
+    /// Receives upload and download progress from the transport. It is called on the transport's
+    /// own thread (for curl, the event thread every transfer shares): keep it short, and hand
+    /// anything slow to another task.
     public var progress: (@Sendable (TransferProgress) -> Void)?
     /// Whether the pipeline times each middleware; see ``PipelineTrace``. Off costs nothing.
     public var isTracing: Bool
