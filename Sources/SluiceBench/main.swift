@@ -12,6 +12,7 @@
 // every client on every scenario, rotating the order; the median req/s over rounds is reported,
 // with the ratio to libcurl-c and the client's CPU time per request.
 import CSluiceBench
+import Dispatch
 import Foundation
 import Sluice
 import SluiceCurl
@@ -58,16 +59,6 @@ guard let base = options.base, base.scheme == "http" || base.scheme == "https" e
 
 // `--download FILE`: fetch URL into FILE through CurlTransport and report its size, for measuring
 // peak memory with `/usr/bin/time -v` (the body streams to disk; memory must stay flat).
-if let path = options.download {
-    var request = HTTPRequest(url: base)
-    request.responseBodyFile = URL(fileURLWithPath: path)
-    let start = ContinuousClock.now
-    let response = try await CurlTransport().send(request, context: RequestContext())
-    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1
-    print("downloaded \(size) bytes (status \(response.status.code)) to \(path) in \(start.duration(to: .now))")
-    exit(response.status.isSuccess ? 0 : 1)
-}
-
 // MARK: Scenarios and clients
 
 struct Scenario: Sendable {
@@ -164,58 +155,100 @@ func cpuSeconds() -> Double {
 
 // MARK: Measuring
 
-let clients = options.clients
-var rps: [String: [Double]] = [:]
-var cpu: [String: [Double]] = [:]
-
-// Warm up: connections, caches, the event threads.
-for scenario in scenarios {
-    for client in clients { _ = try await run(client, scenario, count: max(16, scenario.count / 20)) }
+/// `--download FILE`: fetch the URL into FILE through CurlTransport and report its size, for
+/// measuring peak memory with `/usr/bin/time -v` (the body streams to disk; memory stays flat).
+func download(to path: String) async throws -> Int32 {
+    var request = HTTPRequest(url: base)
+    request.responseBodyFile = URL(fileURLWithPath: path)
+    let start = ContinuousClock.now
+    let response = try await CurlTransport().send(request, context: RequestContext())
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1
+    print("downloaded \(size) bytes (status \(response.status.code)) to \(path) in \(start.duration(to: .now))")
+    return response.status.isSuccess ? 0 : 1
 }
 
-for round in 0..<rounds {
+
+let clients = options.clients
+
+func measure() async throws -> Int32 {
+    var rps: [String: [Double]] = [:]
+    var cpu: [String: [Double]] = [:]
+
+    // Warm up: connections, caches, the event threads.
     for scenario in scenarios {
-        let order = clients.indices.map { clients[($0 + round) % clients.count] }
-        for client in order {
-            // URLSession is about 5-20× slower: fewer requests keep a round short; req/s is per second.
-            let count = client == "urlsession" ? max(scenario.concurrency * 4, scenario.count / 5) : scenario.count
-            let cpuStart = cpuSeconds()
-            let seconds = try await run(client, scenario, count: count)
-            let key = "\(client)/\(scenario.name)"
-            rps[key, default: []].append(Double(count) / seconds)
-            cpu[key, default: []].append((cpuSeconds() - cpuStart) / Double(count) * 1e6)
+        for client in clients { _ = try await run(client, scenario, count: max(16, scenario.count / 20)) }
+    }
+
+    for round in 0..<rounds {
+        for scenario in scenarios {
+            let order = clients.indices.map { clients[($0 + round) % clients.count] }
+            for client in order {
+                // URLSession is about 5-20× slower: fewer requests keep a round short; req/s is per second.
+                let count = client == "urlsession" ? max(scenario.concurrency * 4, scenario.count / 5) : scenario.count
+                let cpuStart = cpuSeconds()
+                let seconds = try await run(client, scenario, count: count)
+                let key = "\(client)/\(scenario.name)"
+                rps[key, default: []].append(Double(count) / seconds)
+                cpu[key, default: []].append((cpuSeconds() - cpuStart) / Double(count) * 1e6)
+            }
         }
     }
+
+
+    if json {
+        for scenario in scenarios {
+            for client in clients {
+                let value = median(rps["\(client)/\(scenario.name)"]!)
+                print(#"{"client": "\#(client)", "scenario": "\#(scenario.name)", "rps": \#(String(format: "%.1f", value))}"#)
+            }
+        }
+    } else {
+        guard clients.contains("libcurl-c") else {
+            for key in rps.keys.sorted() { print(key, String(format: "%.0f req/s, %.1f µs CPU/req", median(rps[key]!), median(cpu[key]!))) }
+            return 0
+        }
+        print("sluice-bench against \(base.absoluteString): median of \(rounds) rounds, libcurl \(CurlTransport.curlVersion)")
+        print("")
+        print("| scenario | client | req/s | × libcurl-c | client CPU µs/req |")
+        print("|---|---|---:|---:|---:|")
+        for scenario in scenarios {
+            let reference = median(rps["libcurl-c/\(scenario.name)"]!)
+            for client in clients {
+                let key = "\(client)/\(scenario.name)"
+                let value = median(rps[key]!)
+                print(String(format: "| %@ | %@ | %.0f | %.2f× | %.1f |", scenario.name, client, value, value / reference, median(cpu[key]!)))
+            }
+        }
+        if let pipeline16 = rps["pipeline/concurrent16"].map(median), let session16 = rps["urlsession/concurrent16"].map(median) {
+            print("")
+            print(String(format: "pipeline vs urlsession, concurrent16: %.1f×", pipeline16 / session16))
+        }
+    }
+    return 0
 }
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
-if json {
-    for scenario in scenarios {
-        for client in clients {
-            let value = median(rps["\(client)/\(scenario.name)"]!)
-            print(#"{"client": "\#(client)", "scenario": "\#(scenario.name)", "rps": \#(String(format: "%.1f", value))}"#)
+// MARK: Main
+
+// A synchronous main that waits on a semaphore rather than top-level `await`: valgrind cannot run
+// Dispatch's main-queue wait. With debug info stripped (valgrind 3.19 cannot read Swift 6.3's),
+// callgrind counts instructions, which a noisy machine cannot blur (`make bench-instructions`).
+let finished = DispatchSemaphore(value: 0)
+// Written by the task before it signals `finished`; read only after the wait.
+nonisolated(unsafe) var status: Int32 = 0
+Task.detached {
+    do {
+        if let path = options.download {
+            status = try await download(to: path)
+        } else {
+            status = try await measure()
         }
+    } catch {
+        FileHandle.standardError.write(Data("sluice-bench: \(error)\n".utf8))
+        status = 1
     }
-} else {
-    guard clients.contains("libcurl-c") else {
-        for key in rps.keys.sorted() { print(key, String(format: "%.0f req/s, %.1f µs CPU/req", median(rps[key]!), median(cpu[key]!))) }
-        exit(0)
-    }
-    print("sluice-bench against \(base.absoluteString): median of \(rounds) rounds, libcurl \(CurlTransport.curlVersion)")
-    print("")
-    print("| scenario | client | req/s | × libcurl-c | client CPU µs/req |")
-    print("|---|---|---:|---:|---:|")
-    for scenario in scenarios {
-        let reference = median(rps["libcurl-c/\(scenario.name)"]!)
-        for client in clients {
-            let key = "\(client)/\(scenario.name)"
-            let value = median(rps[key]!)
-            print(String(format: "| %@ | %@ | %.0f | %.2f× | %.1f |", scenario.name, client, value, value / reference, median(cpu[key]!)))
-        }
-    }
-    if let pipeline16 = rps["pipeline/concurrent16"].map(median), let session16 = rps["urlsession/concurrent16"].map(median) {
-        print("")
-        print(String(format: "pipeline vs urlsession, concurrent16: %.1f×", pipeline16 / session16))
-    }
+    finished.signal()
 }
+finished.wait()
+exit(status)
