@@ -198,11 +198,8 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public mutating func append(nameBytes: UnsafeRawBufferPointer, valueBytes: UnsafeRawBufferPointer) throws(SluiceError) {
         let name = UnsafeBufferPointer(start: nameBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: nameBytes.count)
         var value = UnsafeBufferPointer(start: valueBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: valueBytes.count)
-        if let (problem, offset) = Self.nameProblem(name) {
-            throw Self.invalid(FieldError(name: String(decoding: name, as: UTF8.self), part: .name, problem: problem, byteOffset: offset))
-        }
-        if let (problem, offset) = Self.valueProblem(value) {
-            throw Self.invalid(FieldError(name: String(decoding: name, as: UTF8.self), part: .value, problem: problem, byteOffset: offset))
+        if let error = Self.check(name: name, value: value, nameString: String(decoding: name, as: UTF8.self)) {
+            throw Self.invalid(error)
         }
         value = Self.trimmed(value)
         if !fields.isEmpty {
@@ -293,27 +290,30 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     static func validatedField(name: String, value: String) throws(SluiceError) -> Field {
-        if let problem = nameProblem(name) {
-            throw invalid(FieldError(name: name, part: .name, problem: problem.0, byteOffset: problem.1))
+        var nameCopy = name, valueCopy = value
+        let error = nameCopy.withUTF8 { nameBytes in
+            valueCopy.withUTF8 { valueBytes in check(name: nameBytes, value: valueBytes, nameString: name) }
         }
-        if let problem = valueProblem(value) {
-            throw invalid(FieldError(name: name, part: .value, problem: problem.0, byteOffset: problem.1))
-        }
+        if let error { throw invalid(error) }
         return Field(validName: name, value: trimmed(value))
+    }
+
+    /// The first rule a field breaks, or nil: the name (non-empty, token characters, no CR/LF/NUL),
+    /// then the value (no CR/LF/NUL, no control character but tab).
+    private static func check(
+        name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, nameString: @autoclosure () -> String
+    ) -> FieldError? {
+        if let (problem, offset) = nameProblem(name) {
+            return FieldError(name: nameString(), part: .name, problem: problem, byteOffset: offset)
+        }
+        if let (problem, offset) = valueProblem(value) {
+            return FieldError(name: nameString(), part: .value, problem: problem, byteOffset: offset)
+        }
+        return nil
     }
 
     static func invalid(_ error: FieldError) -> SluiceError {
         SluiceError(.invalidHeader, error.description, underlying: error)
-    }
-
-    private static func nameProblem(_ name: String) -> (FieldError.Problem, Int)? {
-        var name = name
-        return name.withUTF8 { nameProblem($0) }
-    }
-
-    private static func valueProblem(_ value: String) -> (FieldError.Problem, Int)? {
-        var value = value
-        return value.withUTF8 { valueProblem($0) }
     }
 
     private static func nameProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> (FieldError.Problem, Int)? {
