@@ -1,0 +1,86 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Speaks raw HTTP/1.1 to a MockWebServer over a plain socket, for input a real client won't send.
+func rawExchange(port: Int, _ request: [UInt8]) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var reply = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        reply += buffer[0..<count]
+    }
+    return String(decoding: reply, as: UTF8.self)
+}
+
+@Suite("MockWebServer")
+struct MockWebServerTests {
+    @Test func recordsMethodTargetHeadersAndAChunkedBody() throws {
+        let server = try MockWebServer()
+        server.enqueue(.init(status: 201, headers: [("X-Reply", "1")], body: "made"))
+        let reply = try rawExchange(port: server.port, Array((
+            "POST /items?a=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Token:  abc \r\nConnection: close\r\n\r\n"
+            + "3\r\nabc\r\n4;ext=1\r\ndefg\r\n0\r\nTrailer: t\r\n\r\n"
+        ).utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 201 Created\r\n"))
+        #expect(reply.contains("X-Reply: 1\r\n"))
+        #expect(reply.hasSuffix("\r\n\r\nmade"))
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.target == "/items?a=1")
+        #expect(request.header("x-token") == "abc")
+        #expect(request.body == Data("abcdefg".utf8))
+    }
+
+    @Test(arguments: [
+        "GARBAGE\r\n\r\n",
+        "GET /x HTTP/9.9\r\n\r\n",
+        "GET /x HTTP/1.1\r\nNo colon here\r\n\r\n",
+        "POST /x HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+        "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ])
+    func malformedRequestsGetA400AndAreNotRecorded(raw: String) throws {
+        let server = try MockWebServer()
+        let reply = try rawExchange(port: server.port, Array(raw.utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func anOversizedRequestHeadGetsA400() throws {
+        let server = try MockWebServer()
+        let huge = "GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n"
+        #expect(try rawExchange(port: server.port, Array(huge.utf8)).hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+    }
+
+    @Test func withoutAScriptItAnswers404() throws {
+        let server = try MockWebServer()
+        let reply = try rawExchange(port: server.port, Array("GET /none HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))
+        #expect(reply.hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        #expect(reply.hasSuffix("no scripted response\n"))
+    }
+
+    @Test func shutdownRefusesNewConnections() throws {
+        let server = try MockWebServer()
+        let port = server.port
+        server.shutdown()
+        #expect(throws: POSIXError.self) { try rawExchange(port: port, Array("GET / HTTP/1.1\r\n\r\n".utf8)) }
+    }
+}
