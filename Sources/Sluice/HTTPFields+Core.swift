@@ -318,9 +318,12 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     private static func nameProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> (FieldError.Problem, Int)? {
         if bytes.isEmpty { return (.emptyName, 0) }
+        // The token set as two 64-bit masks, loaded once per name rather than once per byte.
+        let (low, high) = HTTPToken.masks
         for offset in bytes.indices {
             let byte = bytes[offset]
-            if HTTPToken.isTokenCharacter(byte) { continue }
+            let isToken = byte < 64 ? (low >> UInt64(byte)) & 1 == 1 : byte < 128 && (high >> UInt64(byte &- 64)) & 1 == 1
+            if isToken { continue }
             if byte == 0x0D || byte == 0x0A || byte == 0x00 { return (.forbiddenCharacter(byte), offset) }
             return (.notTokenCharacter(byte), offset)
         }

@@ -71,6 +71,16 @@ enum HTTPToken {
         }
     }
 
+    /// The token characters as bit masks over bytes 0–63 and 64–127 (for loops over many bytes;
+    /// a test checks them against `isTokenCharacter`).
+    static let masks: (UInt64, UInt64) = {
+        var low: UInt64 = 0, high: UInt64 = 0
+        for byte in UInt8(0)..<128 where isTokenCharacter(byte) {
+            if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+        }
+        return (low, high)
+    }()
+
     /// A non-empty string of token characters.
     static func isToken(_ string: String) -> Bool {
         var string = string

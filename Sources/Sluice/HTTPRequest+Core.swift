@@ -54,13 +54,16 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// Mutated only through `makeUnique()`, i.e. when this request holds the only reference, so no
     /// two values (and so no two tasks) ever see a write to the same box: that is what makes
-    /// `@unchecked Sendable` safe here. Every field is itself `Sendable`.
+    /// `@unchecked Sendable` safe here. Every field is itself `Sendable`. The fields skip run-time
+    /// exclusivity checks: every access goes through this struct's accessors, and two overlapping
+    /// accesses would need two overlapping accesses to the struct, which the compiler already
+    /// refuses.
     private final class Storage: @unchecked Sendable {
-        var method: HTTPMethod
-        var url: URL
-        var headers: HTTPFields
-        var body: HTTPBody
-        var options: RequestOptions
+        @exclusivity(unchecked) var method: HTTPMethod
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var headers: HTTPFields
+        @exclusivity(unchecked) var body: HTTPBody
+        @exclusivity(unchecked) var options: RequestOptions
 
         init(method: HTTPMethod, url: URL, headers: HTTPFields, body: HTTPBody, options: RequestOptions) {
             self.method = method

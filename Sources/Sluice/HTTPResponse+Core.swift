@@ -77,16 +77,19 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 
     /// Mutated only through `makeUnique()`, i.e. when this response holds the only reference, so no
     /// two values (and so no two tasks) ever see a write to the same box: that is what makes
-    /// `@unchecked Sendable` safe here. Every field is itself `Sendable`.
+    /// `@unchecked Sendable` safe here. Every field is itself `Sendable`. The fields skip run-time
+    /// exclusivity checks: every access goes through this struct's accessors, and two overlapping
+    /// accesses would need two overlapping accesses to the struct, which the compiler already
+    /// refuses.
     private final class Storage: @unchecked Sendable {
-        var status: HTTPStatus
-        var headers: HTTPFields
-        var body: Data
-        var bodyFile: URL?
-        var request: HTTPRequest?
-        var metrics: TransferMetrics?
-        var source: ResponseSource = .network
-        var trace: PipelineTrace?
+        @exclusivity(unchecked) var status: HTTPStatus
+        @exclusivity(unchecked) var headers: HTTPFields
+        @exclusivity(unchecked) var body: Data
+        @exclusivity(unchecked) var bodyFile: URL?
+        @exclusivity(unchecked) var request: HTTPRequest?
+        @exclusivity(unchecked) var metrics: TransferMetrics?
+        @exclusivity(unchecked) var source: ResponseSource = .network
+        @exclusivity(unchecked) var trace: PipelineTrace?
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
             self.status = status

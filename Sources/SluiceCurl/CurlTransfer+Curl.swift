@@ -376,16 +376,17 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return count
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+        guard let found = memchr(bytes.baseAddress!, Int32(UInt8(ascii: ":")), end) else {
             failure = SluiceError(
                 .invalidResponse,
                 "\(request) got a header line without a colon: \(String(reflecting: String(decoding: line, as: UTF8.self)))"
             )
             return 0
         }
+        let colon = UnsafeRawPointer(found) - bytes.baseAddress!
         let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
         let value = UnsafeRawBufferPointer(rebasing: line[(colon + 1)...])
-        if outputFile == nil, let length = Self.contentLength(name, value), length > 0 {
+        if name.count == 14, outputFile == nil, let length = Self.contentLength(name, value), length > 0 {
             // One allocation for the whole body instead of a copy at every doubling.
             body.reserveCapacity(min(length, maxBodySize))
         }
@@ -468,7 +469,9 @@ final class CurlTransfer: @unchecked Sendable {
         response.bodyFile = request.responseBodyFile
         response.request = request
         response.metrics = Self.metrics(info)
-        resume(.success(response))
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(returning: response)
     }
 
     private func error(for result: CURLcode, errorBuffer: UnsafePointer<CChar>) -> SluiceError {
@@ -503,14 +506,11 @@ final class CurlTransfer: @unchecked Sendable {
         )
     }
 
+    /// Resumes the caller with `error`, once; later calls do nothing.
     func fail(with error: any Error) {
-        resume(.failure(error))
-    }
-
-    private func resume(_ result: Result<HTTPResponse, any Error>) {
         guard let continuation else { return }
         self.continuation = nil
-        continuation.resume(with: result)
+        continuation.resume(throwing: error)
     }
 
     /// Frees what the transfer holds: header list, files, the stream pump.

@@ -173,11 +173,13 @@ public final class CurlTransport: HTTPTransport {
 
     /// Whether `url` starts with `http:` or `https:` (any case), read from its bytes.
     static func hasHTTPScheme(_ url: String) -> Bool {
-        var bytes = url.utf8.makeIterator()
-        for expected in "http".utf8 { guard let byte = bytes.next(), byte | 0x20 == expected else { return false } }
-        guard let next = bytes.next() else { return false }
-        if next == UInt8(ascii: ":") { return true }
-        return next | 0x20 == UInt8(ascii: "s") && bytes.next() == UInt8(ascii: ":")
+        var url = url
+        return url.withUTF8 { bytes in
+            guard bytes.count >= 5, bytes[0] | 0x20 == 0x68, bytes[1] | 0x20 == 0x74, bytes[2] | 0x20 == 0x74,
+                  bytes[3] | 0x20 == 0x70 else { return false }                                   // "http"
+            if bytes[4] == 0x3A { return true }                                                   // ":"
+            return bytes.count >= 6 && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A                // "s:"
+        }
     }
 
     static func validate(_ request: HTTPRequest) throws(SluiceError) {

@@ -20,6 +20,17 @@ struct HTTPMethodTests {
         #expect(HTTPMethod(rawValue: raw) == nil)
     }
 
+    @Test func tokenMasksAgreeWithTheTokenRule() {
+        // Every byte: the header-name check (masks) and the method check (rule) accept the same ones.
+        for byte in UInt8(0)...255 {
+            var fields = HTTPFields()
+            let name = String(decoding: [0x41, byte], as: UTF8.self)
+            let acceptedAsName = (try? fields.append(name: name, value: "v")) != nil
+            let acceptedAsMethod = HTTPMethod(rawValue: name) != nil
+            #expect(acceptedAsName == acceptedAsMethod, "byte \(byte)")
+        }
+    }
+
     @Test func idempotencyAndSafety() {
         #expect([HTTPMethod.get, .head, .options, .trace, .put, .delete].allSatisfy { $0.isIdempotent })
         #expect(!HTTPMethod.post.isIdempotent && !HTTPMethod.patch.isIdempotent)
