@@ -279,7 +279,11 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// ASCII case-insensitive equality: field names are tokens, so ASCII folding is exact.
     static func namesEqual(_ a: String, _ b: String) -> Bool {
-        let a = a.utf8, b = b.utf8
+        namesEqual(a.utf8, b.utf8)
+    }
+
+    /// The same comparison over bytes, for names still in a `RawFieldBlock`.
+    static func namesEqual(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
     }
@@ -419,13 +423,6 @@ final class RawFieldBlock: @unchecked Sendable {
     /// Whether field `index` is named `name`, ASCII case-insensitively, without making a String.
     func nameMatches(_ index: Int, _ name: String) -> Bool {
         let span = spans[index]
-        let query = name.utf8
-        guard query.count == Int(span.nameEnd - span.nameStart) else { return false }
-        var position = Int(span.nameStart)
-        for byte in query {
-            if HTTPFields.asciiLowercased(bytes[position]) != HTTPFields.asciiLowercased(byte) { return false }
-            position += 1
-        }
-        return true
+        return HTTPFields.namesEqual(bytes[Int(span.nameStart)..<Int(span.nameEnd)], name.utf8)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import Synchronization
 
 #if canImport(Glibc)
@@ -74,23 +75,10 @@ public final class MockWebServer: Sendable {
         }
         public func with(rawStatusLine: String) -> Response { var copy = self; copy.rawStatusLine = rawStatusLine; return copy }
 
+        /// The standard reason phrase (from `HTTPStatus`), or "Status" for codes without one.
         static func reason(for status: Int) -> String {
-            switch status {
-            case 200: "OK"
-            case 201: "Created"
-            case 204: "No Content"
-            case 206: "Partial Content"
-            case 301: "Moved Permanently"
-            case 302: "Found"
-            case 304: "Not Modified"
-            case 400: "Bad Request"
-            case 401: "Unauthorized"
-            case 404: "Not Found"
-            case 429: "Too Many Requests"
-            case 500: "Internal Server Error"
-            case 503: "Service Unavailable"
-            default: "Status"
-            }
+            let phrase = HTTPStatus(code: status).reasonPhrase
+            return phrase.isEmpty ? "Status" : phrase
         }
     }
 

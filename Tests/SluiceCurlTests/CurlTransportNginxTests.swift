@@ -86,9 +86,7 @@ struct CurlTransportProxyTests {
     @Test func requestsGoThroughTheConfiguredProxy() async throws {
         let proxy = try Servers.value("SLUICE_NGINX_PROXY")
         let target = try Servers.nginx().appendingPathComponent("small.json")
-        var configuration = CurlTransport.Configuration.default
-        configuration.proxy = proxy
-        let proxied = try await CurlTransport(configuration: configuration).send(HTTPRequest(url: target), context: RequestContext())
+        let proxied = try await makeTransport { $0.proxy = proxy }.send(HTTPRequest(url: target), context: RequestContext())
         #expect(proxied.status == .ok)
         #expect(proxied.headers["X-Relayed-By"] == "sluice-test-proxy")
 
@@ -98,19 +96,14 @@ struct CurlTransportProxyTests {
 
     @Test func noProxyHostsBypassIt() async throws {
         let proxy = try Servers.value("SLUICE_NGINX_PROXY")
-        var configuration = CurlTransport.Configuration.default
-        configuration.proxy = proxy
-        configuration.noProxy = "127.0.0.1"
-        let response = try await CurlTransport(configuration: configuration)
+        let response = try await makeTransport { $0.proxy = proxy; $0.noProxy = "127.0.0.1" }
             .send(HTTPRequest(url: try Servers.nginx().appendingPathComponent("small.json")), context: RequestContext())
         #expect(response.headers["X-Relayed-By"] == nil)
     }
 
     @Test func anUnreachableProxyIsCannotConnect() async throws {
-        var configuration = CurlTransport.Configuration.default
-        configuration.proxy = "http://127.0.0.1:1"
         do {
-            _ = try await CurlTransport(configuration: configuration)
+            _ = try await makeTransport { $0.proxy = "http://127.0.0.1:1" }
                 .send(HTTPRequest(url: try Servers.nginx().appendingPathComponent("small.json")), context: RequestContext())
             Issue.record("a dead proxy did not fail")
         } catch let error as SluiceError {

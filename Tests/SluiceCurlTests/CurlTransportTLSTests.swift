@@ -5,12 +5,6 @@ import Testing
 
 @Suite("CurlTransport TLS and HTTP/2 against nginx")
 struct CurlTransportTLSTests {
-    func transport(_ change: (inout CurlTransport.Configuration) -> Void = { _ in }) -> CurlTransport {
-        var configuration = CurlTransport.Configuration.default
-        change(&configuration)
-        return CurlTransport(configuration: configuration)
-    }
-
     func tlsURL() throws -> URL { URL(string: try Servers.value("SLUICE_NGINX_TLS_URL") + "/small.json")! }
 
     func failure(_ transport: CurlTransport, _ url: URL) async throws -> SluiceError {
@@ -25,7 +19,7 @@ struct CurlTransportTLSTests {
 
     @Test func trustsTheGivenCAAndSpeaksHTTP2ByALPN() async throws {
         let ca = try Servers.value("SLUICE_NGINX_CA")
-        let secure = transport { $0.tls.caFile = ca }
+        let secure = makeTransport { $0.tls.caFile = ca }
         let response = try await secure.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
         #expect(response.status == .ok)
         #expect(response.metrics?.httpVersion == "2")
@@ -35,42 +29,42 @@ struct CurlTransportTLSTests {
 
     @Test func http1OnlyStaysOnHTTP1OverTLS() async throws {
         let ca = try Servers.value("SLUICE_NGINX_CA")
-        let http1 = transport { $0.tls.caFile = ca; $0.httpVersion = .http1_1 }
+        let http1 = makeTransport { $0.tls.caFile = ca; $0.httpVersion = .http1_1 }
         let response = try await http1.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
         #expect(response.metrics?.httpVersion == "1.1")
     }
 
     @Test func anUntrustedCertificateIsATLSFailure() async throws {
-        let error = try await failure(transport(), try tlsURL())
+        let error = try await failure(makeTransport(), try tlsURL())
         #expect(error.code == .tlsFailure)
         #expect((error.underlying as? CurlError)?.code == 60)
     }
 
     @Test func theRightPinPassesAndAWrongPinFails() async throws {
         let ca = try Servers.value("SLUICE_NGINX_CA"), pin = try Servers.value("SLUICE_NGINX_PIN")
-        let pinned = transport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = pin }
+        let pinned = makeTransport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = pin }
         #expect(try await pinned.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
 
-        let wrong = transport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }
+        let wrong = makeTransport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }
         let error = try await failure(wrong, try tlsURL())
         #expect(error.code == .tlsFailure)
         #expect((error.underlying as? CurlError)?.code == 90)
     }
 
     @Test func verificationCanBeTurnedOffExplicitly() async throws {
-        let insecure = transport { $0.tls.verifyPeer = false }
+        let insecure = makeTransport { $0.tls.verifyPeer = false }
         #expect(try await insecure.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
     }
 
     @Test func tls13MinimumIsAccepted() async throws {
         let ca = try Servers.value("SLUICE_NGINX_CA")
-        let modern = transport { $0.tls.caFile = ca; $0.tls.minimumVersion = .tls1_3 }
+        let modern = makeTransport { $0.tls.caFile = ca; $0.tls.minimumVersion = .tls1_3 }
         #expect(try await modern.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
     }
 
     @Test func h2cPriorKnowledgeSpeaksHTTP2WithoutTLS() async throws {
         let url = URL(string: try Servers.value("SLUICE_NGINX_H2C_URL") + "/small.json")!
-        let h2c = transport { $0.httpVersion = .http2PriorKnowledge }
+        let h2c = makeTransport { $0.httpVersion = .http2PriorKnowledge }
         let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<20 { group.addTask { try await h2c.send(HTTPRequest(url: url), context: RequestContext()) } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -84,7 +78,7 @@ struct CurlTransportTLSTests {
     }
 
     @Test func aMissingCAFileIsATLSFailure() async throws {
-        let broken = transport { $0.tls.caFile = "/nonexistent/ca.pem" }
+        let broken = makeTransport { $0.tls.caFile = "/nonexistent/ca.pem" }
         let error = try await failure(broken, try tlsURL())
         #expect(error.code == .tlsFailure)
     }
@@ -96,26 +90,26 @@ struct CurlTransportTLSTests {
     @Test func aPEMClientCertificateIsPresented() async throws {
         let ca = try Servers.value("SLUICE_NGINX_CA")
         let cert = try Servers.value("SLUICE_NGINX_CLIENT_PEM"), key = try Servers.value("SLUICE_NGINX_CLIENT_KEY")
-        let withCertificate = transport {
+        let withCertificate = makeTransport {
             $0.tls.caFile = ca
             $0.tls.clientCertificate = .init(path: cert, format: .pem, keyPath: key)
         }
         #expect(try await withCertificate.send(HTTPRequest(url: try mtlsURL()), context: RequestContext()).status == .ok)
 
         // Without one, nginx answers 400 ("No required SSL certificate was sent").
-        let without = transport { $0.tls.caFile = ca }
+        let without = makeTransport { $0.tls.caFile = ca }
         #expect(try await without.send(HTTPRequest(url: try mtlsURL()), context: RequestContext()).status == .badRequest)
     }
 
     @Test func aP12ClientCertificateWithItsPasswordIsPresented() async throws {
         let ca = try Servers.value("SLUICE_NGINX_CA"), p12 = try Servers.value("SLUICE_NGINX_CLIENT_P12")
-        let right = transport {
+        let right = makeTransport {
             $0.tls.caFile = ca
             $0.tls.clientCertificate = .init(path: p12, format: .p12, password: "sluice-secret")
         }
         #expect(try await right.send(HTTPRequest(url: try mtlsURL()), context: RequestContext()).status == .ok)
 
-        let wrong = transport {
+        let wrong = makeTransport {
             $0.tls.caFile = ca
             $0.tls.clientCertificate = .init(path: p12, format: .p12, password: "not-the-password")
         }

@@ -29,12 +29,6 @@ struct CurlTransportTests {
         }
     }
 
-    func transport(_ change: (inout CurlTransport.Configuration) -> Void) -> CurlTransport {
-        var configuration = CurlTransport.Configuration.default
-        change(&configuration)
-        return CurlTransport(configuration: configuration)
-    }
-
     // MARK: Basics
 
     @Test func sendsMethodHeadersAndBodyAndReadsTheResponse() async throws {
@@ -175,7 +169,7 @@ struct CurlTransportTests {
 
     @Test func aSlowServerTimesOut() async throws {
         server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(3)))
-        let slow = transport { $0.requestTimeout = .milliseconds(300) }
+        let slow = makeTransport { $0.requestTimeout = .milliseconds(300) }
         let start = ContinuousClock.now
         let error = try await error(HTTPRequest(url: server.url("/slow")), slow)
         #expect(error.code == .timedOut)
@@ -198,7 +192,7 @@ struct CurlTransportTests {
 
     @Test func aTrickleBelowTheLowSpeedLimitTimesOut() async throws {
         server.enqueue(.init(status: 200, body: Data(count: 1000)).with(throttle: 1, every: .milliseconds(200)))
-        let strict = transport { $0.lowSpeedLimit = (bytesPerSecond: 1000, duration: .seconds(1)) }
+        let strict = makeTransport { $0.lowSpeedLimit = (bytesPerSecond: 1000, duration: .seconds(1)) }
         let error = try await error(HTTPRequest(url: server.url("/trickle")), strict)
         #expect(error.code == .timedOut, "\(error)")
     }
@@ -247,7 +241,7 @@ struct CurlTransportTests {
     @Test func aBodyOverTheLimitIsBodyTooLarge() async throws {
         server.enqueue(.init(status: 200, body: Data(count: 5000)))
         server.enqueue(.init(status: 200, body: Data(count: 5000)))
-        let small = transport { $0.maxResponseBodySize = 4096 }
+        let small = makeTransport { $0.maxResponseBodySize = 4096 }
         let error = try await error(HTTPRequest(url: server.url("/big")), small)
         #expect(error.code == .bodyTooLarge)
         #expect(error.message == "the response body of GET \(server.url("/big").absoluteString) is larger than the limit of 4096 bytes")

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCurl
 import Testing
 
 /// The real servers `make test` starts (Tests/Servers/*.sh) and passes in the environment.
@@ -7,8 +8,9 @@ enum Servers {
     /// when it is missing: run them through `make test`, or start one with
     /// `Tests/Servers/nginx.sh up DIR` and export the URL it writes.
     static func nginx(sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
-        guard let value = ProcessInfo.processInfo.environment["SLUICE_NGINX_URL"], let url = URL(string: value) else {
-            Issue.record("SLUICE_NGINX_URL is not set: run `make test` (it starts nginx)", sourceLocation: sourceLocation)
+        let value = try value("SLUICE_NGINX_URL", sourceLocation: sourceLocation)
+        guard let url = URL(string: value) else {
+            Issue.record("SLUICE_NGINX_URL is not a URL: \(value)", sourceLocation: sourceLocation)
             throw MissingServer()
         }
         return url
@@ -24,4 +26,11 @@ enum Servers {
     }
 
     struct MissingServer: Error {}
+}
+
+/// A transport with the default configuration changed by `change`.
+func makeTransport(_ change: (inout CurlTransport.Configuration) -> Void = { _ in }) -> CurlTransport {
+    var configuration = CurlTransport.Configuration.default
+    change(&configuration)
+    return CurlTransport(configuration: configuration)
 }

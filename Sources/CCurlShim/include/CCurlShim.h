@@ -16,9 +16,6 @@ CURLcode sluice_easy_setopt_share(CURL *handle, CURLSH *share);
 CURLcode sluice_easy_setopt_data_callback(CURL *handle, CURLoption option, sluice_data_callback callback);
 CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback callback);
 
-CURLcode sluice_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode sluice_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
-CURLcode sluice_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 
 CURLMcode sluice_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLSHcode sluice_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
@@ -26,8 +23,6 @@ CURLSHcode sluice_share_setopt_long(CURLSH *share, CURLSHoption option, long val
 /// CURL_READFUNC_ABORT and CURL_READFUNC_PAUSE, which are macros.
 size_t sluice_readfunc_abort(void);
 size_t sluice_readfunc_pause(void);
-/// CURL_WRITEFUNC_PAUSE.
-size_t sluice_writefunc_pause(void);
 /// CURLPAUSE_CONT.
 int sluice_pause_continue(void);
 
