@@ -12,11 +12,12 @@
 ///
 /// Empty options cost nothing: no storage is allocated until a value is set.
 public struct RequestOptions: Sendable {
-    private var storage: [ObjectIdentifier: any Sendable] = [:]
+    @usableFromInline var storage: [ObjectIdentifier: any Sendable] = [:]
 
     public init() {}
 
     /// The value for `key`, or its `defaultValue` when it was never set.
+    @inlinable
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
         get {
             if storage.isEmpty { return Key.defaultValue }   // the common case: no hashing, no cast

@@ -30,6 +30,10 @@ final class CurlTransfer: @unchecked Sendable {
     // Response.
     @exclusivity(unchecked) private var statusLineReason = ""
     @exclusivity(unchecked) private var headers = HTTPFields()
+    /// The raw lines of the header section being received (then of any trailers).
+    @exclusivity(unchecked) private var headerSection: [UInt8] = []
+    /// Whether the empty line after the header section has come.
+    @exclusivity(unchecked) private var headersComplete = false
     @exclusivity(unchecked) private var body = Data()
     @exclusivity(unchecked) private var maxBodySize: Int
     @exclusivity(unchecked) private var failure: SluiceError?
@@ -344,68 +348,74 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func receiveHeader(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
-        var end = count
-        while end > 0 && (bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D) { end -= 1 }
-        if end == 0 { return count }
-        let line = bytes[0..<end]
-        if end >= 5 && line[0] == 0x48 && line[1] == 0x54 && line[2] == 0x54 && line[3] == 0x50 && line[4] == 0x2F {  // "HTTP/"
-            // A new response: a redirect hop or an interim 1xx came first.
+        let line = UnsafeRawBufferPointer(start: buffer, count: count)
+        if count >= 5 && line[0] == 0x48 && line[1] == 0x54 && line[2] == 0x54 && line[3] == 0x50 && line[4] == 0x2F {  // "HTTP/"
+            // A new response (the first, a redirect hop, or after an interim 1xx): a new section.
             headers = HTTPFields()
-            statusLineReason = ""
-            if let firstSpace = line.firstIndex(of: 0x20),
-               let secondSpace = line[(firstSpace + 1)...].firstIndex(of: 0x20) {
-                statusLineReason = String(decoding: line[(secondSpace + 1)...], as: UTF8.self)
-            }
+            headerSection = []
+            headerSection.reserveCapacity(512)
+            headersComplete = false
+            statusLineReason = Self.reasonPhrase(line)
             return count
         }
-        if line[0] == 0x20 || line[0] == 0x09 {
-            // An obsolete folded continuation line (RFC 9112 §5.2): join it to the previous field.
-            guard let last = headers.last else {
-                failure = SluiceError(.invalidResponse, "\(request) got a folded header line before any header")
-                return 0
-            }
-            let continuation = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-            do {
-                var folded = try HTTPFields(validating: headers.dropLast().map { (name: $0.name, value: $0.value) })
-                try folded.append(name: last.name, value: last.value + " " + continuation)
-                headers = folded
-            } catch {
-                failure = SluiceError(.invalidResponse, "\(request) got an invalid folded header: \(error.message)", underlying: error.underlying)
-                return 0
-            }
-            return count
+        if line[0] == 0x0D || line[0] == 0x0A {
+            // The empty line: the header section is complete (trailers may follow it).
+            return headersComplete || finishHeaders() ? count : 0
         }
-        guard let found = memchr(bytes.baseAddress!, Int32(UInt8(ascii: ":")), end) else {
-            failure = SluiceError(
-                .invalidResponse,
-                "\(request) got a header line without a colon: \(String(reflecting: String(decoding: line, as: UTF8.self)))"
-            )
-            return 0
-        }
-        let colon = UnsafeRawPointer(found) - bytes.baseAddress!
-        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
-        let value = UnsafeRawBufferPointer(rebasing: line[(colon + 1)...])
-        if name.count == 14, outputFile == nil, let length = Self.contentLength(name, value), length > 0 {
+        if !headersComplete && outputFile == nil, let length = Self.contentLength(line), length > 0 {
             // One allocation for the whole body instead of a copy at every doubling.
             body.reserveCapacity(min(length, maxBodySize))
         }
-        do {
-            try headers.append(nameBytes: name, valueBytes: value)
-        } catch {
-            failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
-            return 0
-        }
+        // Header lines, or trailer lines after the section: kept raw, checked all at once.
+        headerSection.append(contentsOf: line)
         return count
     }
 
-    /// The value of a `Content-Length` line, read from its bytes.
-    private static func contentLength(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Int? {
-        guard name.count == 14, name[0] | 0x20 == 0x63, name[7] == 0x2D,                    // "c", "-"
-              name[8] | 0x20 == 0x6C, name[13] | 0x20 == 0x68 else { return nil }        // "l", "h"
-        for (offset, expected) in contentLengthName.enumerated() where name[offset] | 0x20 != expected { return nil }
+    /// Parses the collected header lines into `headers`; false (with `failure` set) when a line
+    /// is invalid.
+    private func finishHeaders() -> Bool {
+        do {
+            headers = try HTTPFields(parsing: headerSection)
+        } catch {
+            failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
+            return false
+        }
+        headerSection = []          // the fields now own the bytes
+        headersComplete = true
+        return true
+    }
+
+    /// Adds trailer fields (lines after the header section, from a chunked body) to `headers`.
+    private func finishTrailers() -> Bool {
+        guard !headerSection.isEmpty else { return true }
+        do {
+            for field in try HTTPFields(parsing: headerSection) {
+                try headers.append(name: field.name, value: field.value)
+            }
+        } catch {
+            failure = SluiceError(.invalidResponse, "\(request) got an invalid trailer: \(error.message)", underlying: error.underlying)
+            return false
+        }
+        headerSection = []
+        return true
+    }
+
+    /// The reason phrase of a status line (`HTTP/1.1 200 OK`), or "" when there is none.
+    private static func reasonPhrase(_ line: UnsafeRawBufferPointer) -> String {
+        var end = line.count
+        while end > 0 && (line[end - 1] == 0x0A || line[end - 1] == 0x0D) { end -= 1 }
+        guard let firstSpace = line[..<end].firstIndex(of: 0x20),
+              let secondSpace = line[(firstSpace + 1)..<end].firstIndex(of: 0x20) else { return "" }
+        return String(decoding: line[(secondSpace + 1)..<end], as: UTF8.self)
+    }
+
+    /// The value of a `Content-Length: …` line, read from its bytes; nil for any other line.
+    private static func contentLength(_ line: UnsafeRawBufferPointer) -> Int? {
+        guard line.count > 15, line[14] == 0x3A, line[0] | 0x20 == 0x63, line[7] == 0x2D,   // ":", "c", "-"
+              line[8] | 0x20 == 0x6C, line[13] | 0x20 == 0x68 else { return nil }           // "l", "h"
+        for (offset, expected) in contentLengthName.enumerated() where line[offset] | 0x20 != expected { return nil }
         var length = 0, digits = 0
-        for byte in value where byte != 0x20 && byte != 0x09 {
+        for byte in line[15...] where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
             guard byte >= 0x30 && byte <= 0x39, digits < 18 else { return nil }
             length = length * 10 + Int(byte - 0x30)
             digits += 1
@@ -455,6 +465,10 @@ final class CurlTransfer: @unchecked Sendable {
             if fflush(outputFile) != 0, failure == nil, result == CURLE_OK {
                 failure = SluiceError(.writeFailed, "flushing the response body to \(request.responseBodyFile?.path ?? "?") failed: \(String(cString: strerror(errno)))")
             }
+        }
+        if result == CURLE_OK && failure == nil {
+            // A section cut short of its empty line, or trailers.
+            _ = headersComplete ? finishTrailers() : finishHeaders()
         }
         if result != CURLE_OK || failure != nil {
             fail(with: error(for: result, errorBuffer: errorBuffer))

@@ -42,6 +42,8 @@ public final class MockWebServer: Sendable {
         public var body: Data
         /// Send the body with `Transfer-Encoding: chunked`, in chunks of this size.
         public var chunkSize: Int?
+        /// Trailer fields sent after the last chunk (only with `chunkSize`).
+        public var trailers: [(String, String)] = []
         /// Wait this long before sending anything.
         public var headersDelay: Duration?
         /// Send the body in pieces of `bytes`, pausing `interval` after each.
@@ -74,6 +76,7 @@ public final class MockWebServer: Sendable {
             var copy = self; copy.throttle = (bytes, interval); return copy
         }
         public func with(rawStatusLine: String) -> Response { var copy = self; copy.rawStatusLine = rawStatusLine; return copy }
+        public func with(trailers: [(String, String)]) -> Response { var copy = self; copy.trailers = trailers; return copy }
 
         /// The standard reason phrase (from `HTTPStatus`), or "Status" for codes without one.
         static func reason(for status: Int) -> String {
@@ -263,7 +266,9 @@ public final class MockWebServer: Sendable {
                 chunked.append(Data(String(piece.count, radix: 16).utf8) + Data("\r\n".utf8) + piece + Data("\r\n".utf8))
                 offset += piece.count
             }
-            chunked.append(Data("0\r\n\r\n".utf8))
+            chunked.append(Data("0\r\n".utf8))
+            for (name, value) in response.trailers { chunked.append(Data("\(name): \(value)\r\n".utf8)) }
+            chunked.append(Data("\r\n".utf8))
             payload = chunked
         }
         if let cutAfter { payload = payload.prefix(cutAfter) }

@@ -231,6 +231,32 @@ struct CurlTransportTests {
         #expect(error.message.hasSuffix(#"got an invalid header: header name "Bad Name" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
     }
 
+    @Test func trailersOfAChunkedBodyFollowTheHeaders() async throws {
+        server.enqueue(.init(status: 200, headers: [("Trailer", "X-Checksum")], body: Data("abcdef".utf8), chunkSize: 4)
+            .with(trailers: [("X-Checksum", "sha256=1")]))
+        let response = try await send(HTTPRequest(url: server.url("/trailers")))
+        #expect(response.body == Data("abcdef".utf8))
+        #expect(response.headers["Trailer"] == "X-Checksum")
+        #expect(response.headers["x-checksum"] == "sha256=1")
+        #expect(response.headers.last?.name == "X-Checksum")
+    }
+
+    @Test func anInvalidTrailerIsAnInvalidResponse() async throws {
+        server.enqueue(.init(status: 200, body: Data("abcdef".utf8), chunkSize: 4).with(trailers: [("Bad Trailer", "1")]))
+        let error = try await error(HTTPRequest(url: server.url("/trailers")))
+        #expect(error.code == .invalidResponse)
+        #expect(error.message.hasSuffix(#"got an invalid trailer: header name "Bad Trailer" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
+    }
+
+    @Test func aHeaderLineWithoutAColonIsAnInvalidResponse() async throws {
+        // The raw status line carries a second, colon-less line after it. libcurl refuses it
+        // first ("Header without colon", CURLE_WEIRD_SERVER_REPLY); HTTPFields(parsing:) would too.
+        server.enqueue(.init(status: 200, body: "x").with(rawStatusLine: "HTTP/1.1 200 OK\r\nX-Fine: 1\r\nno colon at all"))
+        let error = try await error(HTTPRequest(url: server.url("/h")))
+        #expect(error.code == .invalidResponse)
+        #expect(error.message.lowercased().contains("colon"), "\(error)")
+    }
+
     @Test func foldedHeaderLinesAreJoined() async throws {
         server.enqueue(.init(status: 200, headers: [("X-Folded", "first\r\n\tsecond"), ("X-After", "1")], body: "x"))
         let response = try await send(HTTPRequest(url: server.url("/fold")))

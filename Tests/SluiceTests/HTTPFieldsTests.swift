@@ -183,6 +183,122 @@ struct HTTPFieldsTests {
         }
     }
 
+    // MARK: A parsed field section, as a transport receives it
+
+    private func parsed(_ section: String) throws(SluiceError) -> HTTPFields {
+        try HTTPFields(parsing: Array(section.utf8))
+    }
+
+    private func parseError(_ section: String) -> HTTPFields.FieldError? {
+        do {
+            _ = try parsed(section)
+            return nil
+        } catch {
+            #expect(error.code == .invalidHeader)
+            #expect(error.message == (error.underlying as? HTTPFields.FieldError)?.description)
+            return error.underlying as? HTTPFields.FieldError
+        }
+    }
+
+    @Test func aParsedSectionReadsLikeAppendedFields() throws {
+        let fields = try parsed("Content-Type:  text/html \t\r\nSet-Cookie: a=1\nset-cookie:b=2\r\nX-Empty:\r\n\r\nIgnored: after the empty line\r\n")
+        var expected = HTTPFields()
+        for (name, value) in [("Content-Type", "text/html"), ("Set-Cookie", "a=1"), ("set-cookie", "b=2"), ("X-Empty", "")] {
+            try expected.append(name: name, value: value)
+        }
+        #expect(fields == expected)
+        #expect(fields.map(\.name) == ["Content-Type", "Set-Cookie", "set-cookie", "X-Empty"])
+        #expect(fields.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(try parsed("").isEmpty)
+        #expect(try parsed("\r\n").isEmpty)
+        #expect(try parsed("A: no line end")["a"] == "no line end")
+    }
+
+    @Test func longValuesAreCheckedEveryByte() throws {
+        // Values longer than a machine word go through the eight-bytes-at-a-time check first.
+        let long = String(repeating: "abcdefgh", count: 5)
+        #expect(try parsed("X: \(long)\tmore\u{80}\u{FF}\r\n")["x"] == "\(long)\tmore\u{80}\u{FF}")
+        for (byte, problem) in [(UInt8(0x7F), HTTPFields.FieldError.Problem.controlCharacter(0x7F)),
+                                (0x01, .controlCharacter(0x01)), (0x00, .forbiddenCharacter(0x00)), (0x0D, .forbiddenCharacter(0x0D))] {
+            for offset in [0, 7, 8, 17, 39] {
+                var value = Array(long.utf8)
+                value[offset] = byte
+                // The offset counts from just after the colon, as the value was given.
+                #expect(parseError("X-Long: " + String(decoding: value, as: UTF8.self) + "\r\n")
+                    == HTTPFields.FieldError(name: "X-Long", part: .value, problem: problem, byteOffset: offset + 1))
+            }
+        }
+    }
+
+    @Test func aBadLineInASectionGivesItsExactError() {
+        #expect(parseError("A: 1\r\nno colon here\r\n")
+            == HTTPFields.FieldError(name: "no colon here", part: .name, problem: .missingColon, byteOffset: 0))
+        #expect(parseError("A: 1\r\nno colon here\r\n")?.description == #"header line "no colon here" has no colon"#)
+        #expect(parseError("A: 1\r\nBad Name: 2\r\n")
+            == HTTPFields.FieldError(name: "Bad Name", part: .name, problem: .notTokenCharacter(0x20), byteOffset: 3))
+        #expect(parseError(": v\r\n") == HTTPFields.FieldError(name: "", part: .name, problem: .emptyName, byteOffset: 0))
+        #expect(parseError("X: a\rb\r\n") == HTTPFields.FieldError(name: "X", part: .value, problem: .forbiddenCharacter(0x0D), byteOffset: 2))
+        #expect(parseError(" folded: first\r\nA: 1\r\n")
+            == HTTPFields.FieldError(name: " folded: first", part: .name, problem: .continuationWithoutField, byteOffset: 0))
+        #expect(parseError(" folded\r\n")?.description == #"folded continuation line " folded" comes before any header field"#)
+    }
+
+    @Test func parsingAgreesWithAppendingLineByLine() {
+        // Random sections over an alphabet rich in edge cases, parsed two ways: the one-pass parser,
+        // and lines split here and appended with append(name:value:). Same fields or same error.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state }
+        let nameBytes = Array("aZ09-_.!~xyzXYZ".utf8), valueBytes = Array("aZ09 -_.!~;\"(@xyz:/,=".utf8)
+        let oddBytes = Array(" ;\"(@\t\r\u{7F}\u{1}\u{0}".utf8)
+        func pick(_ bytes: [UInt8]) -> UInt8 { next() % 25 == 0 ? oddBytes[Int(next() % UInt64(oddBytes.count))] : bytes[Int(next() % UInt64(bytes.count))] }
+        var parsedFields = 0, failures = 0
+        for _ in 0..<3000 {
+            var lines: [[UInt8]] = []
+            for _ in 0..<(1 + Int(next() % 4)) {
+                var line: [UInt8] = [UInt8(ascii: "A") + UInt8(next() % 26)]        // never a folded line
+                for _ in 0..<Int(next() % 8) { line.append(pick(nameBytes)) }
+                if next() % 20 != 0 { line.append(UInt8(ascii: ":")) }
+                for _ in 0..<Int(next() % 24) { line.append(pick(valueBytes)) }
+                lines.append(line)
+            }
+            lines = lines.map { $0 + Array(next() % 2 == 0 ? "\r\n".utf8 : "\n".utf8) }
+            let section = lines.joined()
+            let parsed = Result { () throws(SluiceError) in try HTTPFields(parsing: Array(section)) }
+            var expected = HTTPFields()
+            var expectedError: HTTPFields.FieldError?
+            for var line in lines {
+                line.removeLast()                                   // LF
+                if line.last == 0x0D { line.removeLast() }          // and one CR before it
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                    expectedError = HTTPFields.FieldError(name: String(decoding: line, as: UTF8.self), part: .name, problem: .missingColon, byteOffset: 0)
+                    break
+                }
+                do {
+                    try expected.append(name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: line[(colon + 1)...], as: UTF8.self))
+                } catch {
+                    expectedError = error.underlying as? HTTPFields.FieldError
+                    break
+                }
+            }
+            switch parsed {
+            case .success(let fields):
+                #expect(expectedError == nil && fields == expected, "\(String(decoding: section, as: UTF8.self).debugDescription)")
+                parsedFields += fields.count
+            case .failure(let error):
+                #expect(error.underlying as? HTTPFields.FieldError == expectedError, "\(String(decoding: section, as: UTF8.self).debugDescription)")
+                failures += 1
+            }
+        }
+        // Both outcomes were exercised, many times.
+        #expect(parsedFields > 500 && failures > 500, "\(parsedFields) fields, \(failures) failures")
+    }
+
+    @Test func foldedLinesAreJoinedWithOneSpace() throws {
+        let fields = try parsed("X-Folded: first \r\n\t second\r\n  third\r\nX-After: 1\r\n")
+        #expect(fields.map(\.description) == ["X-Folded: first second third", "X-After: 1"])
+        #expect(parseError("X: 1\r\n \u{1}\r\n") == HTTPFields.FieldError(name: "X", part: .value, problem: .controlCharacter(1), byteOffset: 3))
+    }
+
     // MARK: helpers
 
     private func expectRejected(
