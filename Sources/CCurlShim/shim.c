@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include <pthread.h>
 #include "CCurlShim.h"
 
 CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
@@ -35,3 +37,5 @@ void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
     info->primary_ip = NULL;
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &info->primary_ip);
 }
+
+void sluice_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }

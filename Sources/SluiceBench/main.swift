@@ -2,13 +2,17 @@
 //
 //     Tests/Servers/nginx.sh up /tmp/bench && swift run -c release sluice-bench "$(cat /tmp/bench/nginx.url)"
 //     swift run -c release sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]
+//                                           [--event-threads N]
 //     swift run -c release sluice-bench FILE-URL --download PATH     (one download to disk)
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
 // flight), body1mib (1 MiB, sequential). Clients: libcurl-c (raw libcurl from C, a C target built
-// with the same flags), curl-transport (CurlTransport alone), pipeline (a Pipeline of
-// pass-through middleware over CurlTransport), urlsession (FoundationNetworking). Each round runs
+// with the same flags), curl-transport (CurlTransport alone), pipeline (a Pipeline of nine
+// pass-through middleware over CurlTransport), urlsession (FoundationNetworking). curl-transport
+// and pipeline run one event thread per core, with the 16 concurrent callers spread over them;
+// pipeline-1thread is the same pipeline on the default single event thread (table only, not in
+// --json, whose client names are fixed). Each round runs
 // every client on every scenario, rotating the order; the median req/s over rounds is reported,
 // with the ratio to libcurl-c and the client's CPU time per request.
 import CSluiceBench
@@ -27,9 +31,10 @@ struct Options {
     var rounds = 5
     var scale = 1.0
     var base: URL?
-    var clients = ["libcurl-c", "curl-transport", "pipeline", "urlsession"]
+    var clients = ["libcurl-c", "curl-transport", "pipeline", "pipeline-1thread", "urlsession"]
     var scenarios: [String]?
     var download: String?
+    var eventThreads = ProcessInfo.processInfo.activeProcessorCount
 }
 
 func parseOptions(_ raw: [String]) -> Options {
@@ -42,6 +47,7 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--scale" where index + 1 < raw.count: index += 1; options.scale = Double(raw[index]) ?? options.scale
         case "--clients" where index + 1 < raw.count: index += 1; options.clients = raw[index].split(separator: ",").map(String.init)
         case "--download" where index + 1 < raw.count: index += 1; options.download = raw[index]
+        case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         default: options.base = URL(string: raw[index])
         }
@@ -53,7 +59,7 @@ func parseOptions(_ raw: [String]) -> Options {
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let json = options.json, rounds = max(1, options.rounds), scale = options.scale
 guard let base = options.base, base.scheme == "http" || base.scheme == "https" else {
-    FileHandle.standardError.write(Data("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]\n".utf8))
+    FileHandle.standardError.write(Data("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b] [--event-threads N]\n".utf8))
     exit(2)
 }
 
@@ -85,9 +91,19 @@ struct PassThrough: Middleware {
 
 struct BenchFailure: Error, CustomStringConvertible { let description: String }
 
-let curlTransport = CurlTransport()
-let pipelineTransport = CurlTransport()
+/// One event thread per core (`--event-threads N` to change): concurrent callers are spread over
+/// them, each task keeping to one.
+let benchConfiguration: CurlTransport.Configuration = {
+    var configuration = CurlTransport.Configuration.default
+    configuration.eventThreads = options.eventThreads
+    return configuration
+}()
+let curlTransport = CurlTransport(configuration: benchConfiguration)
+let pipelineTransport = CurlTransport(configuration: benchConfiguration)
 let pipeline = Pipeline(middlewares: Array(repeating: PassThrough(), count: 9), transport: pipelineTransport)
+/// The same pipeline over a single event thread, as the default configuration has.
+let pipelineTransport1 = CurlTransport()
+let pipeline1 = Pipeline(middlewares: Array(repeating: PassThrough(), count: 9), transport: pipelineTransport1)
 let session: URLSession = {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = 16
@@ -101,11 +117,14 @@ let session: URLSession = {
     }
 }
 
-/// Runs `count` requests with `concurrency` in flight, each through `one`.
-func drive(_ scenario: Scenario, count: Int, _ one: @escaping @Sendable () async throws -> Void) async throws {
+/// Runs `count` requests with `concurrency` in flight, each through `one`; worker `i` runs on
+/// `executors[i % executors.count]` when executors are given.
+func drive(
+    _ scenario: Scenario, count: Int, on executors: [any TaskExecutor] = [], _ one: @escaping @Sendable () async throws -> Void
+) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for worker in 0..<scenario.concurrency {
-            group.addTask {
+            group.addTask(executorPreference: executors.isEmpty ? nil : executors[worker % executors.count]) {
                 for _ in stride(from: worker, to: count, by: scenario.concurrency) { try await one() }
             }
         }
@@ -124,18 +143,19 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
         guard seconds > 0 else { throw BenchFailure(description: "libcurl-c: a transfer failed") }
         return seconds
     case "curl-transport":
-        try await withTaskExecutorPreference(curlTransport.executor) {
-            try await drive(scenario, count: count) {
-                let response = try await curlTransport.send(HTTPRequest(url: url), context: RequestContext())
-                try check(response.status.code, response.body.count, scenario)
-            }
+        try await drive(scenario, count: count, on: curlTransport.executors) {
+            let response = try await curlTransport.send(HTTPRequest(url: url), context: RequestContext())
+            try check(response.status.code, response.body.count, scenario)
         }
     case "pipeline":
-        try await withTaskExecutorPreference(pipelineTransport.executor) {
-            try await drive(scenario, count: count) {
-                let response = try await pipeline.send(HTTPRequest(url: url))
-                try check(response.status.code, response.body.count, scenario)
-            }
+        try await drive(scenario, count: count, on: pipelineTransport.executors) {
+            let response = try await pipeline.send(HTTPRequest(url: url))
+            try check(response.status.code, response.body.count, scenario)
+        }
+    case "pipeline-1thread":
+        try await drive(scenario, count: count, on: pipelineTransport1.executors) {
+            let response = try await pipeline1.send(HTTPRequest(url: url))
+            try check(response.status.code, response.body.count, scenario)
         }
     default:
         try await drive(scenario, count: count) {
@@ -197,7 +217,7 @@ func measure() async throws -> Int32 {
 
     if json {
         for scenario in scenarios {
-            for client in clients {
+            for client in clients where client != "pipeline-1thread" {
                 let value = median(rps["\(client)/\(scenario.name)"]!)
                 print(#"{"client": "\#(client)", "scenario": "\#(scenario.name)", "rps": \#(String(format: "%.1f", value))}"#)
             }

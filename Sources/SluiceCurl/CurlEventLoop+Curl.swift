@@ -34,6 +34,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer
     private let state = Mutex(State())
+    /// Transfers sent to this loop and not yet finished, for choosing the least busy loop.
+    let load = Atomic<Int>(0)
+    /// The loop thread's `pthread_self()`, 0 until it runs.
+    private let threadID = Atomic<UInt>(0)
     private let configuration: CurlTransport.Configuration
     // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
     @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
@@ -43,7 +47,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 
-    init(configuration: CurlTransport.Configuration) {
+    private let index: Int
+
+    init(configuration: CurlTransport.Configuration, index: Int) {
+        self.index = index
         _ = Self.globalInit
         self.configuration = configuration
         multi = curl_multi_init()
@@ -58,9 +65,12 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         }
         sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         let thread = Thread { self.run() }
-        thread.name = "sluice-curl"
+        thread.name = "sluice-curl-\(index)"
         thread.start()
     }
+
+    /// Whether the caller is running on this loop's thread.
+    var isCurrentThread: Bool { threadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
     /// Queues `operation` for the loop thread.
     func submit(_ operation: Operation) {
@@ -108,6 +118,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     // MARK: The loop
 
     private func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        sluice_set_thread_name("sluice-curl-\(index)")   // Foundation's Thread.name does not reach the OS
         var running: Int32 = 0
         // Swapped with the shared queues under the lock, so neither side allocates per iteration.
         var operations: [Operation] = []

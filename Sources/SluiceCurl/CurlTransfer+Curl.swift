@@ -20,6 +20,8 @@ import Glibc
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let context: RequestContext
+    /// The event loop the transfer runs on.
+    let loop: CurlEventLoop
     private let redirects: RedirectPolicy
     private let requestTimeout: Duration?
     @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPResponse, any Error>?
@@ -61,9 +63,10 @@ final class CurlTransfer: @unchecked Sendable {
     // Progress: the last figures reported, to report only changes.
     @exclusivity(unchecked) private var lastProgress = (upload: Int64(-1), download: Int64(-1))
 
-    init(request: HTTPRequest, context: RequestContext, configuration: CurlTransport.Configuration) {
+    init(request: HTTPRequest, context: RequestContext, configuration: CurlTransport.Configuration, loop: CurlEventLoop) {
         self.request = request
         self.context = context
+        self.loop = loop
         self.redirects = request.redirectPolicy ?? configuration.redirects
         self.requestTimeout = configuration.requestTimeout
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
@@ -483,9 +486,7 @@ final class CurlTransfer: @unchecked Sendable {
         response.bodyFile = request.responseBodyFile
         response.request = request
         response.metrics = Self.metrics(info)
-        guard let continuation else { return }
-        self.continuation = nil
-        continuation.resume(returning: response)
+        finish(.success(response))
     }
 
     private func error(for result: CURLcode, errorBuffer: UnsafePointer<CChar>) -> SluiceError {
@@ -522,9 +523,15 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Resumes the caller with `error`, once; later calls do nothing.
     func fail(with error: any Error) {
+        finish(.failure(error))
+    }
+
+    /// Resumes the caller, once, and tells the loop the transfer is over.
+    private func finish(_ result: Result<HTTPResponse, any Error>) {
         guard let continuation else { return }
         self.continuation = nil
-        continuation.resume(throwing: error)
+        loop.load.subtract(1, ordering: .relaxed)
+        continuation.resume(with: result)
     }
 
     /// Frees what the transfer holds: header list, files, the stream pump.

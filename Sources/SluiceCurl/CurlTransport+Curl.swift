@@ -5,8 +5,9 @@ import Sluice
 
 /// The libcurl terminal handler: moves requests over HTTP/1.1 and HTTP/2 with connection reuse.
 ///
-/// One `curl_multi` handle is driven by one event thread. Easy handles are pooled, connections
-/// kept alive and reused, and a share handle holds the DNS and TLS-session caches.
+/// One `curl_multi` handle is driven by one event thread (or one per thread, with
+/// ``Configuration/eventThreads``). Easy handles are pooled, connections kept alive and reused,
+/// and a share handle holds the DNS and TLS-session caches.
 ///
 /// ```swift
 /// let transport = CurlTransport()                                    // .default configuration
@@ -123,8 +124,15 @@ public final class CurlTransport: HTTPTransport {
         /// Let curl ask for and decode `gzip`/`deflate`/`br` itself. Off by default: the gzip
         /// middleware owns content coding, and the response keeps its `Content-Encoding`.
         public var decodesContentEncoding: Bool = false
-        /// How many idle easy handles to keep for reuse.
+        /// How many idle easy handles to keep for reuse (per event thread).
         public var idleHandlePoolSize: Int = 64
+        /// How many event threads, each driving its own `curl_multi` handle, connection pool and
+        /// DNS/TLS-session cache. One is right for an app; a process that sends many requests at
+        /// once can use one per core. A request goes to the thread the caller runs on (see
+        /// ``CurlTransport/executors``), else to the thread with the fewest transfers in flight,
+        /// the first on a tie, so sequential requests keep reusing one connection. The connection
+        /// limits apply to each thread.
+        public var eventThreads: Int = 1
 
         public init() {}
 
@@ -134,18 +142,35 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public let configuration: Configuration
-    let loop: CurlEventLoop
+    let loops: [CurlEventLoop]
 
-    /// A transport with its own event thread and connection pool.
+    /// A transport with its own event threads and connection pools.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
-        self.loop = CurlEventLoop(configuration: configuration)
+        self.loops = (0..<max(1, configuration.eventThreads)).map { CurlEventLoop(configuration: configuration, index: $0) }
     }
 
-    deinit { loop.shutdown() }
+    deinit { for loop in loops { loop.shutdown() } }
 
-    /// The event thread as a task executor: run callers on it with `withTaskExecutorPreference`.
-    public var executor: any TaskExecutor { loop }
+    /// The first event thread as a task executor: run callers on it with
+    /// `withTaskExecutorPreference`, so a request and its resumption never change threads.
+    public var executor: any TaskExecutor { loops[0] }
+
+    /// Every event thread as a task executor (``Configuration/eventThreads`` of them): spread
+    /// concurrent callers over them, one executor per task.
+    public var executors: [any TaskExecutor] { loops }
+
+    /// The loop for a new request: the caller's own, else the least busy (the first on a tie).
+    private func chooseLoop() -> CurlEventLoop {
+        if loops.count == 1 { return loops[0] }
+        var best = loops[0], bestLoad = Int.max
+        for loop in loops {
+            if loop.isCurrentThread { return loop }
+            let load = loop.load.load(ordering: .relaxed)
+            if load < bestLoad { best = loop; bestLoad = load }
+        }
+        return best
+    }
 
     /// The libcurl version this transport runs on, e.g. `"7.88.1"`.
     public static var curlVersion: String {
@@ -158,16 +183,18 @@ public final class CurlTransport: HTTPTransport {
         if context.isPastDeadline {
             throw SluiceError(.timedOut, "the deadline passed before \(request) was sent")
         }
-        let transfer = CurlTransfer(request: request, context: context, configuration: configuration)
+        let loop = chooseLoop()
+        let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: loop)
         return try await withTaskCancellationHandler {
-            // Resumed exactly once, on the loop thread: `CurlTransfer.resume` clears it first.
+            // Resumed exactly once, on the loop thread: `CurlTransfer.finish` clears it first.
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.continuation = continuation
+                loop.load.add(1, ordering: .relaxed)
                 loop.submit(.start(transfer))
             }
         } onCancel: {
             transfer.requestCancel()
-            loop.submit(.cancel(transfer))
+            transfer.loop.submit(.cancel(transfer))
         }
     }
 

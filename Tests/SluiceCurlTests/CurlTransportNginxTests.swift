@@ -60,6 +60,30 @@ struct CurlTransportNginxLoadTests {
         #expect(checked == total)
     }
 
+    @Test func tenThousandRequestsOverTwoEventThreadsEveryBodyChecked() async throws {
+        let base = try Servers.nginx()
+        let expected = try Data(contentsOf: URL(fileURLWithPath: ProcessInfo.processInfo.environment["SLUICE_NGINX_ROOT"]!).appendingPathComponent("small.json"))
+        let transport = makeTransport { $0.eventThreads = 2 }
+        let url = base.appendingPathComponent("small.json")
+        let total = 10_000, inFlight = 16
+        let executors = transport.executors
+        #expect(executors.count == 2)
+        let checked = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<inFlight {
+                group.addTask(executorPreference: executors[worker % executors.count]) {
+                    var good = 0
+                    for _ in stride(from: worker, to: total, by: inFlight) {
+                        let response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
+                        if response.status == .ok && response.body == expected { good += 1 }
+                    }
+                    return good
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(checked == total)
+    }
+
     @Test func redirectsAgainstNginx() async throws {
         let base = try Servers.nginx()
         let transport = CurlTransport()

@@ -389,6 +389,64 @@ struct CurlTransportTests {
     }
 }
 
+/// The name of the thread this runs on, as the kernel knows it (the event threads name themselves).
+func currentThreadName() -> String? {
+    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+}
+
+@Suite("CurlTransport with several event threads")
+struct CurlTransportEventThreadTests {
+    let server: MockWebServer
+
+    init() throws { server = try MockWebServer() }
+
+    @Test func sequentialRequestsStayOnTheFirstThreadAndReuseOneConnection() async throws {
+        let transport = makeTransport { $0.eventThreads = 3 }
+        for _ in 0..<5 { server.enqueue(.init(status: 200, body: "x")) }
+        for _ in 0..<5 { _ = try await transport.send(HTTPRequest(url: server.url("/seq")), context: RequestContext()) }
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test func eachThreadRunsItsCallersAndKeepsItsOwnConnections() async throws {
+        let transport = makeTransport { $0.eventThreads = 2 }
+        #expect(transport.executors.count == 2)
+        for _ in 0..<4 { server.enqueue(.init(status: 200, body: "x")) }
+        var names: [String?] = []
+        for index in [0, 1, 0, 1] {
+            let name = try await withTaskExecutorPreference(transport.executors[index]) {
+                _ = try await transport.send(HTTPRequest(url: server.url("/thread/\(index)")), context: RequestContext())
+                return currentThreadName()
+            }
+            names.append(name)
+        }
+        #expect(names == ["sluice-curl-0", "sluice-curl-1", "sluice-curl-0", "sluice-curl-1"])
+        // One connection per thread, each reused by the thread's second request.
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test func concurrentCallersSpreadToTheLeastBusyThread() async throws {
+        let transport = makeTransport { $0.eventThreads = 2 }
+        // The first request is held by the server; the second, sent meanwhile, finds thread 0
+        // busy and goes to thread 1, so it cannot reuse the first one's connection either way,
+        // but it must not wait behind it.
+        server.enqueue(.init(status: 200, body: "slow").with(headersDelay: .milliseconds(400)))
+        server.enqueue(.init(status: 200, body: "fast"))
+        async let slow = transport.send(HTTPRequest(url: server.url("/slow")), context: RequestContext())
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        let fast = try await transport.send(HTTPRequest(url: server.url("/fast")), context: RequestContext())
+        #expect(fast.body == Data("fast".utf8))
+        #expect(started.duration(to: .now) < .milliseconds(300))
+        #expect(try await slow.body == Data("slow".utf8))
+        #expect(server.connectionCount == 2)
+    }
+
+    @Test func zeroOrNegativeThreadCountsMeanOne() {
+        #expect(makeTransport { $0.eventThreads = 0 }.executors.count == 1)
+        #expect(makeTransport { $0.eventThreads = -3 }.executors.count == 1)
+    }
+}
+
 @Suite("CurlTransport handle reuse")
 struct CurlTransportReuseTests {
     /// A recycled easy handle keeps no method or body from its previous request.

@@ -32,6 +32,9 @@ const char *sluice_curl_version_number(void);
 /// The libcurl version as 0xXXYYZZ (CURLVERSION_NOW is a macro).
 unsigned int sluice_curl_version_num(void);
 
+/// Names the calling thread (at most 15 bytes show), for debuggers, `top -H` and /proc.
+void sluice_set_thread_name(const char *name);
+
 /// Everything CurlTransport reports about a finished transfer, read with one call.
 typedef struct {
     long response_code;
