@@ -14,7 +14,7 @@ strip --strip-debug "$work/sluice-bench"
 # instructions CLIENT SCENARIO SCALE
 instructions() {
   valgrind --tool=callgrind --callgrind-out-file="$work/out" "$work/sluice-bench" "$url" \
-    --clients "$1" --scenarios "$2" --rounds 1 --scale "$3" 2>&1 | sed -n 's/.*Collected : //p'
+    --clients "$1" --scenarios "$2" --rounds 1 --event-threads 1 --scale "$3" 2>&1 | sed -n 's/.*Collected : //p'
 }
 # requests BASE SCALE: what sluice-bench sends for one client in one round, warm-up included
 requests() { python3 -c "c = int($1 * $2); print(c + max(16, c // 20))"; }
