@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .library(name: "SluiceCurl", targets: ["SluiceCurl"]),
+        .library(name: "SluiceCache", targets: ["SluiceCache"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -26,6 +27,10 @@ let package = Package(
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // CurlTransport: the libcurl terminal handler.
         .target(name: "SluiceCurl", dependencies: ["Sluice", "CCurl", "CCurlShim"], swiftSettings: strict),
+        // SQLite (Debian: libsqlite3-dev), for the cache's default store.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SluiceCache: an RFC 9111 cache with the seeds' app policies, over a CacheStore.
+        .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
         .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
 
@@ -64,6 +69,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceTesting"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,192 @@
+import Sluice
+
+/// The directives of `Cache-Control` fields (RFC 9111 §5.2, RFC 5861, RFC 8246), parsed leniently.
+///
+/// - Every `Cache-Control` field line is read, as one list.
+/// - Names are case-insensitive; unknown directives are ignored (and kept in ``extensions``).
+/// - Arguments may be tokens or quoted strings (`max-age="60"` is read as 60, as RFC 9111 §5.2
+///   asks recipients to accept); a quoted list (`no-cache="Set-Cookie, X-A"`) gives field names.
+/// - A repeated directive keeps its first occurrence (RFC 9111 §4.2.1).
+/// - An invalid `max-age` or `s-maxage` (not digits) reads as 0: the response is stale, as RFC 9111
+///   §4.2.1 allows for invalid freshness information. Other invalid arguments are ignored.
+/// - Values too large for a cache to represent become 2,147,483,648 seconds (RFC 9111 §1.2.2).
+///
+/// ```swift
+/// let directives = CacheControl(#"max-age=60, no-cache="Set-Cookie", Private"#)
+/// directives.maxAge              // 60
+/// directives.noCacheFields       // ["Set-Cookie"]
+/// directives.isPrivate           // true
+/// CacheControl(response.headers).mustRevalidate
+/// ```
+public struct CacheControl: Sendable, Hashable {
+    /// `max-age`: in a response, the freshness lifetime; in a request, the oldest acceptable age.
+    public var maxAge: Int?
+    /// `s-maxage`: a shared cache's freshness lifetime.
+    public var sharedMaxAge: Int?
+    /// `max-stale` in a request: `.some(nil)` accepts any staleness, `.some(n)` up to n seconds.
+    public var maxStale: Int??
+    /// `min-fresh` in a request: the response must stay fresh at least this long.
+    public var minFresh: Int?
+    /// `no-cache`: never serve a stored copy without validating it first.
+    public var noCache = false
+    /// The field names of a qualified `no-cache="…"` (only those fields need validation).
+    public var noCacheFields: [String] = []
+    /// `no-store`: do not store the request or the response.
+    public var noStore = false
+    /// `no-transform`.
+    public var noTransform = false
+    /// `only-if-cached` in a request: answer from the cache or with 504.
+    public var onlyIfCached = false
+    /// `must-revalidate`: once stale, never serve without validating.
+    public var mustRevalidate = false
+    /// `proxy-revalidate`: `must-revalidate` for shared caches.
+    public var proxyRevalidate = false
+    /// `must-understand`.
+    public var mustUnderstand = false
+    /// `private`: only a private cache may store the response.
+    public var isPrivate = false
+    /// The field names of a qualified `private="…"`.
+    public var privateFields: [String] = []
+    /// `public`: any cache may store it, even when it would not be stored otherwise.
+    public var isPublic = false
+    /// `immutable` (RFC 8246): a fresh response will not change; do not revalidate it on reload.
+    public var immutable = false
+    /// `stale-while-revalidate` (RFC 5861): serve stale for this long while revalidating.
+    public var staleWhileRevalidate: Int?
+    /// `stale-if-error` (RFC 5861): serve stale for this long when the origin fails.
+    public var staleIfError: Int?
+    /// Directives this type does not know, lowercased, with their argument if any.
+    public var extensions: [String: String?] = [:]
+
+    /// The largest delta-seconds a cache must represent (RFC 9111 §1.2.2).
+    public static let maximumDeltaSeconds = 2_147_483_648
+
+    /// No directives.
+    public init() {}
+
+    /// The directives of every `Cache-Control` field in `headers`.
+    public init(_ headers: HTTPFields) {
+        self.init(headers.values(for: "Cache-Control").joined(separator: ","))
+    }
+
+    /// The directives of one field value (or several joined with commas).
+    public init(_ value: String) {
+        var seen = Set<String>()
+        for (name, argument) in Self.directives(in: value) where seen.insert(name).inserted {
+            apply(name, argument)
+        }
+    }
+
+    /// Whether no directive at all was given.
+    public var isEmpty: Bool { self == CacheControl() }
+
+    private mutating func apply(_ name: String, _ argument: String?) {
+        switch name {
+        case "max-age": maxAge = Self.freshnessSeconds(argument)
+        case "s-maxage": sharedMaxAge = Self.freshnessSeconds(argument)
+        case "max-stale":
+            if let argument {
+                if let seconds = Self.deltaSeconds(argument) { maxStale = .some(seconds) }
+            } else {
+                maxStale = .some(nil)
+            }
+        case "min-fresh": minFresh = argument.flatMap(Self.deltaSeconds)
+        case "no-cache":
+            noCache = true
+            noCacheFields = argument.map(Self.fieldNames) ?? []
+        case "no-store": noStore = true
+        case "no-transform": noTransform = true
+        case "only-if-cached": onlyIfCached = true
+        case "must-revalidate": mustRevalidate = true
+        case "proxy-revalidate": proxyRevalidate = true
+        case "must-understand": mustUnderstand = true
+        case "private":
+            isPrivate = true
+            privateFields = argument.map(Self.fieldNames) ?? []
+        case "public": isPublic = true
+        case "immutable": immutable = true
+        case "stale-while-revalidate": staleWhileRevalidate = argument.flatMap(Self.deltaSeconds)
+        case "stale-if-error": staleIfError = argument.flatMap(Self.deltaSeconds)
+        default: extensions[name] = argument
+        }
+    }
+
+    /// A freshness argument: its seconds, or 0 when it is missing or not digits (stale).
+    private static func freshnessSeconds(_ argument: String?) -> Int {
+        argument.flatMap(deltaSeconds) ?? 0
+    }
+
+    /// `delta-seconds = 1*DIGIT`, capped at ``maximumDeltaSeconds``; nil when not digits.
+    static func deltaSeconds(_ text: String) -> Int? {
+        let digits = text.utf8
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        var value = 0
+        for digit in digits {
+            value = value * 10 + Int(digit - 0x30)
+            if value >= maximumDeltaSeconds { return maximumDeltaSeconds }
+        }
+        return value
+    }
+
+    /// The field names of a quoted list argument: `"Set-Cookie, X-A"`.
+    private static func fieldNames(_ argument: String) -> [String] {
+        argument.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+    }
+
+    /// `name[=argument]` pairs of a comma-separated list; names lowercased, quoted arguments
+    /// unquoted (backslash escapes resolved). Commas inside quotes do not split.
+    static func directives(in value: String) -> [(name: String, argument: String?)] {
+        var result: [(String, String?)] = []
+        var scalars = Substring(value).unicodeScalars[...]
+        while !scalars.isEmpty {
+            // One member: up to a comma outside quotes.
+            var name = ""
+            while let scalar = scalars.first, scalar != ",", scalar != "=" {
+                name.unicodeScalars.append(scalar)
+                scalars.removeFirst()
+            }
+            var argument: String?
+            if scalars.first == "=" {
+                scalars.removeFirst()
+                while let scalar = scalars.first, scalar == " " || scalar == "\t" { scalars.removeFirst() }
+                var text = ""
+                if scalars.first == "\"" {
+                    scalars.removeFirst()
+                    while let scalar = scalars.first {
+                        scalars.removeFirst()
+                        if scalar == "\"" { break }
+                        if scalar == "\\", let escaped = scalars.first {
+                            scalars.removeFirst()
+                            text.unicodeScalars.append(escaped)
+                        } else {
+                            text.unicodeScalars.append(scalar)
+                        }
+                    }
+                    // Anything between the closing quote and the next comma is ignored.
+                    while let scalar = scalars.first, scalar != "," { scalars.removeFirst() }
+                } else {
+                    while let scalar = scalars.first, scalar != "," {
+                        text.unicodeScalars.append(scalar)
+                        scalars.removeFirst()
+                    }
+                    text = text.trimmingWhitespace()
+                }
+                argument = text
+            }
+            if scalars.first == "," { scalars.removeFirst() }
+            let trimmed = name.trimmingWhitespace().lowercased()
+            if !trimmed.isEmpty { result.append((trimmed, argument)) }
+        }
+        return result
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's OWS).
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self).unicodeScalars[...]
+        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
+        return String(String.UnicodeScalarView(scalars))
+    }
+}

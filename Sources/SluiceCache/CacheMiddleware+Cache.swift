@@ -1,0 +1,246 @@
+import Foundation
+import Sluice
+import Synchronization
+
+extension SluiceError.Code {
+    /// `.returnCacheDontLoad` found nothing stored for the request.
+    public static let cacheMiss = SluiceError.Code(rawValue: "cacheMiss")
+}
+
+/// An HTTP cache (RFC 9111) with the app policies of ``CachePolicy``, over any ``CacheStore``.
+///
+/// - Fresh stored responses are served with an `Age` header and `response.source == .cache`.
+/// - Stale ones are validated with `If-None-Match` / `If-Modified-Since`; a 304 updates the stored
+///   fields and serves the stored body (`.revalidated`).
+/// - `stale-while-revalidate` serves the stale copy and revalidates in the background, once per
+///   entry at a time; `stale-if-error` and ``CachePolicy/offlineFallback`` serve a stale copy when
+///   the network fails or answers 5xx.
+/// - A successful POST, PUT, PATCH or DELETE removes the stored response for its URL, and for its
+///   `Location` and `Content-Location` on the same host.
+/// - HEAD is answered from a stored GET. Other methods pass through.
+/// - The store failing is a miss: the request goes to the network, never fails because of the cache.
+///
+/// One response is kept per URL: a request whose `Vary` fields differ from the stored one's is a
+/// miss, and its response replaces the stored one (as OkHttp does).
+///
+/// ```swift
+/// let cache = CacheMiddleware(store: MemoryCacheStore())
+/// let client = Client(baseURL: api, middlewares: [cache], transport: CurlTransport())
+/// var request = HTTPRequest(url: url)
+/// request.cachePolicy = .offlineFallback
+/// let response = try await client.send(request)
+/// response.source        // .network, .cache or .revalidated
+/// ```
+public struct CacheMiddleware: Middleware {
+    /// How the cache behaves.
+    public struct Configuration: Sendable {
+        /// Follow the shared-cache rules (`s-maxage`, `proxy-revalidate`; no `private` responses,
+        /// and responses to requests with `Authorization` only when they allow it).
+        public var isShared: Bool
+        /// Query parameters left out of the key (timestamps, nonces, signatures).
+        public var ignoredQueryItems: Set<String>
+        /// The fraction of the time since `Last-Modified` used as a heuristic lifetime.
+        public var heuristicFraction: Double
+        /// The wall clock the cache reads (injectable for tests).
+        public var clock: @Sendable () -> Date
+
+        public init(
+            isShared: Bool = false, ignoredQueryItems: Set<String> = [], heuristicFraction: Double = 0.1,
+            clock: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.isShared = isShared
+            self.ignoredQueryItems = ignoredQueryItems
+            self.heuristicFraction = heuristicFraction
+            self.clock = clock
+        }
+
+        /// A private cache; the whole URL is the key; 10% heuristic; the system clock.
+        public static let `default` = Configuration()
+    }
+
+    public static let defaultPosition = MiddlewarePosition.cache
+
+    public let store: any CacheStore
+    public let configuration: Configuration
+    let strategy: CacheStrategy
+    private let revalidating = RevalidationSet()
+
+    public init(store: any CacheStore, configuration: Configuration = .default) {
+        self.store = store
+        self.configuration = configuration
+        self.strategy = CacheStrategy(isShared: configuration.isShared, heuristicFraction: configuration.heuristicFraction)
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        guard request.method == .get || request.method == .head else {
+            let response = try await next(request, context)
+            if !request.method.isSafe, (200..<400).contains(response.status.code) {
+                await invalidate(after: request, response)
+            }
+            return response
+        }
+        // A caller's own conditional request is theirs to handle.
+        if request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since") {
+            return try await next(request, context)
+        }
+        let key = self.key(for: request)
+        let stored = try? await store.get(key)
+        switch strategy.decide(request, stored: stored, now: configuration.clock()) {
+        case .serve(let age):
+            return served(stored!, age: age, for: request, source: .cache)
+        case .serveStaleAndRevalidate(let age):
+            revalidateInBackground(stored!, request: request, key: key, context: context, next: next)
+            return served(stored!, age: age, for: request, source: .cache)
+        case .miss:
+            throw SluiceError(.cacheMiss, "nothing is stored for \(request) (cache policy returnCacheDontLoad)")
+        case .gatewayTimeout:
+            var response = HTTPResponse(status: HTTPStatus(code: 504))
+            response.request = request
+            response.source = .cache
+            return response
+        case .fetch:
+            return try await fetch(request, key: key, stored: stored, context: context, next: next)
+        case .validate(let conditions):
+            return try await validate(request, conditions: conditions, key: key, stored: stored!, context: context, next: next)
+        }
+    }
+
+    /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items.
+    public func key(for request: HTTPRequest) -> String {
+        var url = request.url.absoluteString
+        if !configuration.ignoredQueryItems.isEmpty, var components = URLComponents(string: url),
+           let items = components.queryItems {
+            let kept = items.filter { !configuration.ignoredQueryItems.contains($0.name) }
+            components.queryItems = kept.isEmpty ? nil : kept
+            url = components.string ?? url
+        }
+        if let fragment = url.firstIndex(of: "#") { url = String(url[..<fragment]) }
+        return "GET " + url
+    }
+
+    // MARK: Network
+
+    private func fetch(
+        _ request: HTTPRequest, key: String, stored: CachedResponse?, context: RequestContext, next: Next
+    ) async throws -> HTTPResponse {
+        let requestTime = configuration.clock()
+        let response: HTTPResponse
+        do {
+            response = try await next(request, context)
+        } catch {
+            if let stale = staleCopyOnError(stored, request: request, error: error) { return stale }
+            throw error
+        }
+        if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
+        if request.method == .get {
+            await storeIfAllowed(response, for: request, key: key, requestTime: requestTime)
+        }
+        return response
+    }
+
+    private func validate(
+        _ request: HTTPRequest, conditions: HTTPFields, key: String, stored: CachedResponse,
+        context: RequestContext, next: Next
+    ) async throws -> HTTPResponse {
+        var conditional = request
+        for field in conditions { try conditional.headers.set(name: field.name, value: field.value) }
+        let requestTime = configuration.clock()
+        let response: HTTPResponse
+        do {
+            response = try await next(conditional, context)
+        } catch {
+            if let stale = staleCopyOnError(stored, request: request, error: error) { return stale }
+            throw error
+        }
+        let responseTime = configuration.clock()
+        if response.status.code == 304, strategy.notModified(response, matches: stored) {
+            let updated = strategy.updated(stored, with: response, requestTime: requestTime, responseTime: responseTime)
+            try? await store.put(updated, for: key)
+            let age = strategy.currentAge(of: updated, now: responseTime)
+            return served(updated, age: age, for: request, source: .revalidated)
+        }
+        if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
+        if request.method == .get {
+            await storeIfAllowed(response, for: request, key: key, requestTime: requestTime)
+        }
+        return response
+    }
+
+    private func storeIfAllowed(_ response: HTTPResponse, for request: HTTPRequest, key: String, requestTime: Date) async {
+        guard response.bodyFile == nil, strategy.mayStore(response, for: request, ttl: request.cacheTTL),
+              let varyValues = CacheStrategy.varyValues(response.headers, request) else { return }
+        let entry = CachedResponse(
+            method: "GET", url: request.url.absoluteString, status: response.status.code,
+            reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response),
+            body: response.body, requestTime: requestTime, responseTime: configuration.clock(), varyValues: varyValues
+        )
+        try? await store.put(entry, for: key)
+    }
+
+    /// A stale stored copy instead of a failure, when `stale-if-error` or the policy allows it.
+    /// Cancellation is never covered up.
+    private func staleCopyOnError(_ stored: CachedResponse?, request: HTTPRequest, error: (any Error)?) -> HTTPResponse? {
+        guard let stored, !(error is CancellationError), strategy.matchesVary(stored, request) else { return nil }
+        let now = configuration.clock()
+        let age = strategy.currentAge(of: stored, now: now)
+        if request.cachePolicy == .offlineFallback {
+            return served(stored, age: age, for: request, source: .cache)
+        }
+        let staleness = age - strategy.freshnessLifetime(of: stored, ttl: request.cacheTTL)
+        let window = CacheStrategy.requestDirectives(request).staleIfError ?? stored.cacheControl.staleIfError
+        guard let window, staleness <= window else { return nil }
+        return served(stored, age: age, for: request, source: .cache)
+    }
+
+    // MARK: Serving
+
+    private func served(_ entry: CachedResponse, age: Int, for request: HTTPRequest, source: ResponseSource) -> HTTPResponse {
+        var response = entry.response(for: request)
+        response.source = source
+        try? response.headers.set(name: "Age", value: String(age))
+        let directives = entry.cacheControl
+        for name in directives.noCacheFields where source == .cache { response.headers.remove(name: name) }
+        if request.method == .head { response.body = Data() }
+        return response
+    }
+
+    private func revalidateInBackground(
+        _ stored: CachedResponse, request: HTTPRequest, key: String, context: RequestContext, next: Next
+    ) {
+        guard revalidating.begin(key) else { return }
+        let conditions = strategy.conditionalFields(for: stored)
+        var background = context
+        background.deadline = nil
+        Task { [self] in
+            defer { revalidating.end(key) }
+            var conditional = request
+            conditional.cachePolicy = .useProtocol
+            _ = try? await validate(conditional, conditions: conditions, key: key, stored: stored, context: background, next: next)
+        }
+    }
+
+    // MARK: Invalidation
+
+    /// After a successful unsafe request: its URL, and its `Location` and `Content-Location` on
+    /// the same host, are no longer served from the cache (RFC 9111 §4.4).
+    private func invalidate(after request: HTTPRequest, _ response: HTTPResponse) async {
+        var targets = [request.url]
+        for name in ["Location", "Content-Location"] {
+            if let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+               url.host?.lowercased() == request.url.host?.lowercased(), url.scheme == request.url.scheme {
+                targets.append(url)
+            }
+        }
+        for url in targets {
+            _ = try? await store.delete(key(for: HTTPRequest(url: url)))
+        }
+    }
+}
+
+/// The keys being revalidated in the background, so each is revalidated once at a time.
+final class RevalidationSet: Sendable {
+    private let keys = Mutex(Set<String>())
+
+    func begin(_ key: String) -> Bool { keys.withLock { $0.insert(key).inserted } }
+    func end(_ key: String) { keys.withLock { _ = $0.remove(key) } }
+}

@@ -1,0 +1,47 @@
+import Sluice
+
+/// How one request uses the cache, set with ``Sluice/HTTPRequest/cachePolicy``.
+///
+/// ```swift
+/// var request = HTTPRequest(url: url)
+/// request.cachePolicy = .returnCacheElseLoad       // any stored copy, else the network
+/// request.cacheTTL = 300                            // fresh for 5 minutes, whatever the headers say
+/// ```
+public enum CachePolicy: Sendable, Hashable {
+    /// RFC 9111's rules: serve fresh copies, validate stale ones, store what may be stored.
+    case useProtocol
+    /// Skip the stored copy, fetch, and store the result (seed B's `refreshCache`).
+    case reloadIgnoringCache
+    /// Any stored copy, fresh or stale; the network only when there is none.
+    case returnCacheElseLoad
+    /// The stored copy, fresh or stale, or a `.cacheMiss` error; never the network.
+    case returnCacheDontLoad
+    /// RFC 9111's rules, and when the network fails (or the reachability gate says offline) any
+    /// stored copy instead of the error.
+    case offlineFallback
+}
+
+/// The request's ``CachePolicy``; `.useProtocol` unless set.
+enum CachePolicyKey: RequestOptionKey {
+    static let defaultValue = CachePolicy.useProtocol
+}
+
+/// A per-request freshness lifetime in seconds that overrides the response's headers (0: forever).
+enum CacheTTLKey: RequestOptionKey {
+    static let defaultValue: Int? = nil
+}
+
+extension HTTPRequest {
+    /// How this request uses the cache (``CachePolicy``); `.useProtocol` by default.
+    public var cachePolicy: CachePolicy {
+        get { options[CachePolicyKey.self] }
+        set { options[CachePolicyKey.self] = newValue }
+    }
+
+    /// A freshness lifetime in seconds for the response to this request, overriding its headers;
+    /// 0 keeps it fresh forever (seed D's `cacheLiveSecond`). `nil`: the headers decide.
+    public var cacheTTL: Int? {
+        get { options[CacheTTLKey.self] }
+        set { options[CacheTTLKey.self] = newValue }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import Sluice
+
+/// RFC 9111's decisions as pure functions, apart from any storage or network: whether a response
+/// may be stored, how fresh a stored one is, and what to do with a request given what is stored.
+///
+/// ```swift
+/// let strategy = CacheStrategy(isShared: false)
+/// switch strategy.decide(request, stored: entry, now: Date()) {
+/// case .serve(let age): …                      // fresh (or acceptably stale): answer from the cache
+/// case .validate(let conditions): …            // send the request with If-None-Match / If-Modified-Since
+/// case .serveStaleAndRevalidate(let age): …    // stale-while-revalidate
+/// case .fetch, .gatewayTimeout, .miss: …
+/// }
+/// ```
+public struct CacheStrategy: Sendable {
+    /// What to do with a request.
+    public enum Decision: Sendable, Equatable {
+        /// Answer with the stored response, which is `age` seconds old.
+        case serve(age: Int)
+        /// Answer with the stale stored response now and revalidate it in the background.
+        case serveStaleAndRevalidate(age: Int)
+        /// Send the request with these conditional header fields; a 304 revalidates the entry.
+        case validate(conditions: HTTPFields)
+        /// Send the request as it is: nothing usable is stored.
+        case fetch
+        /// `only-if-cached` and nothing usable is stored: answer 504 (RFC 9111 §5.2.1.7).
+        case gatewayTimeout
+        /// `.returnCacheDontLoad` and nothing is stored.
+        case miss
+    }
+
+    /// A shared cache follows `s-maxage`, `proxy-revalidate`, refuses `private` responses and
+    /// responses to requests with `Authorization` (unless the response allows it).
+    public let isShared: Bool
+    /// The fraction of the time since `Last-Modified` used as a heuristic lifetime.
+    public let heuristicFraction: Double
+
+    public init(isShared: Bool = false, heuristicFraction: Double = 0.1) {
+        self.isShared = isShared
+        self.heuristicFraction = heuristicFraction
+    }
+
+    /// Status codes that are heuristically cacheable (RFC 9110 §15.1).
+    public static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Fields a cache never stores or updates from a 304 (RFC 9111 §3.1 and §3.2).
+    static let unstoredFields: Set<String> = [
+        "connection", "proxy-connection", "keep-alive", "te", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    // MARK: Storing
+
+    /// Whether `response` to `request` may be stored (RFC 9111 §3). `ttl` is the request's
+    /// ``Sluice/HTTPRequest/cacheTTL``, which makes any final 200-class or heuristically cacheable
+    /// response storable.
+    public func mayStore(_ response: HTTPResponse, for request: HTTPRequest, ttl: Int? = nil) -> Bool {
+        let requestDirectives = CacheControl(request.headers)
+        let directives = CacheControl(response.headers)
+        let status = response.status.code
+        guard request.method == .get else { return false }
+        guard status >= 200, status != 206, status != 304 else { return false }
+        guard !requestDirectives.noStore, !directives.noStore else { return false }
+        if response.headers.values(for: "Vary").contains(where: { $0.trimmingWhitespace() == "*" }) { return false }
+        if isShared {
+            if directives.isPrivate && directives.privateFields.isEmpty { return false }
+            if request.headers.contains("Authorization"),
+               !(directives.isPublic || directives.mustRevalidate || directives.sharedMaxAge != nil) { return false }
+        }
+        if ttl != nil { return (200..<300).contains(status) || Self.heuristicallyCacheable.contains(status) }
+        return directives.isPublic
+            || (directives.isPrivate && !isShared)
+            || response.headers.contains("Expires")
+            || directives.maxAge != nil
+            || (isShared && directives.sharedMaxAge != nil)
+            || Self.heuristicallyCacheable.contains(status)
+    }
+
+    /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
+    /// names, and (in a shared cache) those a qualified `private` or `no-cache` names.
+    public func storedFields(of response: HTTPResponse) -> HTTPFields {
+        var excluded = Self.unstoredFields
+        for value in response.headers.values(for: "Connection") {
+            for name in value.split(separator: ",") { excluded.insert(name.trimmingWhitespace().lowercased()) }
+        }
+        if isShared {
+            let directives = CacheControl(response.headers)
+            for name in directives.privateFields + directives.noCacheFields { excluded.insert(name.lowercased()) }
+        }
+        var fields = response.headers
+        for name in excluded where fields.contains(name) { fields.remove(name: name) }
+        return fields
+    }
+
+    // MARK: Freshness
+
+    /// The freshness lifetime in seconds (RFC 9111 §4.2.1): `s-maxage` (shared), `max-age`,
+    /// `Expires` minus `Date`, or the heuristic; `ttl` overrides them all (0: forever, `Int.max`).
+    public func freshnessLifetime(of entry: CachedResponse, ttl: Int? = nil) -> Int {
+        if let ttl { return ttl == 0 ? Int.max : ttl }
+        let directives = entry.cacheControl
+        if isShared, let sharedMaxAge = directives.sharedMaxAge { return sharedMaxAge }
+        if let maxAge = directives.maxAge { return maxAge }
+        let date = Self.date(of: entry)
+        if let expires = entry.headers["Expires"] {
+            // An invalid Expires (such as "0") means already expired (RFC 9111 §5.3).
+            guard let expiry = HTTPDate.parse(expires) else { return 0 }
+            return max(0, Int(expiry.timeIntervalSince(date)))
+        }
+        guard Self.heuristicallyCacheable.contains(entry.status) || directives.isPublic,
+              let lastModified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse) else { return 0 }
+        return max(0, Int(date.timeIntervalSince(lastModified) * heuristicFraction))
+    }
+
+    /// The entry's current age in seconds at `now` (RFC 9111 §4.2.3).
+    public func currentAge(of entry: CachedResponse, now: Date) -> Int {
+        let dateValue = Self.date(of: entry)
+        let ageValue = entry.headers["Age"].flatMap { CacheControl.deltaSeconds($0.trimmingWhitespace()) } ?? 0
+        let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
+        let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
+        let correctedAgeValue = Double(ageValue) + responseDelay
+        let correctedInitialAge = max(apparentAge, correctedAgeValue)
+        let residentTime = max(0, now.timeIntervalSince(entry.responseTime))
+        let age = correctedInitialAge + residentTime
+        return age >= Double(CacheControl.maximumDeltaSeconds) ? CacheControl.maximumDeltaSeconds : Int(age)
+    }
+
+    /// The `Date` the origin sent, or the time the response arrived when it sent none or a bad one.
+    static func date(of entry: CachedResponse) -> Date {
+        entry.headers["Date"].flatMap(HTTPDate.parse) ?? entry.responseTime
+    }
+
+    // MARK: Deciding
+
+    /// What to do with `request` given `stored`, the response stored under its key (nil when none).
+    public func decide(_ request: HTTPRequest, stored: CachedResponse?, now: Date) -> Decision {
+        let policy = request.cachePolicy
+        switch policy {
+        case .reloadIgnoringCache:
+            return .fetch
+        case .returnCacheElseLoad:
+            guard let stored, matchesVary(stored, request) else { return .fetch }
+            return .serve(age: currentAge(of: stored, now: now))
+        case .returnCacheDontLoad:
+            guard let stored, matchesVary(stored, request) else { return .miss }
+            return .serve(age: currentAge(of: stored, now: now))
+        case .useProtocol, .offlineFallback:
+            break
+        }
+
+        let requestDirectives = Self.requestDirectives(request)
+        guard !requestDirectives.noStore || requestDirectives.onlyIfCached else { return .fetch }
+        guard let stored, matchesVary(stored, request) else {
+            return requestDirectives.onlyIfCached ? .gatewayTimeout : .fetch
+        }
+        let directives = stored.cacheControl
+        let age = currentAge(of: stored, now: now)
+        let lifetime = freshnessLifetime(of: stored, ttl: request.cacheTTL)
+        let isFresh = lifetime > age
+        let staleness = isFresh ? 0 : age - lifetime
+
+        // Fresh and immutable: a reload does not revalidate (RFC 8246).
+        let immutableAndFresh = directives.immutable && isFresh && request.cacheTTL == nil
+        var mustValidate = directives.noCache && directives.noCacheFields.isEmpty
+        if !immutableAndFresh {
+            if requestDirectives.noCache { mustValidate = true }
+            if let maxAge = requestDirectives.maxAge, age > maxAge || maxAge == 0 { mustValidate = true }
+        }
+        if let minFresh = requestDirectives.minFresh, lifetime != Int.max, lifetime - age < minFresh { mustValidate = true }
+
+        if !mustValidate {
+            if isFresh { return .serve(age: age) }
+            let mayServeStale = !directives.mustRevalidate
+                && !(isShared && (directives.proxyRevalidate || directives.sharedMaxAge != nil))
+            if mayServeStale, let maxStale = requestDirectives.maxStale, maxStale.map({ staleness <= $0 }) ?? true {
+                return .serve(age: age)
+            }
+            if mayServeStale, let window = directives.staleWhileRevalidate, staleness <= window,
+               !requestDirectives.onlyIfCached {
+                return .serveStaleAndRevalidate(age: age)
+            }
+        }
+        if requestDirectives.onlyIfCached { return .gatewayTimeout }
+        let conditions = conditionalFields(for: stored)
+        return conditions.isEmpty ? .fetch : .validate(conditions: conditions)
+    }
+
+    /// Whether `stored` may serve `request` given its `Vary` (RFC 9111 §4.1): every field the
+    /// response varies on has the same value (whitespace-normalized) in both requests. `Vary: *`
+    /// never matches.
+    public func matchesVary(_ stored: CachedResponse, _ request: HTTPRequest) -> Bool {
+        guard let values = Self.varyValues(stored.headers, request) else { return false }
+        return values == stored.varyValues
+    }
+
+    /// For each field `responseHeaders`' `Vary` names, the request's value (nil when absent); nil
+    /// when the response varies on `*`.
+    public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
+        var values: [String: String?] = [:]
+        for value in responseHeaders.values(for: "Vary") {
+            for name in value.split(separator: ",") {
+                let field = name.trimmingWhitespace().lowercased()
+                if field == "*" { return nil }
+                if field.isEmpty { continue }
+                values[field] = request.headers.contains(field)
+                    ? request.headers.values(for: field).map { normalized($0) }.joined(separator: ",")
+                    : String?.none
+            }
+        }
+        return values
+    }
+
+    /// A field value with runs of whitespace made one space, for comparing selecting fields.
+    private static func normalized(_ value: String) -> String {
+        value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+    }
+
+    /// `If-None-Match` from the stored `ETag`, `If-Modified-Since` from its `Last-Modified`.
+    public func conditionalFields(for stored: CachedResponse) -> HTTPFields {
+        var fields = HTTPFields()
+        if let etag = stored.headers["ETag"] { try? fields.append(name: "If-None-Match", value: etag) }
+        if let lastModified = stored.headers["Last-Modified"] {
+            try? fields.append(name: "If-Modified-Since", value: lastModified)
+        }
+        return fields
+    }
+
+    /// `stored` brought up to date by a 304 (RFC 9111 §4.3.4 and §3.2): each field of the 304
+    /// replaces the stored ones of that name, except `Content-Length` and the unstored fields; the
+    /// request and response times become the new exchange's.
+    public func updated(
+        _ stored: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
+    ) -> CachedResponse {
+        var updated = stored
+        let fresh = storedFields(of: notModified)
+        var replaced = Set<String>()
+        for field in fresh {
+            let name = field.name.lowercased()
+            if name == "content-length" || Self.unstoredFields.contains(name) { continue }
+            if replaced.insert(name).inserted { updated.headers.remove(name: field.name) }
+            try? updated.headers.append(name: field.name, value: field.value)
+        }
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        return updated
+    }
+
+    /// Whether a 304 may update `stored` (RFC 9111 §4.3.3): its strong validator matches the
+    /// stored one, or it has no validator.
+    public func notModified(_ response: HTTPResponse, matches stored: CachedResponse) -> Bool {
+        guard let etag = response.headers["ETag"] else { return true }
+        guard let storedETag = stored.headers["ETag"] else { return false }
+        return Self.weakCompare(etag, storedETag)
+    }
+
+    /// Weak comparison of entity tags (RFC 9110 §8.8.3.2): equal once a `W/` prefix is dropped.
+    /// An unquoted tag (as some servers send) compares by its text.
+    public static func weakCompare(_ a: String, _ b: String) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            var tag = Substring(tag.trimmingWhitespace())
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag.count >= 2, tag.first == "\"", tag.last == "\"" { tag = tag.dropFirst().dropLast() }
+            return tag
+        }
+        return opaque(a) == opaque(b)
+    }
+
+    /// The request's directives; `Pragma: no-cache` counts as `no-cache` when the request has no
+    /// `Cache-Control` (RFC 9111 §5.4).
+    static func requestDirectives(_ request: HTTPRequest) -> CacheControl {
+        var directives = CacheControl(request.headers)
+        if !request.headers.contains("Cache-Control"),
+           request.headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") }) {
+            directives.noCache = true
+        }
+        return directives
+    }
+}
