@@ -167,7 +167,7 @@ public struct CacheMiddleware: Middleware {
     }
 
     private func storeIfAllowed(_ response: HTTPResponse, for request: HTTPRequest, key: String, requestTime: Date) async {
-        guard response.bodyFile == nil, strategy.mayStore(response, for: request, ttl: request.cacheTTL),
+        guard response.bodyFile == nil, strategy.mayStore(response, for: request),
               let varyValues = CacheStrategy.varyValues(response.headers, request) else { return }
         let entry = CachedResponse(
             method: "GET", url: request.url.absoluteString, status: response.status.code,

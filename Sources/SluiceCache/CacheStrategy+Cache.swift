@@ -52,10 +52,10 @@ public struct CacheStrategy: Sendable {
 
     // MARK: Storing
 
-    /// Whether `response` to `request` may be stored (RFC 9111 §3). `ttl` is the request's
-    /// ``Sluice/HTTPRequest/cacheTTL``, which makes any final 200-class or heuristically cacheable
-    /// response storable.
-    public func mayStore(_ response: HTTPResponse, for request: HTTPRequest, ttl: Int? = nil) -> Bool {
+    /// Whether `response` to `request` may be stored (RFC 9111 §3). A request with a
+    /// ``Sluice/HTTPRequest/cacheTTL`` makes any 2xx or heuristically cacheable response storable.
+    public func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        let ttl = request.cacheTTL
         let requestDirectives = CacheControl(request.headers)
         let directives = CacheControl(response.headers)
         let status = response.status.code

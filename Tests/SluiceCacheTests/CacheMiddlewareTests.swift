@@ -1,0 +1,271 @@
+import Foundation
+import Sluice
+import SluiceCache
+import SluiceTesting
+import Synchronization
+import Testing
+
+/// A wall clock the test moves by hand.
+final class TestClock: Sendable {
+    private let now = Mutex(Date(timeIntervalSince1970: 1_000_000))
+    func read() -> Date { now.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
+}
+
+/// A store whose every call fails, as a broken disk would.
+struct FailingStore: CacheStore {
+    struct Broken: Error {}
+    func get(_ key: String) async throws -> CachedResponse? { throw Broken() }
+    func put(_ entry: CachedResponse, for key: String) async throws { throw Broken() }
+    func delete(_ key: String) async throws -> Bool { throw Broken() }
+    func delete(prefix: String) async throws -> Int { throw Broken() }
+    func clear() async throws { throw Broken() }
+    func totalSize() async throws -> Int { throw Broken() }
+    func entryCount() async throws -> Int { throw Broken() }
+    func items() async throws -> [CacheItem] { throw Broken() }
+}
+
+@Suite("CacheMiddleware")
+struct CacheMiddlewareTests {
+    let clock = TestClock()
+    let store = MemoryCacheStore()
+    let url = URL(string: "https://api.example.com/items?page=1")!
+
+    func harness(_ replies: [MockTransport.Reply], _ change: (inout CacheMiddleware.Configuration) -> Void = { _ in }) -> MiddlewareHarness {
+        var configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
+        change(&configuration)
+        return MiddlewareHarness(CacheMiddleware(store: store, configuration: configuration), replies: replies)
+    }
+
+    func get(_ fields: [(String, String)] = [], policy: CachePolicy = .useProtocol, method: HTTPMethod = .get) -> HTTPRequest {
+        var request = HTTPRequest(method: method, url: url)
+        for (name, value) in fields { try! request.headers.append(name: name, value: value) }
+        request.cachePolicy = policy
+        return request
+    }
+
+    static func ok(_ body: String, _ fields: [(String, String)]) -> MockTransport.Reply {
+        var headers = HTTPFields()
+        for (name, value) in fields { try! headers.append(name: name, value: value) }
+        return .status(.ok, headers: headers, body: body)
+    }
+
+    @Test func aFreshResponseIsServedFromTheCacheWithItsAge() async throws {
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")])])
+        let first = try await cache.send(get())
+        #expect(first.source == .network && first.text == "v1")
+        clock.advance(10)
+        let second = try await cache.send(get())
+        #expect(second.source == .cache)
+        #expect(second.text == "v1")
+        #expect(second.headers["Age"] == "10")
+        #expect(second.headers["ETag"] == "\"1\"")
+        #expect(cache.forwarded.count == 1)
+        #expect(try await store.entryCount() == 1)
+    }
+
+    @Test func aStaleResponseIsRevalidatedAndA304ServesTheStoredBody() async throws {
+        let cache = harness([
+            Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\""), ("Last-Modified", "Mon, 12 Jan 1970 13:46:40 GMT")]),
+            .status(304, headers: ["Cache-Control": "max-age=120", "X-Refreshed": "yes"]),
+        ])
+        _ = try await cache.send(get())
+        clock.advance(61)
+        let revalidated = try await cache.send(get())
+        #expect(revalidated.source == .revalidated)
+        #expect(revalidated.status.code == 200)
+        #expect(revalidated.text == "v1")
+        #expect(revalidated.headers["X-Refreshed"] == "yes")
+        #expect(revalidated.headers["Age"] == "0")
+        let conditional = cache.forwarded[1]
+        #expect(conditional.headers["If-None-Match"] == "\"1\"")
+        #expect(conditional.headers["If-Modified-Since"] == "Mon, 12 Jan 1970 13:46:40 GMT")
+        // The 304's max-age=120 now governs the stored copy.
+        clock.advance(100)
+        let cached = try await cache.send(get())
+        #expect(cached.source == .cache && cached.headers["Age"] == "100")
+        #expect(cache.forwarded.count == 2)
+    }
+
+    @Test func a200ToAValidationReplacesTheStoredCopy() async throws {
+        let cache = harness([
+            Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")]),
+            Self.ok("v2", [("Cache-Control", "max-age=60"), ("ETag", "\"2\"")]),
+        ])
+        _ = try await cache.send(get())
+        clock.advance(61)
+        let fresh = try await cache.send(get())
+        #expect(fresh.source == .network && fresh.text == "v2")
+        let cached = try await cache.send(get())
+        #expect(cached.source == .cache && cached.text == "v2")
+    }
+
+    @Test func noStoreResponsesAndRequestsAreNotStored() async throws {
+        let cache = harness([
+            Self.ok("a", [("Cache-Control", "no-store, max-age=60")]),
+            Self.ok("b", [("Cache-Control", "max-age=60")]),
+            Self.ok("c", [("Cache-Control", "max-age=60")]),
+        ])
+        _ = try await cache.send(get())
+        _ = try await cache.send(get([("Cache-Control", "no-store")]))
+        #expect(try await store.entryCount() == 0)
+        #expect(try await cache.send(get()).text == "c")
+        #expect(cache.forwarded.count == 3)
+    }
+
+    @Test func aSuccessfulUnsafeRequestInvalidatesItsURLAndLocations() async throws {
+        let other = URL(string: "https://api.example.com/items/7")!
+        let cache = harness([
+            Self.ok("list", [("Cache-Control", "max-age=600")]),
+            Self.ok("item", [("Cache-Control", "max-age=600")]),
+            .status(201, headers: ["Location": "/items/7", "Content-Location": "https://elsewhere.example/x"]),
+        ])
+        _ = try await cache.send(get())
+        _ = try await cache.send(HTTPRequest(url: other))
+        #expect(try await store.entryCount() == 2)
+        _ = try await cache.send(HTTPRequest(method: .post, url: url, body: .bytes(Data("{}".utf8))))
+        #expect(try await store.entryCount() == 0)
+    }
+
+    @Test func aFailedUnsafeRequestInvalidatesNothing() async throws {
+        let cache = harness([Self.ok("list", [("Cache-Control", "max-age=600")]), .status(500)])
+        _ = try await cache.send(get())
+        _ = try await cache.send(HTTPRequest(method: .delete, url: url))
+        #expect(try await store.entryCount() == 1)
+    }
+
+    @Test func headIsAnsweredFromAStoredGet() async throws {
+        let cache = harness([Self.ok("body", [("Cache-Control", "max-age=60")])])
+        _ = try await cache.send(get())
+        let head = try await cache.send(get(method: .head))
+        #expect(head.source == .cache && head.body.isEmpty && head.status.code == 200)
+        #expect(cache.forwarded.count == 1)
+    }
+
+    @Test func reloadIgnoringCacheFetchesAndStores() async throws {
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=60")]), Self.ok("v2", [("Cache-Control", "max-age=60")])])
+        _ = try await cache.send(get())
+        let reloaded = try await cache.send(get(policy: .reloadIgnoringCache))
+        #expect(reloaded.source == .network && reloaded.text == "v2")
+        #expect(try await cache.send(get()).text == "v2")
+    }
+
+    @Test func returnCacheDontLoadServesAnyCopyOrFailsWithAMiss() async throws {
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=1")])])
+        await #expect {
+            _ = try await cache.send(get(policy: .returnCacheDontLoad))
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .cacheMiss
+                && error?.message == "nothing is stored for GET https://api.example.com/items?page=1 (cache policy returnCacheDontLoad)"
+        }
+        #expect(cache.forwarded.isEmpty)
+        _ = try await cache.send(get())
+        clock.advance(1_000)
+        let stale = try await cache.send(get(policy: .returnCacheDontLoad))
+        #expect(stale.source == .cache && stale.text == "v1" && stale.headers["Age"] == "1000")
+        let elseLoad = try await cache.send(get(policy: .returnCacheElseLoad))
+        #expect(elseLoad.source == .cache)
+        #expect(cache.forwarded.count == 1)
+    }
+
+    @Test func offlineFallbackServesAStaleCopyWhenTheNetworkFails() async throws {
+        let down = SluiceError(.offline, "no route")
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=1"), ("ETag", "\"1\"")]), .error(down), .error(down)])
+        _ = try await cache.send(get())
+        clock.advance(100)
+        let fallback = try await cache.send(get(policy: .offlineFallback))
+        #expect(fallback.source == .cache && fallback.text == "v1" && fallback.headers["Age"] == "100")
+        await #expect { _ = try await cache.send(get()) } throws: { ($0 as? SluiceError)?.code == .offline }
+    }
+
+    @Test func cancellationIsNeverCoveredByAStaleCopy() async throws {
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=1"), ("ETag", "\"1\"")]), .error(CancellationError())])
+        _ = try await cache.send(get())
+        clock.advance(100)
+        await #expect(throws: CancellationError.self) { _ = try await cache.send(get(policy: .offlineFallback)) }
+    }
+
+    @Test func staleIfErrorCoversServerErrorsInsideItsWindow() async throws {
+        let cache = harness([
+            Self.ok("v1", [("Cache-Control", "max-age=10, stale-if-error=60"), ("ETag", "\"1\"")]),
+            .status(503), .status(503),
+        ])
+        _ = try await cache.send(get())
+        clock.advance(30)
+        let covered = try await cache.send(get())
+        #expect(covered.source == .cache && covered.text == "v1")
+        clock.advance(100)
+        let exposed = try await cache.send(get())
+        #expect(exposed.status.code == 503 && exposed.source == .network)
+    }
+
+    @Test func onlyIfCachedAnswers504WithoutTheNetwork() async throws {
+        let cache = harness([])
+        let response = try await cache.send(get([("Cache-Control", "only-if-cached")]))
+        #expect(response.status.code == 504 && response.source == .cache)
+        #expect(cache.forwarded.isEmpty)
+    }
+
+    @Test func aRequestTTLKeepsACopyFreshWhateverTheHeaders() async throws {
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=0")]), Self.ok("v2", [])])
+        var request = get()
+        request.cacheTTL = 300
+        _ = try await cache.send(request)
+        clock.advance(299)
+        #expect(try await cache.send(request).source == .cache)
+        clock.advance(2)
+        #expect(try await cache.send(request).text == "v2")
+    }
+
+    @Test func ignoredQueryItemsAreLeftOutOfTheKey() async throws {
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=60")])]) { $0.ignoredQueryItems = ["ts", "nonce"] }
+        _ = try await cache.send(HTTPRequest(url: URL(string: "https://api.example.com/items?page=1&ts=1&nonce=a")!))
+        let again = try await cache.send(HTTPRequest(url: URL(string: "https://api.example.com/items?ts=2&page=1&nonce=b")!))
+        #expect(again.source == .cache, "the same key whatever the ignored items and their order")
+        let same = try await cache.send(HTTPRequest(url: URL(string: "https://api.example.com/items?page=1&ts=9")!))
+        #expect(same.source == .cache)
+        let middleware = CacheMiddleware(store: store, configuration: .init(ignoredQueryItems: ["ts"]))
+        #expect(middleware.key(for: HTTPRequest(url: URL(string: "https://a.example/x?ts=1&b=2#frag")!)) == "GET https://a.example/x?b=2")
+        #expect(middleware.key(for: HTTPRequest(url: URL(string: "https://a.example/x?ts=1")!)) == "GET https://a.example/x")
+    }
+
+    @Test func aBrokenStoreIsACacheMissNotAFailure() async throws {
+        let configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
+        let cache = MiddlewareHarness(
+            CacheMiddleware(store: FailingStore(), configuration: configuration),
+            replies: [Self.ok("v1", [("Cache-Control", "max-age=60")]), Self.ok("v2", [("Cache-Control", "max-age=60")]), .status(204)]
+        )
+        #expect(try await cache.send(get()).text == "v1")
+        #expect(try await cache.send(get()).text == "v2")
+        #expect(try await cache.send(HTTPRequest(method: .delete, url: url)).status.code == 204)
+    }
+
+    @Test func staleWhileRevalidateAnswersAtOnceAndRevalidatesOnce() async throws {
+        let revalidated = Mutex(0)
+        let transport = MockTransport { request, _ in
+            if request.headers.contains("If-None-Match") {
+                revalidated.withLock { $0 += 1 }
+                try await Task.sleep(for: .milliseconds(100))
+                return .status(304, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"])
+            }
+            return Self.ok("v1", [("Cache-Control", "max-age=60, stale-while-revalidate=30"), ("ETag", "\"1\"")])
+        }
+        let configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
+        let cache = MiddlewareHarness(CacheMiddleware(store: store, configuration: configuration), transport: transport)
+        _ = try await cache.send(get())
+        clock.advance(70)
+        let first = try await cache.send(get())
+        let second = try await cache.send(get())
+        #expect(first.source == .cache && first.headers["Age"] == "70")
+        #expect(second.source == .cache)
+        // The background revalidation runs once, then the entry is fresh again.
+        for _ in 0..<100 where revalidated.withLock({ $0 }) == 0 || transport.requests.count < 2 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(revalidated.withLock { $0 } == 1)
+        let after = try await cache.send(get())
+        #expect(after.source == .cache && after.headers["Age"] == "0")
+    }
+}

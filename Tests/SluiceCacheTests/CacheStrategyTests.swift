@@ -1,0 +1,227 @@
+import Foundation
+import Sluice
+import SluiceCache
+import Testing
+
+/// A stored response for the strategy tests: received at `at`, with these fields.
+func entry(
+    _ fields: [(String, String)], status: Int = 200, at time: Date = Date(timeIntervalSince1970: 1_000_000),
+    sentAt sent: Date? = nil, vary: [String: String?] = [:]
+) -> CachedResponse {
+    var headers = HTTPFields()
+    for (name, value) in fields { try! headers.append(name: name, value: value) }
+    return CachedResponse(
+        method: "GET", url: "https://example.com/a", status: status, headers: headers, body: Data("stored".utf8),
+        requestTime: sent ?? time, responseTime: time, varyValues: vary
+    )
+}
+
+func request(_ fields: [(String, String)] = [], method: HTTPMethod = .get, policy: CachePolicy = .useProtocol, ttl: Int? = nil) -> HTTPRequest {
+    var request = HTTPRequest(method: method, url: URL(string: "https://example.com/a")!)
+    for (name, value) in fields { try! request.headers.append(name: name, value: value) }
+    request.cachePolicy = policy
+    request.cacheTTL = ttl
+    return request
+}
+
+@Suite("CacheStrategy")
+struct CacheStrategyTests {
+    let t0 = Date(timeIntervalSince1970: 1_000_000)
+    let privateCache = CacheStrategy()
+    let sharedCache = CacheStrategy(isShared: true)
+
+    func response(_ status: Int = 200, _ fields: [(String, String)]) -> HTTPResponse {
+        var headers = HTTPFields()
+        for (name, value) in fields { try! headers.append(name: name, value: value) }
+        return HTTPResponse(status: HTTPStatus(code: status), headers: headers)
+    }
+
+    // MARK: Freshness lifetime
+
+    @Test func lifetimeComesFromSMaxAgeMaxAgeExpiresOrTheHeuristic() {
+        let both = entry([("Cache-Control", "max-age=60, s-maxage=600")])
+        #expect(privateCache.freshnessLifetime(of: both) == 60)
+        #expect(sharedCache.freshnessLifetime(of: both) == 600)
+        let expires = entry([("Date", HTTPDate.format(t0)), ("Expires", HTTPDate.format(t0 + 300))])
+        #expect(privateCache.freshnessLifetime(of: expires) == 300)
+        #expect(privateCache.freshnessLifetime(of: entry([("Expires", "0")])) == 0)
+        #expect(privateCache.freshnessLifetime(of: entry([("Date", HTTPDate.format(t0)), ("Expires", HTTPDate.format(t0 - 10))])) == 0)
+        // max-age wins over Expires.
+        #expect(privateCache.freshnessLifetime(of: entry([("Cache-Control", "max-age=5"), ("Expires", HTTPDate.format(t0 + 300))])) == 5)
+        // Heuristic: 10% of Date − Last-Modified, for heuristically cacheable codes only.
+        let modified = [("Date", HTTPDate.format(t0)), ("Last-Modified", HTTPDate.format(t0 - 10_000))]
+        #expect(privateCache.freshnessLifetime(of: entry(modified)) == 1_000)
+        #expect(privateCache.freshnessLifetime(of: entry(modified, status: 302)) == 0)
+        #expect(CacheStrategy(heuristicFraction: 0.5).freshnessLifetime(of: entry(modified)) == 5_000)
+        #expect(privateCache.freshnessLifetime(of: entry([])) == 0)
+    }
+
+    @Test func aRequestTTLOverridesTheHeaders() {
+        let stored = entry([("Cache-Control", "max-age=60")])
+        #expect(privateCache.freshnessLifetime(of: stored, ttl: 5) == 5)
+        #expect(privateCache.freshnessLifetime(of: stored, ttl: 0) == Int.max)
+    }
+
+    // MARK: Age
+
+    @Test func ageFollowsRFC9111Section423() {
+        // Sent at t0, received 2 s later, Date 1 s before receipt, Age 10: corrected initial age
+        // = max(apparent 1, 10 + delay 2) = 12; 30 s resident → 42.
+        let stored = entry([("Date", HTTPDate.format(t0 + 1)), ("Age", "10")], at: t0 + 2, sentAt: t0)
+        #expect(privateCache.currentAge(of: stored, now: t0 + 32) == 42)
+        // A Date far in the past makes the apparent age win.
+        let old = entry([("Date", HTTPDate.format(t0 - 100))], at: t0)
+        #expect(privateCache.currentAge(of: old, now: t0) == 100)
+        // A Date in the future never makes the age negative; an invalid Age counts as 0.
+        let future = entry([("Date", HTTPDate.format(t0 + 100)), ("Age", "abc")], at: t0)
+        #expect(privateCache.currentAge(of: future, now: t0 + 5) == 5)
+    }
+
+    // MARK: Storing
+
+    @Test func whatMayBeStored() {
+        let get = request()
+        #expect(privateCache.mayStore(response(200, [("Cache-Control", "max-age=60")]), for: get))
+        #expect(privateCache.mayStore(response(200, []), for: get), "200 is heuristically cacheable")
+        #expect(privateCache.mayStore(response(404, []), for: get))
+        #expect(!privateCache.mayStore(response(302, []), for: get), "302 needs explicit freshness")
+        #expect(privateCache.mayStore(response(302, [("Cache-Control", "max-age=5")]), for: get))
+        #expect(!privateCache.mayStore(response(206, [("Cache-Control", "max-age=5")]), for: get))
+        #expect(!privateCache.mayStore(response(200, [("Cache-Control", "no-store, max-age=5")]), for: get))
+        #expect(!privateCache.mayStore(response(200, [("Cache-Control", "max-age=5")]), for: request([("Cache-Control", "no-store")])))
+        #expect(!privateCache.mayStore(response(200, [("Cache-Control", "max-age=5"), ("Vary", "*")]), for: get))
+        #expect(!privateCache.mayStore(response(200, [("Cache-Control", "max-age=5")]), for: request(method: .post)))
+        #expect(privateCache.mayStore(response(302, []), for: request(ttl: 60)) == false)
+        #expect(privateCache.mayStore(response(201, []), for: request(ttl: 60)))
+    }
+
+    @Test func sharedCachesRefusePrivateAndAuthorizedResponses() {
+        let privateResponse = response(200, [("Cache-Control", "private, max-age=60")])
+        #expect(privateCache.mayStore(privateResponse, for: request()))
+        #expect(!sharedCache.mayStore(privateResponse, for: request()))
+        let authorized = request([("Authorization", "Bearer x")])
+        #expect(!sharedCache.mayStore(response(200, [("Cache-Control", "max-age=60")]), for: authorized))
+        #expect(sharedCache.mayStore(response(200, [("Cache-Control", "public, max-age=60")]), for: authorized))
+        #expect(sharedCache.mayStore(response(200, [("Cache-Control", "s-maxage=60")]), for: authorized))
+        #expect(privateCache.mayStore(response(200, [("Cache-Control", "max-age=60")]), for: authorized))
+    }
+
+    @Test func hopByHopAndConnectionNamedFieldsAreNotStored() {
+        let fields = privateCache.storedFields(of: response(200, [
+            ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"), ("ETag", "\"a\""),
+        ]))
+        #expect(fields.map(\.name) == ["ETag"])
+        let qualified = response(200, [("Cache-Control", #"private="X-User""#), ("X-User", "alice"), ("ETag", "\"a\"")])
+        #expect(sharedCache.storedFields(of: qualified).contains("X-User") == false)
+        #expect(privateCache.storedFields(of: qualified).contains("X-User"))
+    }
+
+    // MARK: Deciding
+
+    @Test func freshIsServedAndStaleIsValidated() {
+        let stored = entry([("Cache-Control", "max-age=60"), ("ETag", "\"v1\""), ("Last-Modified", HTTPDate.format(t0 - 50))])
+        #expect(privateCache.decide(request(), stored: stored, now: t0 + 59) == .serve(age: 59))
+        let conditions = privateCache.conditionalFields(for: stored)
+        #expect(conditions["If-None-Match"] == "\"v1\"")
+        #expect(conditions["If-Modified-Since"] == HTTPDate.format(t0 - 50))
+        #expect(privateCache.decide(request(), stored: stored, now: t0 + 60) == .validate(conditions: conditions))
+        // Without validators a stale entry is simply fetched again.
+        #expect(privateCache.decide(request(), stored: entry([("Cache-Control", "max-age=1")]), now: t0 + 5) == .fetch)
+        #expect(privateCache.decide(request(), stored: nil, now: t0) == .fetch)
+    }
+
+    @Test func requestDirectivesTightenOrLoosen() {
+        let stored = entry([("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")])
+        let validate = CacheStrategy.Decision.validate(conditions: ["If-None-Match": "\"v1\""])
+        #expect(privateCache.decide(request([("Cache-Control", "no-cache")]), stored: stored, now: t0 + 1) == validate)
+        #expect(privateCache.decide(request([("Pragma", "no-cache")]), stored: stored, now: t0 + 1) == validate)
+        #expect(privateCache.decide(request([("Cache-Control", "max-age=10")]), stored: stored, now: t0 + 11) == validate)
+        #expect(privateCache.decide(request([("Cache-Control", "max-age=10")]), stored: stored, now: t0 + 10) == .serve(age: 10))
+        #expect(privateCache.decide(request([("Cache-Control", "min-fresh=30")]), stored: stored, now: t0 + 31) == validate)
+        #expect(privateCache.decide(request([("Cache-Control", "min-fresh=30")]), stored: stored, now: t0 + 30) == .serve(age: 30))
+        #expect(privateCache.decide(request([("Cache-Control", "max-stale=20")]), stored: stored, now: t0 + 80) == .serve(age: 80))
+        #expect(privateCache.decide(request([("Cache-Control", "max-stale=20")]), stored: stored, now: t0 + 81) == validate)
+        #expect(privateCache.decide(request([("Cache-Control", "max-stale")]), stored: stored, now: t0 + 9_999) == .serve(age: 9_999))
+        #expect(privateCache.decide(request([("Cache-Control", "no-store")]), stored: stored, now: t0 + 1) == .fetch)
+    }
+
+    @Test func responseDirectivesForbidServingStale() {
+        let mustRevalidate = entry([("Cache-Control", "max-age=60, must-revalidate"), ("ETag", "\"v1\"")])
+        let validate = CacheStrategy.Decision.validate(conditions: ["If-None-Match": "\"v1\""])
+        #expect(privateCache.decide(request([("Cache-Control", "max-stale")]), stored: mustRevalidate, now: t0 + 61) == validate)
+        let proxy = entry([("Cache-Control", "max-age=60, proxy-revalidate"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(request([("Cache-Control", "max-stale")]), stored: proxy, now: t0 + 61) == .serve(age: 61))
+        #expect(sharedCache.decide(request([("Cache-Control", "max-stale")]), stored: proxy, now: t0 + 61) == validate)
+        let noCache = entry([("Cache-Control", "max-age=60, no-cache"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(request(), stored: noCache, now: t0) == validate)
+    }
+
+    @Test func immutableSkipsRevalidationWhileFresh() {
+        let stored = entry([("Cache-Control", "max-age=60, immutable"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(request([("Cache-Control", "no-cache")]), stored: stored, now: t0 + 5) == .serve(age: 5))
+        #expect(privateCache.decide(request([("Cache-Control", "max-age=0")]), stored: stored, now: t0 + 5) == .serve(age: 5))
+        #expect(privateCache.decide(request(), stored: stored, now: t0 + 61) == .validate(conditions: ["If-None-Match": "\"v1\""]))
+    }
+
+    @Test func staleWhileRevalidateServesInsideItsWindow() {
+        let stored = entry([("Cache-Control", "max-age=60, stale-while-revalidate=30"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(request(), stored: stored, now: t0 + 90) == .serveStaleAndRevalidate(age: 90))
+        #expect(privateCache.decide(request(), stored: stored, now: t0 + 91) == .validate(conditions: ["If-None-Match": "\"v1\""]))
+        let both = entry([("Cache-Control", "max-age=60, stale-while-revalidate=30, must-revalidate"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(request(), stored: both, now: t0 + 70) == .validate(conditions: ["If-None-Match": "\"v1\""]))
+    }
+
+    @Test func onlyIfCachedAnswersFromTheCacheOr504() {
+        let onlyIfCached = request([("Cache-Control", "only-if-cached")])
+        #expect(privateCache.decide(onlyIfCached, stored: nil, now: t0) == .gatewayTimeout)
+        let stored = entry([("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(onlyIfCached, stored: stored, now: t0 + 1) == .serve(age: 1))
+        #expect(privateCache.decide(onlyIfCached, stored: stored, now: t0 + 61) == .gatewayTimeout)
+        #expect(privateCache.decide(request([("Cache-Control", "only-if-cached, max-stale")]), stored: stored, now: t0 + 61) == .serve(age: 61))
+    }
+
+    @Test func policiesOverrideTheProtocol() {
+        let stale = entry([("Cache-Control", "max-age=1"), ("ETag", "\"v1\"")])
+        #expect(privateCache.decide(request(policy: .reloadIgnoringCache), stored: stale, now: t0) == .fetch)
+        #expect(privateCache.decide(request(policy: .returnCacheElseLoad), stored: stale, now: t0 + 500) == .serve(age: 500))
+        #expect(privateCache.decide(request(policy: .returnCacheElseLoad), stored: nil, now: t0) == .fetch)
+        #expect(privateCache.decide(request(policy: .returnCacheDontLoad), stored: stale, now: t0 + 500) == .serve(age: 500))
+        #expect(privateCache.decide(request(policy: .returnCacheDontLoad), stored: nil, now: t0) == .miss)
+        #expect(privateCache.decide(request(ttl: 1_000), stored: stale, now: t0 + 500) == .serve(age: 500))
+        #expect(privateCache.decide(request(ttl: 0), stored: stale, now: t0 + 99_999) == .serve(age: 99_999))
+    }
+
+    @Test func varySelectsTheStoredResponse() {
+        let stored = entry([("Cache-Control", "max-age=60"), ("Vary", "Accept-Language, accept")],
+                           vary: ["accept-language": "en", "accept": nil])
+        #expect(privateCache.decide(request([("Accept-Language", "en")]), stored: stored, now: t0) == .serve(age: 0))
+        #expect(privateCache.decide(request([("Accept-Language", "fr")]), stored: stored, now: t0) == .fetch)
+        #expect(privateCache.decide(request([("Accept-Language", "en"), ("Accept", "*/*")]), stored: stored, now: t0) == .fetch)
+        #expect(privateCache.decide(request(), stored: stored, now: t0) == .fetch)
+        let star = entry([("Cache-Control", "max-age=60"), ("Vary", "*")])
+        #expect(privateCache.decide(request(), stored: star, now: t0) == .fetch)
+        #expect(CacheStrategy.varyValues(["Vary": "Accept"], request([("Accept", "a/b,   c/d")])) == ["accept": "a/b, c/d"])
+    }
+
+    @Test func entityTagsCompareWeakly() {
+        #expect(CacheStrategy.weakCompare("\"a\"", "W/\"a\""))
+        #expect(CacheStrategy.weakCompare("W/\"a\"", "W/\"a\""))
+        #expect(CacheStrategy.weakCompare("abc", "\"abc\""))
+        #expect(!CacheStrategy.weakCompare("\"a\"", "\"b\""))
+    }
+
+    @Test func a304UpdatesTheStoredFields() {
+        let stored = entry([("Cache-Control", "max-age=60"), ("ETag", "\"v1\""), ("X-Old", "1"), ("Content-Length", "6")])
+        let notModified = response(304, [("Cache-Control", "max-age=120"), ("Content-Length", "0"), ("X-New", "2"), ("Connection", "close")])
+        let updated = privateCache.updated(stored, with: notModified, requestTime: t0 + 100, responseTime: t0 + 101)
+        #expect(updated.headers["Cache-Control"] == "max-age=120")
+        #expect(updated.headers["Content-Length"] == "6")
+        #expect(updated.headers["X-Old"] == "1" && updated.headers["X-New"] == "2")
+        #expect(!updated.headers.contains("Connection"))
+        #expect(updated.responseTime == t0 + 101 && updated.requestTime == t0 + 100)
+        #expect(updated.body == stored.body)
+        #expect(privateCache.notModified(response(304, [("ETag", "W/\"v1\"")]), matches: stored))
+        #expect(!privateCache.notModified(response(304, [("ETag", "\"v2\"")]), matches: stored))
+        #expect(privateCache.notModified(response(304, []), matches: stored))
+    }
+}
