@@ -1,0 +1,562 @@
+import CSQLite
+import Sluice
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The default ``CacheStore``: one SQLite file, shared safely by threads and processes.
+///
+/// - WAL journal, `synchronous=NORMAL`, a busy timeout, prepared statements, bound parameters only.
+/// - Bodies are BLOBs; bodies above ``Configuration/bodyFileThreshold`` go in files beside the
+///   database (`<path>.bodies/`), written to a temporary file and renamed into place.
+/// - A size limit with least-recently-used eviction; `totalSize` is kept by triggers, so it is one
+///   row read.
+/// - The database and body files are created with mode 0600.
+/// - Another connection holding the write lock past the busy timeout is a miss (`get` returns nil,
+///   `put` stores nothing): "database is locked" never reaches the caller.
+/// - A file that is not a database, is corrupt, or has an unknown schema version is moved aside
+///   (`<path>.corrupt-<time>`) and a new one is made; the event goes to ``Configuration/log``.
+///
+/// ```swift
+/// let store = try SQLiteCacheStore(path: cachesDirectory + "/http-cache.sqlite")
+/// let cache = CacheMiddleware(store: store)
+/// try await store.totalSize()          // bytes
+/// try await store.delete(prefix: "GET https://api.example.com/user/")
+/// ```
+public final class SQLiteCacheStore: CacheStore {
+    /// The store's limits and hooks.
+    public struct Configuration: Sendable {
+        /// The most bytes kept; the least recently used entries go first. 0: no limit.
+        public var maximumSize: Int
+        /// Bodies larger than this many bytes are kept in files beside the database.
+        public var bodyFileThreshold: Int
+        /// How long to wait for another connection's write lock before treating the call as a miss.
+        public var busyTimeout: Duration
+        /// Where recoveries and dropped writes are reported (standard error by default).
+        public var log: @Sendable (String) -> Void
+
+        public init(
+            maximumSize: Int = 64 << 20, bodyFileThreshold: Int = 64 << 10, busyTimeout: Duration = .seconds(5),
+            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache: " + $0 + "\n").utf8)) }
+        ) {
+            self.maximumSize = maximumSize
+            self.bodyFileThreshold = bodyFileThreshold
+            self.busyTimeout = busyTimeout
+            self.log = log
+        }
+
+        /// 64 MiB, bodies over 64 KiB in files, a 5 s busy timeout, logs to standard error.
+        public static let `default` = Configuration()
+    }
+
+    /// The schema this code reads and writes (`PRAGMA user_version`).
+    static let schemaVersion: Int32 = 1
+
+    public let path: String
+    public let configuration: Configuration
+    private let connection: Mutex<Connection>
+
+    /// Opens (or creates) the store at `path`, recovering from a corrupt or foreign file.
+    ///
+    /// - Throws: ``SQLiteCacheError`` when the file cannot be opened or created at all (a missing
+    ///   folder, no permission).
+    public init(path: String, configuration: Configuration = .default) throws {
+        self.path = path
+        self.configuration = configuration
+        connection = Mutex(try Connection.open(path: path, configuration: configuration))
+    }
+
+    // MARK: CacheStore
+
+    public func get(_ key: String) async throws -> CachedResponse? {
+        do {
+            return try withConnection { try $0.get(key) }
+        } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED {
+            return nil      // another connection held the database past the timeout: a miss
+        }
+    }
+
+    public func put(_ entry: CachedResponse, for key: String) async throws {
+        try withConnection { try $0.put(entry, for: key) }
+    }
+
+    @discardableResult
+    public func delete(_ key: String) async throws -> Bool {
+        try withConnection { try $0.delete(key) }
+    }
+
+    @discardableResult
+    public func delete(prefix: String) async throws -> Int {
+        try withConnection { try $0.delete(prefix: prefix) }
+    }
+
+    public func clear() async throws {
+        try withConnection { try $0.clear() }
+    }
+
+    public func totalSize() async throws -> Int {
+        try withConnection { try $0.totalSize() }
+    }
+
+    public func entryCount() async throws -> Int {
+        try withConnection { try $0.entryCount() }
+    }
+
+    public func items() async throws -> [CacheItem] {
+        try withConnection { try $0.items() }
+    }
+
+    /// Runs `body` on the connection; a corrupt database is moved aside, recreated, and `body`
+    /// runs once more on the new one.
+    private func withConnection<T>(_ body: (inout Connection) throws -> T) throws -> T {
+        try connection.withLock { connection in
+            do {
+                return try body(&connection)
+            } catch let error as SQLiteCacheError where error.isCorruption {
+                configuration.log("\(path) is damaged (\(error)); moving it aside and starting a new cache")
+                connection.close()
+                Connection.moveAside(path)
+                connection = try Connection.open(path: path, configuration: configuration)
+                return try body(&connection)
+            }
+        }
+    }
+}
+
+/// Why the SQLite cache store could not do something: SQLite's result code and message.
+///
+/// Only opening a store throws it to callers; the middleware treats every store error as a miss.
+public struct SQLiteCacheError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+
+    public var description: String { "SQLite error \(code): \(message)" }
+
+    /// SQLITE_CORRUPT or SQLITE_NOTADB, or a schema this code does not know.
+    var isCorruption: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == Self.unknownSchema }
+
+    static let unknownSchema: Int32 = -1
+}
+
+/// One SQLite connection and its prepared statements.
+///
+/// `@unchecked Sendable`: the connection lives inside the store's `Mutex` and is only reached
+/// through `withLock`, one thread at a time (opened with SQLITE_OPEN_NOMUTEX for that reason); its
+/// pointers never escape the lock.
+struct Connection: ~Copyable, @unchecked Sendable {
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
+    let configuration: SQLiteCacheStore.Configuration
+
+    private init(db: OpaquePointer, path: String, configuration: SQLiteCacheStore.Configuration) {
+        self.db = db
+        self.path = path
+        self.configuration = configuration
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        if let db { sqlite3_close_v2(db) }
+    }
+
+    static func open(path: String, configuration: SQLiteCacheStore.Configuration) throws -> Connection {
+        do {
+            return try openOnce(path: path, configuration: configuration)
+        } catch let error as SQLiteCacheError where error.isCorruption {
+            configuration.log("\(path) is not a usable cache database (\(error)); moving it aside and starting a new one")
+            moveAside(path)
+            return try openOnce(path: path, configuration: configuration)
+        }
+    }
+
+    private static func openOnce(path: String, configuration: SQLiteCacheStore.Configuration) throws -> Connection {
+        // Create the file with mode 0600 first: SQLite gives its -wal and -shm files the same mode.
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw SQLiteCacheError(code: SQLITE_CANTOPEN, message: "cannot open or create \(path): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(fd)
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLiteCacheError(code: status, message: message)
+        }
+        var connection = Connection(db: handle, path: path, configuration: configuration)
+        let milliseconds = Int32(clamping: CurlFreeMath.milliseconds(configuration.busyTimeout))
+        sqlite3_busy_timeout(handle, milliseconds)
+        try connection.prepareSchema()
+        try? FileManager.default.createDirectory(
+            atPath: path + ".bodies", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+        )
+        return connection
+    }
+
+    mutating func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        if let db { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    /// Renames a damaged database (and its WAL and shared-memory files) out of the way.
+    static func moveAside(_ path: String) {
+        let stamp = Int(Date().timeIntervalSince1970 * 1000)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            _ = rename(path + suffix, "\(path).corrupt-\(stamp)\(suffix)")
+        }
+    }
+
+    // MARK: Schema
+
+    private mutating func prepareSchema() throws {
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+        let version = try scalarInt("PRAGMA user_version")
+        if version != 0 && version != Int(SQLiteCacheStore.schemaVersion) {
+            throw SQLiteCacheError(code: SQLiteCacheError.unknownSchema, message: "unknown schema version \(version)")
+        }
+        try execute("""
+            CREATE TABLE IF NOT EXISTS entries (
+                key TEXT PRIMARY KEY NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+                status INTEGER NOT NULL, reason TEXT, headers BLOB NOT NULL, vary BLOB NOT NULL,
+                body BLOB, body_file TEXT, request_time REAL NOT NULL, response_time REAL NOT NULL,
+                size INTEGER NOT NULL, last_used INTEGER NOT NULL)
+            """)
+        try execute("CREATE INDEX IF NOT EXISTS entries_by_use ON entries(last_used)")
+        try execute("CREATE TABLE IF NOT EXISTS totals (id INTEGER PRIMARY KEY CHECK (id = 1), size INTEGER NOT NULL, count INTEGER NOT NULL)")
+        try execute("INSERT OR IGNORE INTO totals (id, size, count) VALUES (1, 0, 0)")
+        try execute("CREATE TRIGGER IF NOT EXISTS entries_added AFTER INSERT ON entries BEGIN UPDATE totals SET size = size + NEW.size, count = count + 1 WHERE id = 1; END")
+        try execute("CREATE TRIGGER IF NOT EXISTS entries_removed AFTER DELETE ON entries BEGIN UPDATE totals SET size = size - OLD.size, count = count - 1 WHERE id = 1; END")
+        try execute("CREATE TRIGGER IF NOT EXISTS entries_changed AFTER UPDATE OF size ON entries BEGIN UPDATE totals SET size = size - OLD.size + NEW.size WHERE id = 1; END")
+        try execute("PRAGMA user_version = \(SQLiteCacheStore.schemaVersion)")
+        // A database that opens but cannot be read is damaged: find out now, not mid-request.
+        _ = try scalarInt("SELECT count FROM totals WHERE id = 1")
+    }
+
+    // MARK: Operations
+
+    mutating func get(_ key: String) throws -> CachedResponse? {
+        let statement = try prepared("""
+            SELECT method, url, status, reason, headers, vary, body, body_file, request_time, response_time, last_used
+            FROM entries WHERE key = ?1
+            """)
+        bind(statement, 1, key)
+        let step = try stepRow(statement)
+        guard step else { return nil }
+        defer { sqlite3_reset(statement) }
+        let method = text(statement, 0) ?? "GET"
+        let url = text(statement, 1) ?? ""
+        let status = Int(sqlite3_column_int64(statement, 2))
+        let reason = text(statement, 3)
+        let headerBytes = blob(statement, 4)
+        let varyBytes = blob(statement, 5)
+        var body = blob(statement, 6)
+        let bodyFile = text(statement, 7)
+        let requestTime = Date(timeIntervalSince1970: sqlite3_column_double(statement, 8))
+        let responseTime = Date(timeIntervalSince1970: sqlite3_column_double(statement, 9))
+        let lastUsed = sqlite3_column_int64(statement, 10)
+        sqlite3_reset(statement)
+
+        guard let headers = try? HTTPFieldsCoding.decode(headerBytes) else {
+            configuration.log("the stored header fields of \(key) are unreadable; dropping the entry")
+            _ = try? delete(key)
+            return nil
+        }
+        if let bodyFile {
+            guard let data = FileManager.default.contents(atPath: bodyDirectory + "/" + bodyFile) else {
+                // Another process replaced the entry and removed its file: a lost race is a miss.
+                return nil
+            }
+            body = data
+        }
+        let now = Self.now()
+        if now - lastUsed > 60_000_000 {
+            // Least-recently-used order, to the minute: no write on every hit.
+            let touch = try prepared("UPDATE entries SET last_used = ?2 WHERE key = ?1")
+            bind(touch, 1, key)
+            sqlite3_bind_int64(touch, 2, now)
+            _ = try? stepDone(touch)
+        }
+        return CachedResponse(
+            method: method, url: url, status: status, reasonPhrase: reason, headers: headers, body: body,
+            requestTime: requestTime, responseTime: responseTime, varyValues: VaryCoding.decode(varyBytes)
+        )
+    }
+
+    mutating func put(_ entry: CachedResponse, for key: String) throws {
+        var fileName: String?
+        if entry.body.count > configuration.bodyFileThreshold {
+            fileName = try writeBodyFile(entry.body)
+        }
+        do {
+            try execute("BEGIN IMMEDIATE")
+        } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY {
+            if let fileName { removeBodyFile(fileName) }
+            configuration.log("the cache is busy past the timeout; not storing \(key)")
+            return
+        }
+        var replacedFiles: [String] = []
+        do {
+            replacedFiles += try bodyFiles(where: "key = ?1", key)
+            let remove = try prepared("DELETE FROM entries WHERE key = ?1")
+            bind(remove, 1, key)
+            try stepDone(remove)
+            let insert = try prepared("""
+                INSERT INTO entries (key, method, url, status, reason, headers, vary, body, body_file,
+                                     request_time, response_time, size, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                """)
+            bind(insert, 1, key)
+            bind(insert, 2, entry.method)
+            bind(insert, 3, entry.url)
+            sqlite3_bind_int64(insert, 4, Int64(entry.status))
+            if let reason = entry.reasonPhrase { bind(insert, 5, reason) } else { sqlite3_bind_null(insert, 5) }
+            bind(insert, 6, HTTPFieldsCoding.encode(entry.headers))
+            bind(insert, 7, VaryCoding.encode(entry.varyValues))
+            if fileName == nil { bind(insert, 8, entry.body) } else { sqlite3_bind_null(insert, 8) }
+            if let fileName { bind(insert, 9, fileName) } else { sqlite3_bind_null(insert, 9) }
+            sqlite3_bind_double(insert, 10, entry.requestTime.timeIntervalSince1970)
+            sqlite3_bind_double(insert, 11, entry.responseTime.timeIntervalSince1970)
+            sqlite3_bind_int64(insert, 12, Int64(entry.size))
+            sqlite3_bind_int64(insert, 13, Self.now())
+            try stepDone(insert)
+            replacedFiles += try evict()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            if let fileName { removeBodyFile(fileName) }
+            if let error = error as? SQLiteCacheError, error.code == SQLITE_BUSY {
+                configuration.log("the cache is busy past the timeout; not storing \(key)")
+                return
+            }
+            throw error
+        }
+        for file in replacedFiles { removeBodyFile(file) }
+    }
+
+    /// Deletes least recently used entries until the total fits; the body files to remove.
+    private mutating func evict() throws -> [String] {
+        guard configuration.maximumSize > 0 else { return [] }
+        var files: [String] = []
+        while try scalarInt("SELECT size FROM totals WHERE id = 1") > configuration.maximumSize {
+            let oldest = try prepared("SELECT key, body_file FROM entries ORDER BY last_used LIMIT 1")
+            guard try stepRow(oldest), let key = text(oldest, 0) else { sqlite3_reset(oldest); break }
+            if let file = text(oldest, 1) { files.append(file) }
+            sqlite3_reset(oldest)
+            let remove = try prepared("DELETE FROM entries WHERE key = ?1")
+            bind(remove, 1, key)
+            try stepDone(remove)
+        }
+        return files
+    }
+
+    mutating func delete(_ key: String) throws -> Bool {
+        let files = try bodyFiles(where: "key = ?1", key)
+        let remove = try prepared("DELETE FROM entries WHERE key = ?1")
+        bind(remove, 1, key)
+        try stepDone(remove)
+        let removed = sqlite3_changes(db) > 0
+        for file in files { removeBodyFile(file) }
+        return removed
+    }
+
+    mutating func delete(prefix: String) throws -> Int {
+        let condition = "substr(key, 1, length(?1)) = ?1"
+        let files = try bodyFiles(where: condition, prefix)
+        let remove = try prepared("DELETE FROM entries WHERE \(condition)")
+        bind(remove, 1, prefix)
+        try stepDone(remove)
+        let count = Int(sqlite3_changes(db))
+        for file in files { removeBodyFile(file) }
+        return count
+    }
+
+    mutating func clear() throws {
+        let files = try bodyFiles(where: "1", nil)
+        try execute("DELETE FROM entries")
+        for file in files { removeBodyFile(file) }
+    }
+
+    mutating func totalSize() throws -> Int { try scalarInt("SELECT size FROM totals WHERE id = 1") }
+
+    mutating func entryCount() throws -> Int { try scalarInt("SELECT count FROM totals WHERE id = 1") }
+
+    mutating func items() throws -> [CacheItem] {
+        let statement = try prepared("SELECT key, size, response_time FROM entries ORDER BY last_used")
+        defer { sqlite3_reset(statement) }
+        var items: [CacheItem] = []
+        while try stepRow(statement) {
+            items.append(CacheItem(
+                key: text(statement, 0) ?? "", size: Int(sqlite3_column_int64(statement, 1)),
+                responseTime: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2))
+            ))
+        }
+        return items
+    }
+
+    // MARK: Body files
+
+    private var bodyDirectory: String { path + ".bodies" }
+
+    /// Writes `body` to a new file beside the database: a temporary name, then a rename.
+    private func writeBodyFile(_ body: Data) throws -> String {
+        let name = UUID().uuidString.lowercased()
+        let temporary = bodyDirectory + "/." + name + ".tmp"
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw SQLiteCacheError(code: SQLITE_CANTOPEN, message: "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        let written = body.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        let failure = written ? nil : String(cString: strerror(errno))
+        Glibc.close(fd)
+        guard written, rename(temporary, bodyDirectory + "/" + name) == 0 else {
+            unlink(temporary)
+            throw SQLiteCacheError(code: SQLITE_FULL, message: "cannot write the body file \(temporary): \(failure ?? String(cString: strerror(errno)))")
+        }
+        return name
+    }
+
+    private func removeBodyFile(_ name: String) {
+        unlink(bodyDirectory + "/" + name)
+    }
+
+    /// The body files of the entries matching `condition` (with `?1` bound to `argument`).
+    private mutating func bodyFiles(where condition: String, _ argument: String?) throws -> [String] {
+        let statement = try prepared("SELECT body_file FROM entries WHERE body_file IS NOT NULL AND (\(condition))")
+        defer { sqlite3_reset(statement) }
+        if let argument { bind(statement, 1, argument) }
+        var files: [String] = []
+        while try stepRow(statement) {
+            if let file = text(statement, 0) { files.append(file) }
+        }
+        return files
+    }
+
+    // MARK: SQLite helpers
+
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+
+    private mutating func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+            return statement
+        }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw failure(status) }
+        statements[sql] = statement
+        return statement
+    }
+
+    private mutating func execute(_ sql: String) throws {
+        let status = sqlite3_exec(db, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw failure(status) }
+    }
+
+    private mutating func scalarInt(_ sql: String) throws -> Int {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        guard try stepRow(statement) else { return 0 }
+        return Int(sqlite3_column_int64(statement, 0))
+    }
+
+    /// Steps a query: true for a row, false when done.
+    private func stepRow(_ statement: OpaquePointer) throws -> Bool {
+        let status = sqlite3_step(statement)
+        if status == SQLITE_ROW { return true }
+        if status == SQLITE_DONE { return false }
+        sqlite3_reset(statement)
+        throw failure(status)
+    }
+
+    private func stepDone(_ statement: OpaquePointer) throws {
+        let status = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status) }
+    }
+
+    private func failure(_ status: Int32) -> SQLiteCacheError {
+        let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+        return SQLiteCacheError(code: status & 0xFF, message: message)
+    }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: String) {
+        sqlite3_bind_text(statement, index, value, -1, Self.transient)
+    }
+
+    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Data) {
+        value.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), Self.transient)
+        }
+    }
+
+    private func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: pointer)
+    }
+
+    private func blob(_ statement: OpaquePointer, _ column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return Data() }
+        return Data(bytes: pointer, count: count)
+    }
+}
+
+/// Durations as whole milliseconds.
+enum CurlFreeMath {
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// Header fields as stored: `name: value` lines ended by CRLF, read back with `HTTPFields(parsing:)`.
+enum HTTPFieldsCoding {
+    static func encode(_ fields: HTTPFields) -> Data {
+        var text = ""
+        for field in fields { text += field.name + ": " + field.value + "\r\n" }
+        return Data(text.utf8)
+    }
+
+    static func decode(_ data: Data) throws -> HTTPFields {
+        try HTTPFields(parsing: Array(data))
+    }
+}
+
+/// Vary values as stored: `name:value` for a field the request had, `name` alone for one it had not.
+enum VaryCoding {
+    static func encode(_ values: [String: String?]) -> Data {
+        Data(values.sorted { $0.key < $1.key }.map { name, value in value.map { name + ":" + $0 } ?? name }
+            .joined(separator: "\n").utf8)
+    }
+
+    static func decode(_ data: Data) -> [String: String?] {
+        var values: [String: String?] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            if let colon = line.firstIndex(of: ":") {
+                values[String(line[..<colon])] = String(line[line.index(after: colon)...])
+            } else {
+                values[String(line)] = String?.none
+            }
+        }
+        return values
+    }
+}

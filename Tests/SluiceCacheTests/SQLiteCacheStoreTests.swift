@@ -1,0 +1,218 @@
+import CSQLite
+import Foundation
+import Sluice
+import SluiceCache
+import Synchronization
+import Testing
+
+/// A fresh folder for one test, removed when the test ends.
+final class TempFolder {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cache-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Collects what a store logs.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+func sampleEntry(_ body: Data = Data("hello".utf8), url: String = "https://example.com/a") -> CachedResponse {
+    CachedResponse(
+        method: "GET", url: url, status: 203, reasonPhrase: "Maybe",
+        headers: ["Cache-Control": "max-age=60", "ETag": "\"x\"", "Vary": "Accept, Accept-Language"],
+        body: body, requestTime: Date(timeIntervalSince1970: 1_000), responseTime: Date(timeIntervalSince1970: 1_001.5),
+        varyValues: ["accept": "application/json", "accept-language": nil]
+    )
+}
+
+@Suite("SQLiteCacheStore")
+struct SQLiteCacheStoreTests {
+    let folder: TempFolder
+    let log = LogLines()
+
+    init() throws { folder = try TempFolder() }
+
+    func store(_ change: (inout SQLiteCacheStore.Configuration) -> Void = { _ in }) throws -> SQLiteCacheStore {
+        var configuration = SQLiteCacheStore.Configuration(log: { [log] in log.add($0) })
+        change(&configuration)
+        return try SQLiteCacheStore(path: folder.file("cache.sqlite"), configuration: configuration)
+    }
+
+    @Test func anEntryComesBackExactly() async throws {
+        let store = try store()
+        let entry = sampleEntry()
+        try await store.put(entry, for: "GET https://example.com/a")
+        #expect(try await store.get("GET https://example.com/a") == entry)
+        #expect(try await store.get("GET https://example.com/b") == nil)
+        #expect(try await store.entryCount() == 1)
+        #expect(try await store.totalSize() == entry.size)
+        // Replacing keeps one entry and the right total.
+        var bigger = entry
+        bigger.body = Data(repeating: 7, count: 1_000)
+        try await store.put(bigger, for: "GET https://example.com/a")
+        #expect(try await store.entryCount() == 1)
+        #expect(try await store.totalSize() == bigger.size)
+        #expect(try await store.get("GET https://example.com/a")?.body == bigger.body)
+    }
+
+    @Test func deletingByKeyPrefixAndClearing() async throws {
+        let store = try store()
+        for path in ["a", "b", "c/1", "c/2"] {
+            try await store.put(sampleEntry(url: "https://example.com/\(path)"), for: "GET https://example.com/\(path)")
+        }
+        try await store.put(sampleEntry(url: "https://other.example/x"), for: "GET https://other.example/x")
+        #expect(try await store.delete("GET https://example.com/a"))
+        #expect(try await !store.delete("GET https://example.com/a"))
+        #expect(try await store.delete(prefix: "GET https://example.com/c/") == 2)
+        #expect(try await store.items().map(\.key).sorted() == ["GET https://example.com/b", "GET https://other.example/x"])
+        // A prefix with SQL wildcard characters is taken literally.
+        #expect(try await store.delete(prefix: "GET https://example.com/%") == 0)
+        try await store.clear()
+        #expect(try await store.entryCount() == 0)
+        #expect(try await store.totalSize() == 0)
+    }
+
+    @Test func largeBodiesLiveInFilesBesideTheDatabase() async throws {
+        let store = try store { $0.bodyFileThreshold = 1_024 }
+        let body = Data((0..<100_000).map { UInt8($0 % 251) })
+        try await store.put(sampleEntry(body), for: "big")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies"))
+        #expect(files.count == 1)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.file("cache.sqlite.bodies/\(files[0])"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try await store.get("big")?.body == body)
+        // Replacing and deleting remove the old files.
+        try await store.put(sampleEntry(body + body), for: "big")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies")).count == 1)
+        try await store.delete("big")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies")).isEmpty)
+    }
+
+    @Test func theDatabaseIsPrivateToItsOwner() async throws {
+        let store = try store()
+        try await store.put(sampleEntry(), for: "k")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.file("cache.sqlite" + suffix)) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.file("cache.sqlite" + suffix))
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "cache.sqlite\(suffix)")
+        }
+    }
+
+    @Test func theLeastRecentlyUsedGoFirstOverTheSizeLimit() async throws {
+        let one = sampleEntry(Data(repeating: 1, count: 400)).size
+        let store = try store { $0.maximumSize = one * 3 }
+        for index in 0..<3 {
+            try await store.put(sampleEntry(Data(repeating: 1, count: 400)), for: "k\(index)")
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        try await store.put(sampleEntry(Data(repeating: 1, count: 400)), for: "k3")
+        #expect(try await store.items().map(\.key) == ["k1", "k2", "k3"])
+        #expect(try await store.totalSize() <= one * 3)
+    }
+
+    @Test func twoConnectionsShareOneFile() async throws {
+        let a = try store(), b = try store()
+        try await a.put(sampleEntry(), for: "shared")
+        #expect(try await b.get("shared") == sampleEntry())
+        try await b.delete("shared")
+        #expect(try await a.get("shared") == nil)
+    }
+
+    @Test func manyTasksAtOnceNeverFail() async throws {
+        let store = try store { $0.bodyFileThreshold = 2_000 }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for round in 0..<50 {
+                        let key = "k\((worker * 7 + round) % 20)"
+                        try await store.put(sampleEntry(Data(repeating: UInt8(round), count: round * 100)), for: key)
+                        _ = try await store.get(key)
+                        if round % 10 == 0 { _ = try await store.delete(prefix: "k1") }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let count = try await store.entryCount()
+        #expect(count == (try await store.items().count))
+        #expect(try await store.totalSize() == (try await store.items().reduce(0) { $0 + $1.size }))
+    }
+
+    // MARK: Recovery
+
+    @Test func aFileOfRandomBytesIsMovedAsideAndReplaced() async throws {
+        let path = folder.file("cache.sqlite")
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<8_192).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: path))
+        let store = try store()
+        try await store.put(sampleEntry(), for: "k")
+        #expect(try await store.get("k") == sampleEntry())
+        #expect(log.all.contains { $0.contains("moving it aside") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.hasPrefix("cache.sqlite.corrupt-") })
+    }
+
+    @Test func aTruncatedFileIsRecoveredFrom() async throws {
+        do {
+            let store = try store()
+            for index in 0..<200 { try await store.put(sampleEntry(Data(repeating: 3, count: 2_000)), for: "k\(index)") }
+        }
+        // Fold the WAL in, then cut the database in half.
+        var db: OpaquePointer?
+        sqlite3_open(folder.file("cache.sqlite"), &db)
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        sqlite3_close(db)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: folder.file("cache.sqlite")))
+        let size = try handle.seekToEnd()
+        try handle.truncate(atOffset: size / 2)
+        try handle.close()
+
+        let store = try store()
+        // Every call either works or is a miss; none fails, and new entries can be stored.
+        for index in 0..<200 { _ = try await store.get("k\(index)") }
+        try await store.put(sampleEntry(), for: "new")
+        #expect(try await store.get("new") == sampleEntry())
+        // SQLite finds the damage when the store opens (SQLITE_CORRUPT) and the file is replaced.
+        #expect(log.all.contains { $0.contains("SQLite error 11") && $0.contains("moving it aside") })
+    }
+
+    @Test func anUnknownSchemaVersionIsMovedAside() async throws {
+        do { _ = try store() }
+        var db: OpaquePointer?
+        sqlite3_open(folder.file("cache.sqlite"), &db)
+        sqlite3_exec(db, "PRAGMA user_version = 99", nil, nil, nil)
+        sqlite3_close(db)
+        let store = try store()
+        #expect(log.all.contains { $0.contains("unknown schema version 99") })
+        try await store.put(sampleEntry(), for: "k")
+        #expect(try await store.entryCount() == 1)
+    }
+
+    @Test func aFolderThatCannotHoldTheFileIsAClearError() {
+        #expect {
+            _ = try SQLiteCacheStore(path: "/nonexistent-\(UUID().uuidString)/cache.sqlite")
+        } throws: { error in
+            (error as? SQLiteCacheError)?.code == SQLITE_CANTOPEN
+                && (error as? SQLiteCacheError)?.message.contains("No such file or directory") == true
+        }
+    }
+
+    @Test func theMiddlewareWorksOverTheStore() async throws {
+        let store = try store()
+        let cache = CacheMiddleware(store: store)
+        let next = MiddlewareNext { request, _ in
+            var response = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"], body: Data("net".utf8))
+            response.request = request
+            return response
+        }
+        let url = URL(string: "https://example.com/m")!
+        #expect(try await cache.intercept(HTTPRequest(url: url), context: RequestContext(), next: next).source == .network)
+        let cached = try await cache.intercept(HTTPRequest(url: url), context: RequestContext(), next: next)
+        #expect(cached.source == .cache && cached.text == "net")
+    }
+}
