@@ -18,6 +18,7 @@ extension SluiceError.Code {
 /// - A successful POST, PUT, PATCH or DELETE removes the stored response for its URL, and for its
 ///   `Location` and `Content-Location` on the same host.
 /// - HEAD is answered from a stored GET. Other methods pass through.
+/// - Identical concurrent GETs that need the network share one fetch.
 /// - The store failing is a miss: the request goes to the network, never fails because of the cache.
 ///
 /// One response is kept per URL: a request whose `Vary` fields differ from the stored one's is a
@@ -64,6 +65,7 @@ public struct CacheMiddleware: Middleware {
     public let configuration: Configuration
     let strategy: CacheStrategy
     private let revalidating = RevalidationSet()
+    private let coalescer = FetchCoalescer()
 
     public init(store: any CacheStore, configuration: Configuration = .default) {
         self.store = store
@@ -99,10 +101,26 @@ public struct CacheMiddleware: Middleware {
             response.source = .cache
             return response
         case .fetch:
-            return try await fetch(request, key: key, stored: stored, context: context, next: next)
+            return try await coalesced(request, key: key) {
+                try await fetch(request, key: key, stored: stored, context: context, next: next)
+            }
         case .validate(let conditions):
-            return try await validate(request, conditions: conditions, key: key, stored: stored!, context: context, next: next)
+            return try await coalesced(request, key: key) {
+                try await validate(request, conditions: conditions, key: key, stored: stored!, context: context, next: next)
+            }
         }
+    }
+
+    /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);
+    /// other requests run it alone.
+    private func coalesced(
+        _ request: HTTPRequest, key: String, _ fetch: @escaping @Sendable () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        guard request.method == .get else { return try await fetch() }
+        let identity = key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")"
+        var response = try await coalescer.run(identity, fetch)
+        response.request = request
+        return response
     }
 
     /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items.

@@ -12,6 +12,13 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
 }
 
+/// A count several tasks add to.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
 /// A store whose every call fails, as a broken disk would.
 struct FailingStore: CacheStore {
     struct Broken: Error {}
@@ -267,5 +274,66 @@ struct CacheMiddlewareTests {
         #expect(revalidated.withLock { $0 } == 1)
         let after = try await cache.send(get())
         #expect(after.source == .cache && after.headers["Age"] == "0")
+    }
+
+    // MARK: Coalescing
+
+    func slowTransport(_ counter: Counter, cancelled: Counter? = nil) -> MockTransport {
+        MockTransport { request, _ in
+            counter.add()
+            do {
+                try await Task.sleep(for: .milliseconds(300))
+            } catch {
+                cancelled?.add()
+                throw error
+            }
+            return Self.ok("shared", [("Cache-Control", "max-age=60")])
+        }
+    }
+
+    @Test func identicalConcurrentGetsShareOneFetch() async throws {
+        let fetches = Counter()
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches))
+        let bodies = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<10 { group.addTask { try await cache.send(get()).text } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(bodies == Array(repeating: "shared", count: 10))
+        #expect(fetches.count == 1)
+    }
+
+    @Test func requestsWithOtherFieldsAreNotCoalesced() async throws {
+        let fetches = Counter()
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches))
+        async let a = cache.send(get([("Accept", "text/plain")]))
+        async let b = cache.send(get([("Accept", "application/json")]))
+        _ = try await (a, b)
+        #expect(fetches.count == 2)
+    }
+
+    @Test func aCancelledWaiterLeavesTheOthersTheirResponse() async throws {
+        let fetches = Counter(), cancelled = Counter()
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
+        let impatient = Task { try await cache.send(get()) }
+        let patient = Task { try await cache.send(get()) }
+        try await Task.sleep(for: .milliseconds(50))
+        impatient.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await impatient.value }
+        #expect(try await patient.value.text == "shared")
+        #expect(fetches.count == 1 && cancelled.count == 0)
+    }
+
+    @Test func theSharedFetchStopsWhenEveryWaiterIsCancelled() async throws {
+        let fetches = Counter(), cancelled = Counter()
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
+        let first = Task { try await cache.send(get()) }
+        let second = Task { try await cache.send(get()) }
+        try await Task.sleep(for: .milliseconds(50))
+        first.cancel()
+        second.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await first.value }
+        await #expect(throws: CancellationError.self) { _ = try await second.value }
+        for _ in 0..<50 where cancelled.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(cancelled.count == 1)
     }
 }
