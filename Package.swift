@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
+        .executable(name: "sluice-cache-stress", targets: ["SluiceCacheStress"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
@@ -31,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SluiceCache: an RFC 9111 cache with the seeds' app policies, over a CacheStore.
         .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite"], swiftSettings: strict),
+        // Processes sharing one SQLite cache file, for the cache's multi-process tests.
+        .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
         .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
 
@@ -69,7 +72,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
-        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceTesting", "CSQLite"], swiftSettings: strict),
+        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

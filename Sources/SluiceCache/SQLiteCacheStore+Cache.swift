@@ -195,6 +195,7 @@ struct Connection: ~Copyable, @unchecked Sendable {
         try? FileManager.default.createDirectory(
             atPath: path + ".bodies", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
         )
+        connection.removeOrphanedBodyFiles()
         return connection
     }
 
@@ -429,6 +430,22 @@ struct Connection: ~Copyable, @unchecked Sendable {
             throw SQLiteCacheError(code: SQLITE_FULL, message: "cannot write the body file \(temporary): \(failure ?? String(cString: strerror(errno)))")
         }
         return name
+    }
+
+    /// Removes body files no entry refers to, left by a process killed between writing a file and
+    /// committing its row (or a temporary file it never renamed). Only files older than an hour:
+    /// a younger one may belong to another process's put in progress.
+    mutating func removeOrphanedBodyFiles(olderThan age: TimeInterval = 3_600) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: bodyDirectory), !names.isEmpty,
+              let referenced = try? Set(bodyFiles(where: "1", nil)) else { return }
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in names where !referenced.contains(name) {
+            let file = bodyDirectory + "/" + name
+            if let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
+               modified < cutoff {
+                unlink(file)
+            }
+        }
     }
 
     private func removeBodyFile(_ name: String) {

@@ -95,6 +95,22 @@ struct SQLiteCacheStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies")).isEmpty)
     }
 
+    @Test func orphanedBodyFilesOlderThanAnHourAreRemovedOnOpen() async throws {
+        do {
+            let store = try store { $0.bodyFileThreshold = 10 }
+            try await store.put(sampleEntry(Data(repeating: 1, count: 100)), for: "kept")
+        }
+        let bodies = folder.file("cache.sqlite.bodies")
+        let old = bodies + "/orphan-old", young = bodies + "/.orphan-young.tmp"
+        #expect(FileManager.default.createFile(atPath: old, contents: Data("x".utf8)))
+        #expect(FileManager.default.createFile(atPath: young, contents: Data("y".utf8)))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: old)
+        let store = try store { $0.bodyFileThreshold = 10 }
+        #expect(!FileManager.default.fileExists(atPath: old))
+        #expect(FileManager.default.fileExists(atPath: young))
+        #expect(try await store.get("kept")?.body == Data(repeating: 1, count: 100))
+    }
+
     @Test func theDatabaseIsPrivateToItsOwner() async throws {
         let store = try store()
         try await store.put(sampleEntry(), for: "k")

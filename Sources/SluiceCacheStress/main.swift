@@ -1,0 +1,90 @@
+// sluice-cache-stress: processes that share one SQLiteCacheStore file, for the cache's
+// multi-process tests (Tests/SluiceCacheTests/CacheProcessTests.swift).
+//
+//     sluice-cache-stress hammer PATH SECONDS SEED   puts, gets, deletes and clears for SECONDS;
+//                                                    prints "calls N errors M", exits 1 on any error
+//     sluice-cache-stress writer PATH PREFIX        puts PREFIX0, PREFIX1, … forever, printing each
+//                                                    key after its put returned (to be killed with
+//                                                    SIGKILL); every tenth body goes to a file
+import Dispatch
+import Foundation
+import SluiceCache
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func entry(_ key: String, size: Int) -> CachedResponse {
+    CachedResponse(
+        method: "GET", url: "https://stress.example/\(key)", status: 200,
+        headers: ["Cache-Control": "max-age=60", "X-Key": key],
+        body: Data(repeating: UInt8(truncatingIfNeeded: key.hashValue), count: size),
+        requestTime: Date(), responseTime: Date()
+    )
+}
+
+func hammer(path: String, seconds: Double, seed: UInt64) async -> Int32 {
+    var configuration = SQLiteCacheStore.Configuration.default
+    configuration.maximumSize = 2 << 20
+    configuration.bodyFileThreshold = 16 << 10
+    let store: SQLiteCacheStore
+    do { store = try SQLiteCacheStore(path: path, configuration: configuration) } catch {
+        print("open failed: \(error)")
+        return 1
+    }
+    var state = seed | 1
+    func next() -> UInt64 { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state }
+    let end = Date().addingTimeInterval(seconds)
+    var calls = 0, errors = 0
+    while Date() < end {
+        let key = "k\(next() % 64)"
+        do {
+            switch next() % 10 {
+            case 0...4: try await store.put(entry(key, size: Int(next() % 40_000)), for: key)
+            case 5...7: _ = try await store.get(key)
+            case 8: _ = try await store.delete(key)
+            default: _ = try await store.delete(prefix: "k1")
+            }
+        } catch {
+            errors += 1
+            print("error: \(error)")
+        }
+        calls += 1
+    }
+    print("calls \(calls) errors \(errors)")
+    return errors == 0 ? 0 : 1
+}
+
+func writer(path: String, prefix: String) async -> Int32 {
+    let store: SQLiteCacheStore
+    do { store = try SQLiteCacheStore(path: path) } catch {
+        print("open failed: \(error)")
+        return 1
+    }
+    var index = 0
+    while true {
+        let key = prefix + String(index)
+        do {
+            try await store.put(entry(key, size: index % 10 == 0 ? 70_000 : 500), for: key)
+            // Unbuffered: the line is out before the next put starts, so a SIGKILL loses nothing.
+            FileHandle.standardOutput.write(Data((key + "\n").utf8))
+        } catch {
+            print("error: \(error)")
+        }
+        index += 1
+    }
+}
+
+let arguments = CommandLine.arguments
+let finished = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var status: Int32 = 2
+Task.detached {
+    switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
+    case (5, "hammer"): status = await hammer(path: arguments[2], seconds: Double(arguments[3]) ?? 1, seed: UInt64(arguments[4]) ?? 1)
+    case (4, "writer"): status = await writer(path: arguments[2], prefix: arguments[3])
+    default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX")
+    }
+    finished.signal()
+}
+finished.wait()
+exit(status)
