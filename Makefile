@@ -33,9 +33,11 @@ test: deps
 	swift build --build-tests
 	.ci/check-new-middleware
 	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-servers.XXXXXX"); \
-	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
+	trap 'Tests/Servers/nginx.sh down "$$servers"; Tests/Servers/httpbin.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
 	Tests/Servers/nginx.sh up "$$servers"; \
+	Tests/Servers/httpbin.sh up "$$servers"; \
 	. "$$servers/nginx.env"; \
+	. "$$servers/httpbin.env"; \
 	swift test
 
 demo: deps

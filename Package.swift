@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
-        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),
+        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceCurl", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

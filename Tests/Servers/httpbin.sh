@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# httpbin (from PyPI, served by gunicorn) for the interop tests, on a free 127.0.0.1 port.
+#   httpbin.sh up DIR     installs httpbin and gunicorn into a virtual environment if missing
+#                         (under ${SLUICE_VENV:-$HOME/.cache/sluice/httpbin-venv}), starts gunicorn,
+#                         writes the variables the tests read to DIR/httpbin.env
+#   httpbin.sh down DIR   stops it
+set -euo pipefail
+action=${1:?up|down} dir=${2:?state directory}
+case "$action" in
+down)
+  if [ -f "$dir/httpbin.pid" ]; then kill "$(cat "$dir/httpbin.pid")" 2>/dev/null || true; fi
+  exit 0 ;;
+up) ;;
+*) echo "usage: $0 up|down DIR" >&2; exit 2 ;;
+esac
+
+venv=${SLUICE_VENV:-$HOME/.cache/sluice/httpbin-venv}
+if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin" 2>/dev/null; then
+  mkdir -p "$(dirname "$venv")"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21"
+fi
+
+mkdir -p "$dir"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$venv/bin/gunicorn" --bind "127.0.0.1:$port" --workers 2 --daemon --pid "$dir/httpbin.pid" \
+  --error-logfile "$dir/httpbin-error.log" httpbin:app
+for _ in $(seq 100); do
+  if python3 -c "import urllib.request; urllib.request.build_opener(urllib.request.ProxyHandler({})).open('http://127.0.0.1:$port/get', timeout=1)" 2>/dev/null; then
+    echo "export SLUICE_HTTPBIN_URL=http://127.0.0.1:$port" > "$dir/httpbin.env"
+    exit 0
+  fi
+  sleep 0.1
+done
+echo "httpbin did not come up on port $port:" >&2
+cat "$dir/httpbin-error.log" >&2 || true
+exit 1
