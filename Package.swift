@@ -28,10 +28,12 @@ let package = Package(
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // CurlTransport: the libcurl terminal handler.
         .target(name: "SluiceCurl", dependencies: ["Sluice", "CCurl", "CCurlShim"], swiftSettings: strict),
+        // libcrypto (Debian: libssl-dev): SHA-256 and HMAC.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // SQLite (Debian: libsqlite3-dev), for the cache's default store.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SluiceCache: an RFC 9111 cache with the seeds' app policies, over a CacheStore.
-        .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite"], swiftSettings: strict),
+        .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite", "CCrypto"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.

@@ -74,7 +74,8 @@ public struct CacheMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        guard request.method == .get || request.method == .head else {
+        let cachedPOST = request.method == .post && request.cachesPOST && postBody(request) != nil
+        guard request.method == .get || request.method == .head || cachedPOST else {
             let response = try await next(request, context)
             if !request.method.isSafe, (200..<400).contains(response.status.code) {
                 await invalidate(after: request, response)
@@ -87,7 +88,15 @@ public struct CacheMiddleware: Middleware {
         }
         let key = self.key(for: request)
         let stored = try? await store.get(key)
-        switch strategy.decide(request, stored: stored, now: configuration.clock()) {
+        var decision = strategy.decide(request, stored: stored, now: configuration.clock())
+        if cachedPOST {
+            // A POST is never sent conditionally: a stale copy is replaced, not revalidated.
+            switch decision {
+            case .validate, .serveStaleAndRevalidate: decision = .fetch
+            default: break
+            }
+        }
+        switch decision {
         case .serve(let age):
             return served(stored!, age: age, for: request, source: .cache)
         case .serveStaleAndRevalidate(let age):
@@ -116,15 +125,33 @@ public struct CacheMiddleware: Middleware {
     private func coalesced(
         _ request: HTTPRequest, key: String, _ fetch: @escaping @Sendable () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        guard request.method == .get else { return try await fetch() }
+        guard request.method != .head else { return try await fetch() }
         let identity = key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")"
         var response = try await coalescer.run(identity, fetch)
         response.request = request
         return response
     }
 
-    /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items.
+    /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items;
+    /// for a cached POST, `POST`, the URL and the SHA-256 of the body.
     public func key(for request: HTTPRequest) -> String {
+        let url = keyURL(request)
+        if request.method == .post, let body = postBody(request), let digest = SHA256.hex(body) {
+            return "POST " + url + " " + digest
+        }
+        return "GET " + url
+    }
+
+    /// The body of a POST that may be cached: in memory, so it can be hashed without being used up.
+    private func postBody(_ request: HTTPRequest) -> Data? {
+        switch request.body {
+        case .empty: return Data()
+        case .bytes(let data): return data
+        default: return nil
+        }
+    }
+
+    private func keyURL(_ request: HTTPRequest) -> String {
         var url = request.url.absoluteString
         if !configuration.ignoredQueryItems.isEmpty, var components = URLComponents(string: url),
            let items = components.queryItems {
@@ -133,7 +160,7 @@ public struct CacheMiddleware: Middleware {
             url = components.string ?? url
         }
         if let fragment = url.firstIndex(of: "#") { url = String(url[..<fragment]) }
-        return "GET " + url
+        return url
     }
 
     // MARK: Network
@@ -150,7 +177,7 @@ public struct CacheMiddleware: Middleware {
             throw error
         }
         if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
-        if request.method == .get {
+        if request.method != .head {
             await storeIfAllowed(response, for: request, key: key, requestTime: requestTime)
         }
         return response
@@ -178,7 +205,7 @@ public struct CacheMiddleware: Middleware {
             return served(updated, age: age, for: request, source: .revalidated)
         }
         if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
-        if request.method == .get {
+        if request.method != .head {
             await storeIfAllowed(response, for: request, key: key, requestTime: requestTime)
         }
         return response
@@ -188,7 +215,7 @@ public struct CacheMiddleware: Middleware {
         guard response.bodyFile == nil, strategy.mayStore(response, for: request),
               let varyValues = CacheStrategy.varyValues(response.headers, request) else { return }
         let entry = CachedResponse(
-            method: "GET", url: request.url.absoluteString, status: response.status.code,
+            method: request.method.rawValue, url: request.url.absoluteString, status: response.status.code,
             reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response),
             body: response.body, requestTime: requestTime, responseTime: configuration.clock(), varyValues: varyValues
         )

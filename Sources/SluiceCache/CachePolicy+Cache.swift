@@ -31,7 +31,20 @@ enum CacheTTLKey: RequestOptionKey {
     static let defaultValue: Int? = nil
 }
 
+/// Whether a POST may be answered from and stored in the cache (keyed by a hash of its body).
+enum CachesPOSTKey: RequestOptionKey {
+    static let defaultValue = false
+}
+
 extension HTTPRequest {
+    /// Let this POST be answered from and stored in the cache like a GET (seeds B and F): its key
+    /// is the URL plus a SHA-256 of the body, and it does not invalidate its URL. Only in-memory
+    /// bodies (`.bytes`) take part. Off by default.
+    public var cachesPOST: Bool {
+        get { options[CachesPOSTKey.self] }
+        set { options[CachesPOSTKey.self] = newValue }
+    }
+
     /// How this request uses the cache (``CachePolicy``); `.useProtocol` by default.
     public var cachePolicy: CachePolicy {
         get { options[CachePolicyKey.self] }

@@ -59,7 +59,7 @@ public struct CacheStrategy: Sendable {
         let requestDirectives = CacheControl(request.headers)
         let directives = CacheControl(response.headers)
         let status = response.status.code
-        guard request.method == .get else { return false }
+        guard request.method == .get || (request.method == .post && request.cachesPOST) else { return false }
         guard status >= 200, status != 206, status != 304 else { return false }
         guard !requestDirectives.noStore, !directives.noStore else { return false }
         if response.headers.values(for: "Vary").contains(where: { $0.trimmingWhitespace() == "*" }) { return false }

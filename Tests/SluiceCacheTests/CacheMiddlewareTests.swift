@@ -337,3 +337,40 @@ struct CacheMiddlewareTests {
         #expect(cancelled.count == 1)
     }
 }
+
+@Suite("CacheMiddleware, POST caching")
+struct CachePOSTTests {
+    let store = MemoryCacheStore()
+    let url = URL(string: "https://api.example.com/search")!
+
+    func post(_ body: String, caches: Bool = true) -> HTTPRequest {
+        var request = HTTPRequest(method: .post, url: url, body: .bytes(Data(body.utf8)))
+        request.cachesPOST = caches
+        return request
+    }
+
+    @Test func anOptedInPOSTIsKeyedByItsBody() async throws {
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), replies: [
+            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "results for a"),
+            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "results for b"),
+        ])
+        #expect(try await cache.send(post(#"{"q":"a"}"#)).source == .network)
+        #expect(try await cache.send(post(#"{"q":"b"}"#)).text == "results for b")
+        let again = try await cache.send(post(#"{"q":"a"}"#))
+        #expect(again.source == .cache && again.text == "results for a")
+        #expect(cache.forwarded.count == 2)
+        let key = CacheMiddleware(store: store).key(for: post(#"{"q":"a"}"#))
+        // SHA-256 of {"q":"a"}, as `printf '{"q":"a"}' | sha256sum` gives it.
+        #expect(key == "POST https://api.example.com/search 29a9829b3c03948275ca3be1cb7b633c0207849d2c0bd3215060f2ac05abce64")
+    }
+
+    @Test func aPOSTThatDidNotOptInIsNeverCachedAndInvalidates() async throws {
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), replies: [
+            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "1"),
+            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "2"),
+        ])
+        _ = try await cache.send(post("x", caches: false))
+        #expect(try await cache.send(post("x", caches: false)).text == "2")
+        #expect(try await store.entryCount() == 0)
+    }
+}

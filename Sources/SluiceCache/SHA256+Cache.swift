@@ -1,0 +1,23 @@
+import CCrypto
+import Foundation
+
+/// SHA-256 from libcrypto, as lowercase hex (for cache keys of POST bodies).
+enum SHA256 {
+    /// The digest of `data` as 64 hex digits; nil if libcrypto fails (only when out of memory).
+    static func hex(_ data: Data) -> String? {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = data.withUnsafeBytes { bytes in
+            EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
+        }
+        guard ok == 1, length == 32 else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in digest[0..<32] {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
