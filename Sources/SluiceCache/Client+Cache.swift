@@ -1,0 +1,48 @@
+import Sluice
+
+extension Client {
+    /// The stored copy at once, when there is one, then the fresh response (seeds D and E): a
+    /// screen can show cached data immediately and update it when the network answers.
+    ///
+    /// The client's pipeline must contain a ``CacheMiddleware``. The stored copy is read with
+    /// ``CachePolicy/returnCacheDontLoad`` (fresh or stale); the network is then asked with
+    /// ``CachePolicy/reloadIgnoringCache``, and its response is stored. A failure of the network
+    /// ends the stream with that error, after the cached copy was yielded.
+    ///
+    /// ```swift
+    /// for try await response in client.cacheThenNetwork(try client.makeRequest(.get, "feed")) {
+    ///     render(try response.decode(Feed.self), stale: response.source == .cache)
+    /// }
+    /// ```
+    public func cacheThenNetwork(_ request: HTTPRequest) -> AsyncThrowingStream<HTTPResponse, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var cachedRequest = request
+                cachedRequest.cachePolicy = .returnCacheDontLoad
+                do {
+                    let cached = try await send(cachedRequest)
+                    continuation.yield(cached)
+                    if cached.source == .network {
+                        // No cache in the pipeline: that was the network's answer already.
+                        continuation.finish()
+                        return
+                    }
+                } catch let error as SluiceError where error.code == .cacheMiss {
+                    // Nothing stored: only the network's answer comes.
+                } catch {
+                    continuation.finish(throwing: error)
+                    return
+                }
+                var networkRequest = request
+                networkRequest.cachePolicy = .reloadIgnoringCache
+                do {
+                    continuation.yield(try await send(networkRequest))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
