@@ -2,6 +2,7 @@
 #   make test         install missing system packages, build, check the new-middleware plugin, run every test
 #   make demo         run the quickstart example (Examples/Quickstart)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
+#   make bench-cache  SluiceCache beside Python's requests-cache: hit latency, miss + store rate
 #   make bench-instructions  the same clients under callgrind: instructions per request
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build);
 #                     ARGS=--instructions counts instructions per hop under callgrind instead
@@ -11,7 +12,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build test demo bench bench-instructions bench-micro clean
+.PHONY: deps build test demo bench bench-cache bench-instructions bench-micro clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -50,6 +51,15 @@ bench: deps
 	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
 	Tests/Servers/nginx.sh up "$$servers"; \
 	.build/release/sluice-bench "$$(cat "$$servers/nginx.url")" $(ARGS)
+
+# SluiceCache beside Python's requests-cache (SQLite), against the same nginx.
+bench-cache: deps
+	swift build -c release --product sluice-bench
+	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-bench.XXXXXX"); \
+	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
+	Tests/Servers/nginx.sh up "$$servers"; \
+	python=$$(Tests/Servers/httpbin.sh venv); \
+	.build/release/sluice-bench "$$(cat "$$servers/nginx.url")" --cache --python "$$python" $(ARGS)
 
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps

@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "CSluiceBench", dependencies: ["CCurl"]),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["Sluice", "SluiceCurl", "CSluiceBench"],
+            dependencies: ["Sluice", "SluiceCurl", "SluiceCache", "CSluiceBench"],
             swiftSettings: strict
         ),
 

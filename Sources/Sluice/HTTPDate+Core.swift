@@ -18,42 +18,64 @@ public enum HTTPDate {
 
     /// The date in `text`, or nil when it is none of the three formats or not a real date.
     public static func parse(_ text: some StringProtocol) -> Date? {
-        // Words: letters or digits runs; separators are spaces, commas, dashes and colons.
-        var words: [Substring] = []
-        let string = String(text)
-        var start: String.Index?
-        for index in string.indices {
-            let character = string[index]
-            let isPart = character.isLetter || character.isNumber
-            if isPart, start == nil { start = index }
-            if !isPart, let begun = start {
-                words.append(string[begun..<index])
-                start = nil
+        var string = String(text)
+        return string.withUTF8 { bytes -> Date? in
+            // Words: runs of ASCII letters or digits; everything else separates them.
+            var words: [UnsafeBufferPointer<UInt8>] = []
+            var start = -1
+            for index in 0...bytes.count {
+                let isPart = index < bytes.count && isAlphanumeric(bytes[index])
+                if isPart, start < 0 { start = index }
+                if !isPart, start >= 0 {
+                    words.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    start = -1
+                }
+                if words.count > 8 { return nil }
             }
-        }
-        if let begun = start { words.append(string[begun...]) }
-        guard words.count >= 7 else { return nil }
+            guard words.count >= 7 else { return nil }
 
-        let day: Int?, month: Int?, year: Int?, time: (Int, Int, Int)?
-        if let numeric = Int(words[1]) {
-            // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" or RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT"
-            guard words.count == 8, words[7].lowercased() == "gmt" else { return nil }
-            day = numeric
-            month = monthNumber(words[2])
-            year = Int(words[3]).map { words[3].count == 2 ? twoDigitYear($0) : $0 }
-            time = clock(words[4], words[5], words[6])
-        } else {
-            // asctime "Sun Nov  6 08:49:37 1994"
-            guard words.count == 7 else { return nil }
-            month = monthNumber(words[1])
-            day = Int(words[2])
-            time = clock(words[3], words[4], words[5])
-            year = words[6].count == 4 ? Int(words[6]) : nil
+            let day: Int?, month: Int?, year: Int?, time: (Int, Int, Int)?
+            if let numeric = number(words[1]) {
+                // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" or RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT"
+                guard words.count == 8, equalsIgnoringCase(words[7], "gmt") else { return nil }
+                day = numeric
+                month = monthNumber(words[2])
+                year = number(words[3]).map { words[3].count == 2 ? twoDigitYear($0) : $0 }
+                time = clock(words[4], words[5], words[6])
+            } else {
+                // asctime "Sun Nov  6 08:49:37 1994"
+                guard words.count == 7 else { return nil }
+                month = monthNumber(words[1])
+                day = number(words[2])
+                time = clock(words[3], words[4], words[5])
+                year = words[6].count == 4 ? number(words[6]) : nil
+            }
+            guard let day, let month, let year, let (hour, minute, second) = time,
+                  (1...31).contains(day), day <= daysIn(month: month, year: year), year >= 1900 else { return nil }
+            let days = daysFromCivil(year: year, month: month, day: day)
+            return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
         }
-        guard let day, let month, let year, let (hour, minute, second) = time,
-              (1...31).contains(day), day <= daysIn(month: month, year: year), year >= 1900 else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+
+    /// The decimal value of an all-digit word of at most nine digits.
+    private static func number(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !word.isEmpty, word.count <= 9 else { return nil }
+        var value = 0
+        for byte in word {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    private static func equalsIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard word.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return zip(word, expected).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// `date` as an IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT` (fractions dropped).
@@ -68,13 +90,17 @@ public enum HTTPDate {
             + "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 
-    private static func monthNumber(_ word: Substring) -> Int? {
-        months.firstIndex(of: word.lowercased()).map { $0 + 1 }
+    private static func monthNumber(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard word.count == 3 else { return nil }
+        let lowered = String(decoding: word.map { $0 | 0x20 }, as: UTF8.self)
+        return months.firstIndex(of: lowered).map { $0 + 1 }
     }
 
-    private static func clock(_ hour: Substring, _ minute: Substring, _ second: Substring) -> (Int, Int, Int)? {
+    private static func clock(
+        _ hour: UnsafeBufferPointer<UInt8>, _ minute: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>
+    ) -> (Int, Int, Int)? {
         guard hour.count == 2, minute.count == 2, second.count == 2,
-              let h = Int(hour), let m = Int(minute), let s = Int(second),
+              let h = number(hour), let m = number(minute), let s = number(second),
               h < 24, m < 60, s < 61 else { return nil }
         return (h, m, min(s, 59))
     }

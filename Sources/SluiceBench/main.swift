@@ -4,6 +4,7 @@
 //     swift run -c release sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]
 //                                           [--event-threads N]
 //     swift run -c release sluice-bench FILE-URL --download PATH     (one download to disk)
+//     swift run -c release sluice-bench URL --cache [--python PATH]   (SluiceCache beside requests-cache)
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
@@ -35,6 +36,8 @@ struct Options {
     var scenarios: [String]?
     var download: String?
     var eventThreads = ProcessInfo.processInfo.activeProcessorCount
+    var cache = false
+    var python: String?
 }
 
 func parseOptions(_ raw: [String]) -> Options {
@@ -47,6 +50,8 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--scale" where index + 1 < raw.count: index += 1; options.scale = Double(raw[index]) ?? options.scale
         case "--clients" where index + 1 < raw.count: index += 1; options.clients = raw[index].split(separator: ",").map(String.init)
         case "--download" where index + 1 < raw.count: index += 1; options.download = raw[index]
+        case "--cache": options.cache = true
+        case "--python" where index + 1 < raw.count: index += 1; options.python = raw[index]
         case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         default: options.base = URL(string: raw[index])
@@ -261,6 +266,8 @@ Task.detached {
     do {
         if let path = options.download {
             status = try await download(to: path)
+        } else if options.cache {
+            status = try await cacheBenchmark(base: base, python: options.python, rounds: rounds, scale: scale, json: json)
         } else {
             status = try await measure()
         }

@@ -137,45 +137,49 @@ public struct CacheControl: Sendable, Hashable {
     /// unquoted (backslash escapes resolved). Commas inside quotes do not split.
     static func directives(in value: String) -> [(name: String, argument: String?)] {
         var result: [(String, String?)] = []
-        var scalars = Substring(value).unicodeScalars[...]
-        while !scalars.isEmpty {
-            // One member: up to a comma outside quotes.
-            var name = ""
-            while let scalar = scalars.first, scalar != ",", scalar != "=" {
-                name.unicodeScalars.append(scalar)
-                scalars.removeFirst()
-            }
+        let bytes = Array(value.utf8)
+        var index = 0
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        func trimmed(_ range: Range<Int>) -> String {
+            var lower = range.lowerBound, upper = range.upperBound
+            while lower < upper && isSpace(bytes[lower]) { lower += 1 }
+            while upper > lower && isSpace(bytes[upper - 1]) { upper -= 1 }
+            return String(decoding: bytes[lower..<upper], as: UTF8.self)
+        }
+        while index < bytes.count {
+            // The name: up to "=" or ",".
+            let nameStart = index
+            while index < bytes.count, bytes[index] != 0x2C, bytes[index] != 0x3D { index += 1 }
+            let name = trimmed(nameStart..<index).lowercased()
             var argument: String?
-            if scalars.first == "=" {
-                scalars.removeFirst()
-                while let scalar = scalars.first, scalar == " " || scalar == "\t" { scalars.removeFirst() }
-                var text = ""
-                if scalars.first == "\"" {
-                    scalars.removeFirst()
-                    while let scalar = scalars.first {
-                        scalars.removeFirst()
-                        if scalar == "\"" { break }
-                        if scalar == "\\", let escaped = scalars.first {
-                            scalars.removeFirst()
-                            text.unicodeScalars.append(escaped)
+            if index < bytes.count, bytes[index] == 0x3D {                         // "="
+                index += 1
+                while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+                if index < bytes.count, bytes[index] == 0x22 {                        // a quoted string
+                    index += 1
+                    var text: [UInt8] = []
+                    while index < bytes.count {
+                        let byte = bytes[index]
+                        index += 1
+                        if byte == 0x22 { break }
+                        if byte == 0x5C, index < bytes.count {                        // "\" escapes the next byte
+                            text.append(bytes[index])
+                            index += 1
                         } else {
-                            text.unicodeScalars.append(scalar)
+                            text.append(byte)
                         }
                     }
+                    argument = String(decoding: text, as: UTF8.self)
                     // Anything between the closing quote and the next comma is ignored.
-                    while let scalar = scalars.first, scalar != "," { scalars.removeFirst() }
+                    while index < bytes.count, bytes[index] != 0x2C { index += 1 }
                 } else {
-                    while let scalar = scalars.first, scalar != "," {
-                        text.unicodeScalars.append(scalar)
-                        scalars.removeFirst()
-                    }
-                    text = text.trimmingWhitespace()
+                    let argumentStart = index
+                    while index < bytes.count, bytes[index] != 0x2C { index += 1 }
+                    argument = trimmed(argumentStart..<index)
                 }
-                argument = text
             }
-            if scalars.first == "," { scalars.removeFirst() }
-            let trimmed = name.trimmingWhitespace().lowercased()
-            if !trimmed.isEmpty { result.append((trimmed, argument)) }
+            if index < bytes.count { index += 1 }                                    // the comma
+            if !name.isEmpty { result.append((name, argument)) }
         }
         return result
     }

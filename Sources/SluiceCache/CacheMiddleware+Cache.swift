@@ -243,8 +243,9 @@ public struct CacheMiddleware: Middleware {
         var response = entry.response(for: request)
         response.source = source
         try? response.headers.set(name: "Age", value: String(age))
-        let directives = entry.cacheControl
-        for name in directives.noCacheFields where source == .cache { response.headers.remove(name: name) }
+        if source == .cache, let value = entry.headers["Cache-Control"], value.lowercased().contains("no-cache") {
+            for name in entry.cacheControl.noCacheFields { response.headers.remove(name: name) }
+        }
         if request.method == .head { response.body = Data() }
         return response
     }

@@ -98,8 +98,12 @@ public struct CacheStrategy: Sendable {
     /// The freshness lifetime in seconds (RFC 9111 §4.2.1): `s-maxage` (shared), `max-age`,
     /// `Expires` minus `Date`, or the heuristic; `ttl` overrides them all (0: forever, `Int.max`).
     public func freshnessLifetime(of entry: CachedResponse, ttl: Int? = nil) -> Int {
+        freshnessLifetime(of: entry, directives: entry.cacheControl, ttl: ttl)
+    }
+
+    /// The same, with the entry's `Cache-Control` already parsed.
+    func freshnessLifetime(of entry: CachedResponse, directives: CacheControl, ttl: Int?) -> Int {
         if let ttl { return ttl == 0 ? Int.max : ttl }
-        let directives = entry.cacheControl
         if isShared, let sharedMaxAge = directives.sharedMaxAge { return sharedMaxAge }
         if let maxAge = directives.maxAge { return maxAge }
         let date = Self.date(of: entry)
@@ -156,7 +160,7 @@ public struct CacheStrategy: Sendable {
         }
         let directives = stored.cacheControl
         let age = currentAge(of: stored, now: now)
-        let lifetime = freshnessLifetime(of: stored, ttl: request.cacheTTL)
+        let lifetime = freshnessLifetime(of: stored, directives: directives, ttl: request.cacheTTL)
         let isFresh = lifetime > age
         let staleness = isFresh ? 0 : age - lifetime
 

@@ -1,6 +1,7 @@
 import CSQLite
-import Sluice
+import Dispatch
 import Foundation
+import Sluice
 import Synchronization
 
 #if canImport(Glibc)
@@ -57,7 +58,13 @@ public final class SQLiteCacheStore: CacheStore {
 
     public let path: String
     public let configuration: Configuration
-    private let connection: Mutex<Connection>
+    /// Reads run on the caller's thread (a WAL reader never waits for writers).
+    private let reader: Mutex<Connection>
+    /// Writes run on `queue`, one at a time, so a slow write (or another process holding the write
+    /// lock) never stalls the caller's executor, such as a transport's event thread.
+    private let writer: Mutex<Connection>
+    private let queue = DispatchQueue(label: "sluice.sqlite-cache-store")
+    private let pendingPuts = Mutex(PendingPuts())
 
     /// Opens (or creates) the store at `path`, recovering from a corrupt or foreign file.
     ///
@@ -66,61 +73,119 @@ public final class SQLiteCacheStore: CacheStore {
     public init(path: String, configuration: Configuration = .default) throws {
         self.path = path
         self.configuration = configuration
-        connection = Mutex(try Connection.open(path: path, configuration: configuration))
+        writer = Mutex(try Connection.open(path: path, configuration: configuration))
+        reader = Mutex(try Connection.open(path: path, configuration: configuration))
     }
 
     // MARK: CacheStore
 
     public func get(_ key: String) async throws -> CachedResponse? {
+        let found: (entry: CachedResponse, stale: Bool)?
         do {
-            return try withConnection { try $0.get(key) }
+            found = try read { try $0.get(key) }
         } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED {
             return nil      // another connection held the database past the timeout: a miss
         }
+        if let found, found.stale {
+            // Least-recently-used order is kept to the minute, by the writer, without waiting.
+            queue.async { _ = try? self.writeNow { try $0.touch(key) } }
+        }
+        return found?.entry
     }
 
     public func put(_ entry: CachedResponse, for key: String) async throws {
-        try withConnection { try $0.put(entry, for: key) }
+        // Puts that arrive while the writer is busy are committed together, in one transaction.
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            let schedule = pendingPuts.withLock { pending -> Bool in
+                pending.items.append((entry, key, continuation))
+                defer { pending.scheduled = true }
+                return !pending.scheduled
+            }
+            if schedule { queue.async { self.commitPendingPuts() } }
+        }
+    }
+
+    private struct PendingPuts {
+        var items: [(entry: CachedResponse, key: String, done: UnsafeContinuation<Void, any Error>)] = []
+        var scheduled = false
+    }
+
+    /// On the queue: every put waiting, in one transaction.
+    private func commitPendingPuts() {
+        let batch = pendingPuts.withLock { pending in
+            defer { pending.items = []; pending.scheduled = false }
+            return pending.items
+        }
+        let result = Result { try writeNow { try $0.put(batch.map { ($0.entry, $0.key) }) } }
+        for item in batch { item.done.resume(with: result) }
     }
 
     @discardableResult
     public func delete(_ key: String) async throws -> Bool {
-        try withConnection { try $0.delete(key) }
+        try await write { try $0.delete(key) }
     }
 
     @discardableResult
     public func delete(prefix: String) async throws -> Int {
-        try withConnection { try $0.delete(prefix: prefix) }
+        try await write { try $0.delete(prefix: prefix) }
     }
 
     public func clear() async throws {
-        try withConnection { try $0.clear() }
+        try await write { try $0.clear() }
     }
 
     public func totalSize() async throws -> Int {
-        try withConnection { try $0.totalSize() }
+        try read { try $0.totalSize() }
     }
 
     public func entryCount() async throws -> Int {
-        try withConnection { try $0.entryCount() }
+        try read { try $0.entryCount() }
     }
 
     public func items() async throws -> [CacheItem] {
-        try withConnection { try $0.items() }
+        try read { try $0.items() }
     }
 
-    /// Runs `body` on the connection; a corrupt database is moved aside, recreated, and `body`
-    /// runs once more on the new one.
-    private func withConnection<T>(_ body: (inout Connection) throws -> T) throws -> T {
-        try connection.withLock { connection in
-            do {
-                return try body(&connection)
-            } catch let error as SQLiteCacheError where error.isCorruption {
+    // MARK: Connections
+
+    /// Runs `body` on the reader connection, here; after damage is found, once more on a new file.
+    private func read<T>(_ body: (inout Connection) throws -> T) throws -> T {
+        do {
+            return try reader.withLock { try body(&$0) }
+        } catch let error as SQLiteCacheError where error.isCorruption {
+            try recover(from: error)
+            return try reader.withLock { try body(&$0) }
+        }
+    }
+
+    /// Runs `body` on the writer connection, on the store's queue.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (inout Connection) throws -> T) async throws -> T {
+        try await withUnsafeThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.writeNow(body) }) }
+        }
+    }
+
+    /// `body` on the writer connection (on the queue); after damage is found, once more on a new file.
+    private func writeNow<T>(_ body: (inout Connection) throws -> T) throws -> T {
+        do {
+            return try writer.withLock { try body(&$0) }
+        } catch let error as SQLiteCacheError where error.isCorruption {
+            try recover(from: error)
+            return try writer.withLock { try body(&$0) }
+        }
+    }
+
+    /// Moves a damaged database aside and reopens both connections on a new one. Takes the writer's
+    /// lock, then the reader's (the only place that holds both).
+    private func recover(from error: SQLiteCacheError) throws {
+        try writer.withLock { writer in
+            try reader.withLock { reader in
                 configuration.log("\(path) is damaged (\(error)); moving it aside and starting a new cache")
-                connection.close()
+                writer.close()
+                reader.close()
                 Connection.moveAside(path)
-                connection = try Connection.open(path: path, configuration: configuration)
-                return try body(&connection)
+                writer = try Connection.open(path: path, configuration: configuration)
+                reader = try Connection.open(path: path, configuration: configuration)
             }
         }
     }
@@ -243,7 +308,8 @@ struct Connection: ~Copyable, @unchecked Sendable {
 
     // MARK: Operations
 
-    mutating func get(_ key: String) throws -> CachedResponse? {
+    /// The entry under `key`, and whether its least-recently-used time is over a minute old.
+    mutating func get(_ key: String) throws -> (entry: CachedResponse, stale: Bool)? {
         let statement = try prepared("""
             SELECT method, url, status, reason, headers, vary, body, body_file, request_time, response_time, last_used
             FROM entries WHERE key = ?1
@@ -266,8 +332,7 @@ struct Connection: ~Copyable, @unchecked Sendable {
         sqlite3_reset(statement)
 
         guard let headers = try? HTTPFieldsCoding.decode(headerBytes) else {
-            configuration.log("the stored header fields of \(key) are unreadable; dropping the entry")
-            _ = try? delete(key)
+            configuration.log("the stored header fields of \(key) are unreadable; treating it as a miss")
             return nil
         }
         if let bodyFile {
@@ -277,69 +342,96 @@ struct Connection: ~Copyable, @unchecked Sendable {
             }
             body = data
         }
-        let now = Self.now()
-        if now - lastUsed > 60_000_000 {
-            // Least-recently-used order, to the minute: no write on every hit.
-            let touch = try prepared("UPDATE entries SET last_used = ?2 WHERE key = ?1")
-            bind(touch, 1, key)
-            sqlite3_bind_int64(touch, 2, now)
-            _ = try? stepDone(touch)
-        }
-        return CachedResponse(
+        let entry = CachedResponse(
             method: method, url: url, status: status, reasonPhrase: reason, headers: headers, body: body,
             requestTime: requestTime, responseTime: responseTime, varyValues: VaryCoding.decode(varyBytes)
         )
+        return (entry, Self.now() - lastUsed > 60_000_000)
     }
 
-    mutating func put(_ entry: CachedResponse, for key: String) throws {
-        var fileName: String?
-        if entry.body.count > configuration.bodyFileThreshold {
-            fileName = try writeBodyFile(entry.body)
+    /// Marks `key` as used now (least-recently-used order).
+    mutating func touch(_ key: String) throws {
+        let statement = try prepared("UPDATE entries SET last_used = ?2 WHERE key = ?1")
+        bind(statement, 1, key)
+        sqlite3_bind_int64(statement, 2, Self.now())
+        try stepDone(statement)
+    }
+
+    /// Stores every entry of `batch` in one transaction (a group commit). When another connection
+    /// holds the write lock past the busy timeout, nothing is stored and nothing is thrown: a lost
+    /// race is a miss.
+    mutating func put(_ batch: [(entry: CachedResponse, key: String)]) throws {
+        var newFiles: [String] = []
+        var fileNames: [String?] = []
+        do {
+            for item in batch {
+                if item.entry.body.count > configuration.bodyFileThreshold {
+                    let name = try writeBodyFile(item.entry.body)
+                    newFiles.append(name)
+                    fileNames.append(name)
+                } else {
+                    fileNames.append(nil)
+                }
+            }
+        } catch {
+            for file in newFiles { removeBodyFile(file) }
+            throw error
         }
         do {
             try execute("BEGIN IMMEDIATE")
         } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY {
-            if let fileName { removeBodyFile(fileName) }
-            configuration.log("the cache is busy past the timeout; not storing \(key)")
+            for file in newFiles { removeBodyFile(file) }
+            configuration.log("the cache is busy past the timeout; not storing \(batch.count) entries")
             return
         }
         var replacedFiles: [String] = []
         do {
-            replacedFiles += try bodyFiles(where: "key = ?1", key)
-            let remove = try prepared("DELETE FROM entries WHERE key = ?1")
-            bind(remove, 1, key)
-            try stepDone(remove)
-            let insert = try prepared("""
-                INSERT INTO entries (key, method, url, status, reason, headers, vary, body, body_file,
-                                     request_time, response_time, size, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                """)
-            bind(insert, 1, key)
-            bind(insert, 2, entry.method)
-            bind(insert, 3, entry.url)
-            sqlite3_bind_int64(insert, 4, Int64(entry.status))
-            if let reason = entry.reasonPhrase { bind(insert, 5, reason) } else { sqlite3_bind_null(insert, 5) }
-            bind(insert, 6, HTTPFieldsCoding.encode(entry.headers))
-            bind(insert, 7, VaryCoding.encode(entry.varyValues))
-            if fileName == nil { bind(insert, 8, entry.body) } else { sqlite3_bind_null(insert, 8) }
-            if let fileName { bind(insert, 9, fileName) } else { sqlite3_bind_null(insert, 9) }
-            sqlite3_bind_double(insert, 10, entry.requestTime.timeIntervalSince1970)
-            sqlite3_bind_double(insert, 11, entry.responseTime.timeIntervalSince1970)
-            sqlite3_bind_int64(insert, 12, Int64(entry.size))
-            sqlite3_bind_int64(insert, 13, Self.now())
-            try stepDone(insert)
+            for (item, fileName) in zip(batch, fileNames) {
+                replacedFiles += try insert(item.entry, for: item.key, fileName: fileName)
+            }
             replacedFiles += try evict()
             try execute("COMMIT")
         } catch {
             try? execute("ROLLBACK")
-            if let fileName { removeBodyFile(fileName) }
+            for file in newFiles { removeBodyFile(file) }
             if let error = error as? SQLiteCacheError, error.code == SQLITE_BUSY {
-                configuration.log("the cache is busy past the timeout; not storing \(key)")
+                configuration.log("the cache is busy past the timeout; not storing \(batch.count) entries")
                 return
             }
             throw error
         }
         for file in replacedFiles { removeBodyFile(file) }
+    }
+
+    /// Replaces the row of `key` (inside a transaction); the body file of the row it replaced.
+    private mutating func insert(_ entry: CachedResponse, for key: String, fileName: String?) throws -> [String] {
+        let remove = try prepared("DELETE FROM entries WHERE key = ?1 RETURNING body_file")
+        bind(remove, 1, key)
+        var replaced: [String] = []
+        while try stepRow(remove) {
+            if let file = text(remove, 0) { replaced.append(file) }
+        }
+        sqlite3_reset(remove)
+        let insert = try prepared("""
+            INSERT INTO entries (key, method, url, status, reason, headers, vary, body, body_file,
+                                 request_time, response_time, size, last_used)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """)
+        bind(insert, 1, key)
+        bind(insert, 2, entry.method)
+        bind(insert, 3, entry.url)
+        sqlite3_bind_int64(insert, 4, Int64(entry.status))
+        if let reason = entry.reasonPhrase { bind(insert, 5, reason) } else { sqlite3_bind_null(insert, 5) }
+        bind(insert, 6, HTTPFieldsCoding.encode(entry.headers))
+        bind(insert, 7, VaryCoding.encode(entry.varyValues))
+        if fileName == nil { bind(insert, 8, entry.body) } else { sqlite3_bind_null(insert, 8) }
+        if let fileName { bind(insert, 9, fileName) } else { sqlite3_bind_null(insert, 9) }
+        sqlite3_bind_double(insert, 10, entry.requestTime.timeIntervalSince1970)
+        sqlite3_bind_double(insert, 11, entry.responseTime.timeIntervalSince1970)
+        sqlite3_bind_int64(insert, 12, Int64(entry.size))
+        sqlite3_bind_int64(insert, 13, Self.now())
+        try stepDone(insert)
+        return replaced
     }
 
     /// Deletes least recently used entries until the total fits; the body files to remove.

@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
 # httpbin (from PyPI, served by gunicorn) for the interop tests, on a free 127.0.0.1 port.
-#   httpbin.sh up DIR     installs httpbin and gunicorn into a virtual environment if missing
-#                         (under ${SLUICE_VENV:-$HOME/.cache/sluice/httpbin-venv}), starts gunicorn,
-#                         writes the variables the tests read to DIR/httpbin.env
+#   httpbin.sh up DIR     installs httpbin, gunicorn and requests-cache (for the cache benchmark)
+#                         into a virtual environment if missing (under
+#                         ${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}), starts gunicorn, writes the
+#                         variables the tests read to DIR/httpbin.env
+#   httpbin.sh venv       only installs, and prints the environment's python
 #   httpbin.sh down DIR   stops it
 set -euo pipefail
-action=${1:?up|down} dir=${2:?state directory}
+action=${1:?up|down|venv} dir=${2:-}
 case "$action" in
 down)
   if [ -f "$dir/httpbin.pid" ]; then kill "$(cat "$dir/httpbin.pid")" 2>/dev/null || true; fi
   exit 0 ;;
-up) ;;
-*) echo "usage: $0 up|down DIR" >&2; exit 2 ;;
+up|venv) ;;
+*) echo "usage: $0 up|down DIR | venv" >&2; exit 2 ;;
 esac
 
-venv=${SLUICE_VENV:-$HOME/.cache/sluice/httpbin-venv}
-if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin" 2>/dev/null; then
+venv=${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}
+if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache" 2>/dev/null; then
   mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21"
+  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1"
 fi
+if [ "$action" = venv ]; then echo "$venv/bin/python"; exit 0; fi
+: "${dir:?state directory}"
 
 mkdir -p "$dir"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
