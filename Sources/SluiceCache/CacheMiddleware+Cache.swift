@@ -88,7 +88,8 @@ public struct CacheMiddleware: Middleware {
         }
         let key = self.key(for: request)
         let stored = try? await store.get(key)
-        var decision = strategy.decide(request, stored: stored, now: configuration.clock())
+        let directives = stored?.cacheControl
+        var decision = strategy.decide(request, stored: stored, directives: directives, now: configuration.clock())
         if cachedPOST {
             // A POST is never sent conditionally: a stale copy is replaced, not revalidated.
             switch decision {
@@ -98,10 +99,10 @@ public struct CacheMiddleware: Middleware {
         }
         switch decision {
         case .serve(let age):
-            return served(stored!, age: age, for: request, source: .cache)
+            return served(stored!, age: age, for: request, source: .cache, directives: directives)
         case .serveStaleAndRevalidate(let age):
             revalidateInBackground(stored!, request: request, key: key, context: context, next: next)
-            return served(stored!, age: age, for: request, source: .cache)
+            return served(stored!, age: age, for: request, source: .cache, directives: directives)
         case .miss:
             throw SluiceError(.cacheMiss, "nothing is stored for \(request) (cache policy returnCacheDontLoad)")
         case .gatewayTimeout:
@@ -239,12 +240,15 @@ public struct CacheMiddleware: Middleware {
 
     // MARK: Serving
 
-    private func served(_ entry: CachedResponse, age: Int, for request: HTTPRequest, source: ResponseSource) -> HTTPResponse {
+    private func served(
+        _ entry: CachedResponse, age: Int, for request: HTTPRequest, source: ResponseSource, directives: CacheControl? = nil
+    ) -> HTTPResponse {
         var response = entry.response(for: request)
         response.source = source
         try? response.headers.set(name: "Age", value: String(age))
-        if source == .cache, let value = entry.headers["Cache-Control"], value.lowercased().contains("no-cache") {
-            for name in entry.cacheControl.noCacheFields { response.headers.remove(name: name) }
+        if source == .cache {
+            // Fields a qualified no-cache names are not served without revalidation.
+            for name in (directives ?? entry.cacheControl).noCacheFields { response.headers.remove(name: name) }
         }
         if request.method == .head { response.body = Data() }
         return response

@@ -139,6 +139,11 @@ public struct CacheStrategy: Sendable {
 
     /// What to do with `request` given `stored`, the response stored under its key (nil when none).
     public func decide(_ request: HTTPRequest, stored: CachedResponse?, now: Date) -> Decision {
+        decide(request, stored: stored, directives: stored?.cacheControl, now: now)
+    }
+
+    /// The same, with the stored response's `Cache-Control` already parsed.
+    func decide(_ request: HTTPRequest, stored: CachedResponse?, directives: CacheControl?, now: Date) -> Decision {
         let policy = request.cachePolicy
         switch policy {
         case .reloadIgnoringCache:
@@ -158,7 +163,7 @@ public struct CacheStrategy: Sendable {
         guard let stored, matchesVary(stored, request) else {
             return requestDirectives.onlyIfCached ? .gatewayTimeout : .fetch
         }
-        let directives = stored.cacheControl
+        let directives = directives ?? stored.cacheControl
         let age = currentAge(of: stored, now: now)
         let lifetime = freshnessLifetime(of: stored, directives: directives, ttl: request.cacheTTL)
         let isFresh = lifetime > age
