@@ -199,11 +199,17 @@ public struct CacheMiddleware: Middleware {
             throw error
         }
         let responseTime = configuration.clock()
-        if response.status.code == 304, strategy.notModified(response, matches: stored) {
-            let updated = strategy.updated(stored, with: response, requestTime: requestTime, responseTime: responseTime)
-            try? await store.put(updated, for: key)
-            let age = strategy.currentAge(of: updated, now: responseTime)
-            return served(updated, age: age, for: request, source: .revalidated)
+        if response.status.code == 304 {
+            if strategy.notModified(response, matches: stored) {
+                let updated = strategy.updated(stored, with: response, requestTime: requestTime, responseTime: responseTime)
+                try? await store.put(updated, for: key)
+                let age = strategy.currentAge(of: updated, now: responseTime)
+                return served(updated, age: age, for: request, source: .revalidated)
+            }
+            // A 304 for another representation (RFC 9111 §4.3.3): the stored copy is no good, and
+            // the caller, who asked unconditionally, must not see a 304. Ask again, unconditionally.
+            _ = try? await store.delete(key)
+            return try await fetch(request, key: key, stored: nil, context: context, next: next)
         }
         if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
         if request.method != .head {

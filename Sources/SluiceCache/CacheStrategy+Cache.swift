@@ -171,7 +171,8 @@ public struct CacheStrategy: Sendable {
 
         // Fresh and immutable: a reload does not revalidate (RFC 8246).
         let immutableAndFresh = directives.immutable && isFresh && request.cacheTTL == nil
-        var mustValidate = directives.noCache && directives.noCacheFields.isEmpty
+        // A request's TTL overrides the response's freshness rules, no-cache included.
+        var mustValidate = directives.noCache && directives.noCacheFields.isEmpty && request.cacheTTL == nil
         if !immutableAndFresh {
             if requestDirectives.noCache { mustValidate = true }
             if let maxAge = requestDirectives.maxAge, age > maxAge || maxAge == 0 { mustValidate = true }
