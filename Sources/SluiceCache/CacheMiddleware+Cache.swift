@@ -18,7 +18,7 @@ extension SluiceError.Code {
 /// - A successful POST, PUT, PATCH or DELETE removes the stored response for its URL, and for its
 ///   `Location` and `Content-Location` on the same host.
 /// - HEAD is answered from a stored GET. Other methods pass through.
-/// - Identical concurrent GETs that need the network share one fetch.
+/// - Identical concurrent GETs that need the network share one fetch, run by the first caller.
 /// - The store failing is a miss: the request goes to the network, never fails because of the cache.
 ///
 /// One response is kept per URL: a request whose `Vary` fields differ from the stored one's is a
@@ -124,7 +124,7 @@ public struct CacheMiddleware: Middleware {
     /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);
     /// other requests run it alone.
     private func coalesced(
-        _ request: HTTPRequest, key: String, _ fetch: @escaping @Sendable () async throws -> HTTPResponse
+        _ request: HTTPRequest, key: String, _ fetch: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard request.method != .head else { return try await fetch() }
         let identity = key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")"

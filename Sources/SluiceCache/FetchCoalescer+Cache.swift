@@ -1,60 +1,69 @@
 import Sluice
 import Synchronization
 
-/// Identical concurrent fetches, run once: the first caller's fetch is shared by every caller that
-/// asks for the same key while it runs.
+/// Identical concurrent fetches, run once: the first caller (the leader) fetches in its own task,
+/// so the fetch keeps the caller's executor, priority and task-locals; callers that ask for the
+/// same key meanwhile wait for its result.
 ///
-/// A caller that is cancelled stops waiting (with `CancellationError`) without disturbing the
-/// others; the shared fetch is cancelled only when no caller is left waiting for it.
+/// A waiting caller that is cancelled stops waiting alone (with `CancellationError`). When the
+/// leader is cancelled its fetch stops, and each waiter that was not cancelled fetches again (one
+/// of them leading).
 final class FetchCoalescer: Sendable {
     private typealias Waiter = UnsafeContinuation<HTTPResponse, any Error>
 
-    private struct Flight {
-        var waiters: [UInt64: Waiter] = [:]
-        var task: Task<Void, Never>?
-    }
-
     private struct State {
-        var flights: [String: Flight] = [:]
+        /// For each key being fetched, its waiters by id.
+        var flights: [String: [UInt64: Waiter]] = [:]
         var nextWaiter: UInt64 = 0
     }
+
+    /// The leader finished before this waiter could join: fetch again.
+    private struct Missed: Error {}
 
     private let state = Mutex(State())
 
     /// The result of `fetch` for `key`, shared with every concurrent caller of the same key.
-    func run(_ key: String, _ fetch: @escaping @Sendable () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    func run(_ key: String, _ fetch: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        while true {
+            let leads = state.withLock { state -> Bool in
+                guard state.flights[key] == nil else { return false }
+                state.flights[key] = [:]
+                return true
+            }
+            if leads {
+                let result: Result<HTTPResponse, any Error>
+                do { result = .success(try await fetch()) } catch { result = .failure(error) }
+                let waiters = state.withLock { $0.flights.removeValue(forKey: key) ?? [:] }
+                for waiter in waiters.values { waiter.resume(with: result) }
+                return try result.get()
+            }
+            do {
+                return try await wait(for: key)
+            } catch is Missed {
+                continue
+            } catch is CancellationError where !Task.isCancelled {
+                continue            // the leader was cancelled, not this caller
+            }
+        }
+    }
+
+    private func wait(for key: String) async throws -> HTTPResponse {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
         }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (waiter: Waiter) in
-                state.withLock { state in
-                    let isNew = state.flights[key] == nil
-                    state.flights[key, default: Flight()].waiters[id] = waiter
-                    guard isNew else { return }
-                    // Made under the lock, so the flight always knows its task; the task itself
-                    // takes the lock only when it finishes.
-                    state.flights[key]?.task = Task { [self] in
-                        let result: Result<HTTPResponse, any Error>
-                        do { result = .success(try await fetch()) } catch { result = .failure(error) }
-                        let waiters = self.state.withLock { $0.flights.removeValue(forKey: key)?.waiters.values.map { $0 } ?? [] }
-                        for waiter in waiters { waiter.resume(with: result) }
-                    }
+                let joined = state.withLock { state -> Bool in
+                    guard state.flights[key] != nil else { return false }
+                    state.flights[key]?[id] = waiter
+                    return true
                 }
+                if !joined { waiter.resume(throwing: Missed()) }
             }
         } onCancel: {
-            let (waiter, orphaned) = state.withLock { state -> (Waiter?, Task<Void, Never>?) in
-                let waiter = state.flights[key]?.waiters.removeValue(forKey: id)
-                var orphaned: Task<Void, Never>?
-                if waiter != nil, state.flights[key]?.waiters.isEmpty == true { orphaned = state.flights[key]?.task }
-                return (waiter, orphaned)
-            }
+            let waiter = state.withLock { $0.flights[key]?.removeValue(forKey: id) }
             waiter?.resume(throwing: CancellationError())
-            orphaned?.cancel()
         }
     }
-
-    /// How many fetches are in flight (for tests).
-    var inFlight: Int { state.withLock { $0.flights.count } }
 }

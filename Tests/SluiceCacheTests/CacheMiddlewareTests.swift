@@ -319,16 +319,30 @@ struct CacheMiddlewareTests {
         #expect(fetches.count == 2)
     }
 
-    @Test func aCancelledWaiterLeavesTheOthersTheirResponse() async throws {
+    @Test func aCancelledFollowerLeavesTheLeaderItsResponse() async throws {
         let fetches = Counter(), cancelled = Counter()
         let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
-        let impatient = Task { try await cache.send(get()) }
-        let patient = Task { try await cache.send(get()) }
+        let leader = Task { try await cache.send(get()) }
+        try await Task.sleep(for: .milliseconds(50))          // the leader is fetching
+        let follower = Task { try await cache.send(get()) }
         try await Task.sleep(for: .milliseconds(50))
-        impatient.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await impatient.value }
-        #expect(try await patient.value.text == "shared")
+        follower.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await follower.value }
+        #expect(try await leader.value.text == "shared")
         #expect(fetches.count == 1 && cancelled.count == 0)
+    }
+
+    @Test func whenTheLeaderIsCancelledAFollowerFetchesAgain() async throws {
+        let fetches = Counter(), cancelled = Counter()
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
+        let leader = Task { try await cache.send(get()) }
+        try await Task.sleep(for: .milliseconds(50))
+        let follower = Task { try await cache.send(get()) }
+        try await Task.sleep(for: .milliseconds(50))
+        leader.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await leader.value }
+        #expect(try await follower.value.text == "shared")
+        #expect(fetches.count == 2 && cancelled.count == 1)
     }
 
     @Test func theSharedFetchStopsWhenEveryWaiterIsCancelled() async throws {
