@@ -38,15 +38,20 @@ public final class SQLiteCacheStore: CacheStore {
         public var busyTimeout: Duration
         /// Where recoveries and dropped writes are reported (standard error by default).
         public var log: @Sendable (String) -> Void
+        /// A hard cap on the database file in bytes (`PRAGMA max_page_count`); a write past it fails
+        /// as a full disk would, with `SQLITE_FULL`. `nil`: only the disk limits it.
+        public var maximumFileSize: Int?
 
         public init(
             maximumSize: Int = 64 << 20, bodyFileThreshold: Int = 64 << 10, busyTimeout: Duration = .seconds(5),
-            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache: " + $0 + "\n").utf8)) }
+            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache: " + $0 + "\n").utf8)) },
+            maximumFileSize: Int? = nil
         ) {
             self.maximumSize = maximumSize
             self.bodyFileThreshold = bodyFileThreshold
             self.busyTimeout = busyTimeout
             self.log = log
+            self.maximumFileSize = maximumFileSize
         }
 
         /// 64 MiB, bodies over 64 KiB in files, a 5 s busy timeout, logs to standard error.
@@ -284,6 +289,10 @@ struct Connection: ~Copyable, @unchecked Sendable {
     private mutating func prepareSchema() throws {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
+        if let cap = configuration.maximumFileSize {
+            let pageSize = max(512, try scalarInt("PRAGMA page_size"))
+            try execute("PRAGMA max_page_count = \(max(1, cap / pageSize))")
+        }
         let version = try scalarInt("PRAGMA user_version")
         if version != 0 && version != Int(SQLiteCacheStore.schemaVersion) {
             throw SQLiteCacheError(code: SQLiteCacheError.unknownSchema, message: "unknown schema version \(version)")
@@ -377,9 +386,17 @@ struct Connection: ~Copyable, @unchecked Sendable {
             for file in newFiles { removeBodyFile(file) }
             throw error
         }
-        do {
-            try execute("BEGIN IMMEDIATE")
-        } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY {
+        // The busy timeout waits for another connection's write lock; past it, two more tries.
+        var begun = false
+        for _ in 0..<3 where !begun {
+            do {
+                try execute("BEGIN IMMEDIATE")
+                begun = true
+            } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY {
+                continue
+            }
+        }
+        guard begun else {
             for file in newFiles { removeBodyFile(file) }
             configuration.log("the cache is busy past the timeout; not storing \(batch.count) entries")
             return

@@ -160,6 +160,25 @@ struct SQLiteCacheStoreTests {
         #expect(try await store.totalSize() == (try await store.items().reduce(0) { $0 + $1.size }))
     }
 
+    @Test func aFullDatabaseIsATypedErrorAndTheRequestStillGoesOut() async throws {
+        let store = try store { $0.maximumFileSize = 64 << 10; $0.bodyFileThreshold = 1 << 20 }
+        try await store.put(sampleEntry(), for: "small")
+        await #expect {
+            try await store.put(sampleEntry(Data(repeating: 9, count: 200_000)), for: "big")
+        } throws: { error in
+            (error as? SQLiteCacheError)?.code == SQLITE_FULL
+                && (error as? SQLiteCacheError)?.description == "SQLite error 13: database or disk is full"
+        }
+        // Nothing is half-stored, and what was there is still there.
+        #expect(try await store.get("big") == nil)
+        #expect(try await store.get("small") == sampleEntry())
+        // Through the middleware, a full store is a miss: the response still arrives.
+        let cache = CacheMiddleware(store: store)
+        let next = MiddlewareNext { _, _ in HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"], body: Data(repeating: 1, count: 200_000)) }
+        let response = try await cache.intercept(HTTPRequest(url: URL(string: "https://example.com/huge")!), context: RequestContext(), next: next)
+        #expect(response.body.count == 200_000 && response.source == .network)
+    }
+
     // MARK: Recovery
 
     @Test func aFileOfRandomBytesIsMovedAsideAndReplaced() async throws {
