@@ -170,13 +170,19 @@ public final class SQLiteCacheStore: CacheStore {
         }
     }
 
-    /// `body` on the writer connection (on the queue); after damage is found, once more on a new file.
+    /// `body` on the writer connection (on the queue); after damage is found, once more on a new
+    /// file. Another process holding the write lock past the busy timeout gets two more tries.
     private func writeNow<T>(_ body: (inout Connection) throws -> T) throws -> T {
-        do {
-            return try writer.withLock { try body(&$0) }
-        } catch let error as SQLiteCacheError where error.isCorruption {
-            try recover(from: error)
-            return try writer.withLock { try body(&$0) }
+        var attempt = 0
+        while true {
+            do {
+                return try writer.withLock { try body(&$0) }
+            } catch let error as SQLiteCacheError where error.isCorruption {
+                try recover(from: error)
+                return try writer.withLock { try body(&$0) }
+            } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY && attempt < 2 {
+                attempt += 1
+            }
         }
     }
 

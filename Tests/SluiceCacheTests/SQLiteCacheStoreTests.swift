@@ -216,6 +216,24 @@ struct SQLiteCacheStoreTests {
         #expect(log.all.contains { $0.contains("SQLite error 11") && $0.contains("moving it aside") })
     }
 
+    @Test func damageWhileTheStoreIsOpenIsRecoveredFromAtTheNextCall() async throws {
+        let store = try store()
+        for index in 0..<50 { try await store.put(sampleEntry(Data(repeating: 5, count: 3_000)), for: "k\(index)") }
+        // Fold the WAL in, then scribble over the file behind the store's back.
+        var db: OpaquePointer?
+        sqlite3_open(folder.file("cache.sqlite"), &db)
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        sqlite3_close(db)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("cache.sqlite")))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 64 << 10))
+        try handle.close()
+        // Every call is answered (a miss at worst); the store recovers and works again.
+        for index in 0..<50 { _ = try await store.get("k\(index)") }
+        try await store.put(sampleEntry(), for: "after")
+        #expect(try await store.get("after") == sampleEntry())
+        #expect(log.all.contains { $0.contains("moving it aside") })
+    }
+
     @Test func anUnknownSchemaVersionIsMovedAside() async throws {
         do { _ = try store() }
         var db: OpaquePointer?
