@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .library(name: "SluiceCurl", targets: ["SluiceCurl"]),
         .library(name: "SluiceCache", targets: ["SluiceCache"]),
+        .library(name: "SluiceGzip", targets: ["SluiceGzip"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -34,6 +35,11 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SluiceCache: an RFC 9111 cache with the seeds' app policies, over a CacheStore.
         .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite", "CCrypto"], swiftSettings: strict),
+        // zlib (Debian: zlib1g-dev) and a shim for its macro init functions.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CZlibShim", dependencies: ["CZlib"]),
+        // SluiceGzip: gzip request bodies, decode gzip and deflate responses, with limits.
+        .target(name: "SluiceGzip", dependencies: ["Sluice", "CZlib", "CZlibShim"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -74,6 +80,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceGzipTests", dependencies: ["SluiceGzip", "Sluice", "SluiceCurl", "SluiceTesting", "CZlib"], swiftSettings: strict),
         .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceCurl", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

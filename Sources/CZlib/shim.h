@@ -1,0 +1,2 @@
+// zlib from Debian's zlib1g-dev, for SluiceGzip.
+#include <zlib.h>

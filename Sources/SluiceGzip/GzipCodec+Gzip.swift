@@ -1,0 +1,146 @@
+import CZlib
+import CZlibShim
+import Foundation
+import Sluice
+
+/// gzip and deflate over zlib, with the limits a client needs against hostile input.
+///
+/// - ``compress(_:level:)`` writes one gzip member.
+/// - ``decompress(_:format:limits:)`` streams through zlib's inflate in 64 KiB steps: gzip (several
+///   concatenated members too), zlib-wrapped deflate, or raw deflate (`.deflate` tells the two
+///   apart by the zlib header). A corrupt or truncated stream, a bad checksum, or output past
+///   ``Limits`` throws a ``Sluice/SluiceError`` that says which; nothing is ever silently short.
+///
+/// ```swift
+/// let packed = try GzipCodec.compress(Data(json.utf8))
+/// let plain = try GzipCodec.decompress(packed, format: .gzip)
+/// ```
+public enum GzipCodec {
+    /// What a compressed body is.
+    public enum Format: String, Sendable {
+        /// RFC 1952 gzip, one or more members.
+        case gzip
+        /// HTTP's `deflate`: RFC 1950 zlib-wrapped deflate, or (as some servers send) raw RFC 1951.
+        case deflate
+    }
+
+    /// Bounds on decompression, against decompression bombs.
+    public struct Limits: Sendable, Hashable {
+        /// The most decoded bytes.
+        public var maximumSize: Int
+        /// The most decoded bytes per compressed byte.
+        public var maximumRatio: Int
+
+        public init(maximumSize: Int = 64 << 20, maximumRatio: Int = 1_000) {
+            self.maximumSize = maximumSize
+            self.maximumRatio = maximumRatio
+        }
+
+        /// 64 MiB, at most 1,000× the compressed size.
+        public static let `default` = Limits()
+    }
+
+    private static let step = 64 << 10
+
+    /// `data` as one gzip member, at `level` (0–9; 6 is zlib's default balance).
+    public static func compress(_ data: Data, level: Int32 = 6) throws(SluiceError) -> Data {
+        var stream = z_stream()
+        guard sluice_deflate_init(&stream, level, 15 + 16) == Z_OK else {
+            throw SluiceError(.other, "zlib could not start compressing (out of memory?)")
+        }
+        defer { deflateEnd(&stream) }
+        var output = Data(count: Int(deflateBound(&stream, uLong(data.count))))
+        let status: Int32 = data.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(out.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else {
+            throw SluiceError(.other, "zlib could not compress \(data.count) bytes (status \(status))")
+        }
+        output.count = Int(stream.total_out)
+        return output
+    }
+
+    /// The decoded bytes of `data`.
+    ///
+    /// - Throws: `.bodyTooLarge` ("decompression limit: …") past `limits`; `.invalidResponse` for a
+    ///   corrupt stream, a bad checksum, or a stream that ends early.
+    public static func decompress(_ data: Data, format: Format, limits: Limits = .default) throws(SluiceError) -> Data {
+        if data.isEmpty { return data }
+        let windowBits: Int32
+        switch format {
+        case .gzip: windowBits = 15 + 16
+        case .deflate: windowBits = isZlibHeader(data) ? 15 : -15
+        }
+        var stream = z_stream()
+        guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
+            throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
+        }
+        defer { inflateEnd(&stream) }
+        let ratioLimit = data.count.multipliedReportingOverflow(by: limits.maximumRatio)
+        let ceiling = min(limits.maximumSize, ratioLimit.overflow ? Int.max : ratioLimit.partialValue)
+        var output = Data()
+        output.reserveCapacity(min(ceiling, max(step, data.count * 4)))
+        var buffer = [UInt8](repeating: 0, count: step)
+        let name = format == .gzip ? "gzip" : "deflate"
+
+        let failure: SluiceError? = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> SluiceError? in
+            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(input.count)
+            while true {
+                let (status, produced) = buffer.withUnsafeMutableBytes { out -> (Int32, Int) in
+                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                    stream.avail_out = uInt(out.count)
+                    let status = inflate(&stream, Z_NO_FLUSH)
+                    return (status, out.count - Int(stream.avail_out))
+                }
+                if produced > 0 {
+                    if output.count + produced > ceiling {
+                        return output.count + produced > limits.maximumSize
+                            ? SluiceError(.bodyTooLarge, "decompression limit: the \(name) body decodes to more than \(limits.maximumSize) bytes")
+                            : SluiceError(.bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(data.count) bytes")
+                    }
+                    output.append(contentsOf: buffer[0..<produced])
+                }
+                switch status {
+                case Z_STREAM_END:
+                    // gzip allows several members back to back (RFC 1952 §2.2).
+                    if format == .gzip, stream.avail_in > 0 {
+                        guard inflateReset(&stream) == Z_OK else { return corrupt(name, stream) }
+                        continue
+                    }
+                    return nil
+                case Z_OK:
+                    continue
+                case Z_BUF_ERROR:
+                    // No progress possible: the input ran out before the stream's end.
+                    if stream.avail_in == 0 {
+                        return SluiceError(.invalidResponse, "truncated \(name) body: it ends after \(data.count) bytes, before the end of the stream")
+                    }
+                    continue
+                default:
+                    return corrupt(name, stream)
+                }
+            }
+        }
+        if let failure { throw failure }
+        return output
+    }
+
+    private static func corrupt(_ name: String, _ stream: z_stream) -> SluiceError {
+        let reason = stream.msg.map { String(cString: $0) } ?? "invalid data"
+        return SluiceError(.invalidResponse, "corrupt \(name) body: \(reason)")
+    }
+
+    /// Whether `data` starts with an RFC 1950 zlib header: deflate method, a valid check value.
+    private static func isZlibHeader(_ data: Data) -> Bool {
+        guard data.count >= 2 else { return false }
+        let cmf = data[data.startIndex], flg = data[data.startIndex + 1]
+        return cmf & 0x0F == 8 && cmf >> 4 <= 7 && (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0
+    }
+}
