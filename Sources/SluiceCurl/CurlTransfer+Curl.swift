@@ -105,6 +105,8 @@ final class CurlTransfer: @unchecked Sendable {
         try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
         if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
         if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        // Sent only when the request has no User-Agent field of its own (curl's rule).
+        if let userAgent = configuration.userAgent { try set(handle, CURLOPT_USERAGENT, userAgent) }
         sluice_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
         sluice_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
         sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)

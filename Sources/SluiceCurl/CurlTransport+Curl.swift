@@ -126,6 +126,8 @@ public final class CurlTransport: HTTPTransport {
         public var decodesContentEncoding: Bool = false
         /// How many idle easy handles to keep for reuse (per event thread).
         public var idleHandlePoolSize: Int = 64
+        /// The `User-Agent` sent when a request has none of its own; `nil` sends none.
+        public var userAgent: String? = CurlTransport.defaultUserAgent
         /// How many event threads, each driving its own `curl_multi` handle, connection pool and
         /// DNS/TLS-session cache. One is right for an app; a process that sends many requests at
         /// once can use one per core. A request goes to the thread the caller runs on (see
@@ -171,6 +173,9 @@ public final class CurlTransport: HTTPTransport {
         }
         return best
     }
+
+    /// `Sluice/<version> libcurl/<version>`, e.g. `Sluice/0.1.0 libcurl/7.88.1`.
+    public static var defaultUserAgent: String { "Sluice/\(SluiceVersion.current) libcurl/\(curlVersion)" }
 
     /// The libcurl version this transport runs on, e.g. `"7.88.1"`.
     public static var curlVersion: String {

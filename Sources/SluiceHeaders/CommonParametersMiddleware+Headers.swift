@@ -1,0 +1,164 @@
+import Foundation
+import Sluice
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Adds the same parameters to every request (seed E's device name, OS version, timestamp, token,
+/// device id, channel and app version, or any provider's), into the query, a form body or a JSON
+/// body.
+///
+/// - `.query`: appended to the URL's query, percent-encoded (RFC 3986 unreserved characters kept).
+/// - `.formBody`: appended to an `application/x-www-form-urlencoded` body; a request without a body
+///   that may have one (POST, PUT, PATCH) gets a form body; any other request gets them in the query.
+/// - `.jsonBody`: added to a JSON object body (the body's own keys win); a request without a body
+///   that may have one gets a JSON object; other bodies get them in the query.
+///
+/// A parameter the request already has (same name in the query or body) is left as it is.
+///
+/// ```swift
+/// let common = CommonParametersMiddleware(configuration: .init(
+///     placement: .formBody,
+///     parameters: CommonParametersMiddleware.standard(appVersion: "4.2.0", channel: "appstore",
+///                                                     deviceID: deviceID, token: { await session.token })
+/// ))
+/// ```
+public struct CommonParametersMiddleware: Middleware {
+    /// Where the parameters go.
+    public enum Placement: Sendable, Hashable {
+        case query
+        case formBody
+        case jsonBody
+    }
+
+    /// A source of parameters, called for each request.
+    public typealias Provider = @Sendable () async throws -> [(name: String, value: String)]
+
+    public struct Configuration: Sendable {
+        public var placement: Placement
+        public var parameters: Provider
+
+        public init(placement: Placement = .query, parameters: @escaping Provider) {
+            self.placement = placement
+            self.parameters = parameters
+        }
+    }
+
+    public static let defaultPosition = MiddlewarePosition.headers
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Seed E's set: `device` (the machine's name), `os` (its version), `timestamp` (Unix seconds),
+    /// `token`, `device_id`, `channel` and `app_version`. Empty values are left out.
+    public static func standard(
+        appVersion: String, channel: String, deviceID: String = "",
+        token: @escaping @Sendable () async throws -> String = { "" },
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) -> Provider {
+        let device = ProcessInfo.processInfo.hostName
+        let os = ProcessInfo.processInfo.operatingSystemVersionString
+        return {
+            let pairs: [(name: String, value: String)] = [
+                ("device", device), ("os", os), ("timestamp", String(Int(clock().timeIntervalSince1970))),
+                ("token", try await token()), ("device_id", deviceID), ("channel", channel), ("app_version", appVersion),
+            ]
+            return pairs.filter { !$0.value.isEmpty }
+        }
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let parameters = try await configuration.parameters()
+        guard !parameters.isEmpty else { return try await next(request, context) }
+        var request = request
+        let mayHaveBody = request.method == .post || request.method == .put || request.method == .patch
+        let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
+        switch configuration.placement {
+        case .query:
+            request.url = try Self.appendingQuery(parameters, to: request.url)
+        case .formBody:
+            if case .bytes(let body) = request.body, contentType.hasPrefix("application/x-www-form-urlencoded") {
+                request.body = .bytes(Self.appendingForm(parameters, to: body))
+            } else if case .empty = request.body, mayHaveBody {
+                request.body = .bytes(Self.appendingForm(parameters, to: Data()))
+                try request.headers.set(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            } else {
+                request.url = try Self.appendingQuery(parameters, to: request.url)
+            }
+        case .jsonBody:
+            if case .bytes(let body) = request.body, contentType.contains("json"),
+               let merged = try Self.mergingJSON(parameters, into: body) {
+                request.body = .bytes(merged)
+            } else if case .empty = request.body, mayHaveBody {
+                request.body = .bytes(try Self.mergingJSON(parameters, into: Data("{}".utf8))!)
+                try request.headers.set(name: "Content-Type", value: "application/json")
+            } else {
+                request.url = try Self.appendingQuery(parameters, to: request.url)
+            }
+        }
+        return try await next(request, context)
+    }
+
+    // MARK: Encoding
+
+    /// RFC 3986 percent-encoding: everything but the unreserved characters.
+    static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(digits[Int(byte >> 4)])
+                result.unicodeScalars.append(digits[Int(byte & 0x0F)])
+            }
+        }
+        return result
+    }
+
+    static func appendingQuery(_ parameters: [(name: String, value: String)], to url: URL) throws(SluiceError) -> URL {
+        var text = url.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        let existing = Set((URLComponents(string: text)?.queryItems ?? []).map(\.name))
+        let added = parameters.filter { !existing.contains($0.name) }
+            .map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }
+        guard !added.isEmpty else { return url }
+        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
+        let joined = text + separator + added.joined(separator: "&") + fragment
+        guard let result = URL(string: joined) else {
+            throw SluiceError(.invalidURL, "adding common parameters made an invalid URL: \(String(reflecting: joined))")
+        }
+        return result
+    }
+
+    static func appendingForm(_ parameters: [(name: String, value: String)], to body: Data) -> Data {
+        let text = String(decoding: body, as: UTF8.self)
+        let existing = Set(text.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
+            .map { $0.removingPercentEncoding ?? $0 })
+        let added = parameters.filter { !existing.contains($0.name) }
+            .map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }
+        guard !added.isEmpty else { return body }
+        return Data(((text.isEmpty ? "" : text + "&") + added.joined(separator: "&")).utf8)
+    }
+
+    /// `body` (a JSON object) with the parameters its keys lack; nil when it is not a JSON object.
+    static func mergingJSON(_ parameters: [(name: String, value: String)], into body: Data) throws(SluiceError) -> Data? {
+        guard var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
+        for (name, value) in parameters where object[name] == nil { object[name] = value }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            throw SluiceError(.invalidBody, "the JSON body could not be written again with the common parameters")
+        }
+        return data
+    }
+}

@@ -1,0 +1,60 @@
+import Sluice
+
+/// Adds header fields to every request: fixed ones, and ones an `async` provider computes per
+/// request (a token store, a clock, a device registry).
+///
+/// A field the request already has is kept, unless ``Configuration/overridesRequest`` is on; a
+/// provider's fields come after the fixed ones and win over them.
+///
+/// ```swift
+/// let headers = HeadersMiddleware(configuration: .init(
+///     fields: ["Accept": "application/json", "X-App": "shop/4.2"],
+///     providers: [{ ["X-Request-Time": String(Int(Date().timeIntervalSince1970))] }]
+/// ))
+/// builder.add(headers)                                   // position .headers
+/// ```
+public struct HeadersMiddleware: Middleware {
+    /// A source of fields computed for each request.
+    public typealias Provider = @Sendable () async throws -> HTTPFields
+
+    /// Which fields, and whether they replace the request's own.
+    public struct Configuration: Sendable {
+        /// Fields added to every request.
+        public var fields: HTTPFields
+        /// Called for each request, in order; their fields are added after ``fields``.
+        public var providers: [Provider]
+        /// Replace a field the request already has (off: the request's own value wins).
+        public var overridesRequest: Bool
+
+        public init(fields: HTTPFields = [:], providers: [Provider] = [], overridesRequest: Bool = false) {
+            self.fields = fields
+            self.providers = providers
+            self.overridesRequest = overridesRequest
+        }
+
+        /// No fields.
+        public static let `default` = Configuration()
+    }
+
+    public static let defaultPosition = MiddlewarePosition.headers
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var added = configuration.fields
+        for provider in configuration.providers {
+            for field in try await provider() { try added.set(name: field.name, value: field.value) }
+        }
+        guard !added.isEmpty else { return try await next(request, context) }
+        var request = request
+        let own = request.headers
+        for field in added where configuration.overridesRequest || !own.contains(field.name) {
+            try request.headers.set(name: field.name, value: field.value)
+        }
+        return try await next(request, context)
+    }
+}
