@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SluiceCache", targets: ["SluiceCache"]),
         .library(name: "SluiceGzip", targets: ["SluiceGzip"]),
         .library(name: "SluiceHeaders", targets: ["SluiceHeaders"]),
+        .library(name: "SluiceURLEncoding", targets: ["SluiceURLEncoding"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -43,6 +44,8 @@ let package = Package(
         .target(name: "SluiceGzip", dependencies: ["Sluice", "CZlib", "CZlibShim"], swiftSettings: strict),
         // SluiceHeaders: fixed and computed headers, bearer tokens with single-flight refresh, common parameters.
         .target(name: "SluiceHeaders", dependencies: ["Sluice"], swiftSettings: strict),
+        // SluiceURLEncoding: base URL joining, typed query and form parameters, RFC 3986 encoding.
+        .target(name: "SluiceURLEncoding", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -83,6 +86,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceURLEncodingTests", dependencies: ["SluiceURLEncoding", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceHeadersTests", dependencies: ["SluiceHeaders", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceGzipTests", dependencies: ["SluiceGzip", "Sluice", "SluiceCurl", "SluiceTesting", "CZlib"], swiftSettings: strict),
         .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceCurl", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),

@@ -1,0 +1,105 @@
+import Foundation
+import Sluice
+
+/// Query and form parameters for ``URLEncodingMiddleware`` (`.dictionary` values, in order).
+enum QueryParametersKey: RequestOptionKey {
+    static let defaultValue = ParameterValue.dictionary([])
+}
+
+enum FormParametersKey: RequestOptionKey {
+    static let defaultValue = ParameterValue.dictionary([])
+}
+
+extension HTTPRequest {
+    /// Parameters ``URLEncodingMiddleware`` adds to the query: `["q": "café", "page": 2]`.
+    public var queryParameters: ParameterValue {
+        get { options[QueryParametersKey.self] }
+        set { options[QueryParametersKey.self] = newValue }
+    }
+
+    /// Parameters ``URLEncodingMiddleware`` sends as an `application/x-www-form-urlencoded` body.
+    public var formParameters: ParameterValue {
+        get { options[FormParametersKey.self] }
+        set { options[FormParametersKey.self] = newValue }
+    }
+
+    /// Sets the body to `value` as JSON, with `Content-Type: application/json`.
+    ///
+    /// - Throws: `.invalidBody` naming the value that could not be encoded.
+    public mutating func setJSONBody<T: Encodable>(_ value: T, encoder: JSONEncoder = JSONEncoder()) throws(SluiceError) {
+        do {
+            body = .bytes(try encoder.encode(value))
+        } catch {
+            throw SluiceError(.invalidBody, "\(T.self) could not be encoded as JSON: \(error)", underlying: error)
+        }
+        try headers.set(name: "Content-Type", value: "application/json")
+    }
+}
+
+/// Builds the final URL and body of a request: joins a base URL and a relative path (seed B's
+/// slash rules: a slash on either side, both or neither gives one slash), adds
+/// ``Sluice/HTTPRequest/queryParameters`` to the query, and sends
+/// ``Sluice/HTTPRequest/formParameters`` as a form body. Absolute URLs pass through unchanged.
+///
+/// ```swift
+/// let encoding = URLEncodingMiddleware(configuration: .init(
+///     baseURL: URL(string: "https://api.example.com/v1/"), encoder: .init(arrayStyle: .brackets, sortsKeys: true)
+/// ))
+/// var request = HTTPRequest(url: URL(string: "/search")!)      // relative: joined with the base
+/// request.queryParameters = ["q": "café", "tags": ["a", "b"]]
+/// // → https://api.example.com/v1/search?q=caf%C3%A9&tags%5B%5D=a&tags%5B%5D=b
+/// ```
+public struct URLEncodingMiddleware: Middleware {
+    public struct Configuration: Sendable {
+        /// Joined with relative request URLs; `nil` leaves them relative (the transport refuses them).
+        public var baseURL: URL?
+        public var encoder: ParameterEncoder
+
+        public init(baseURL: URL? = nil, encoder: ParameterEncoder = ParameterEncoder()) {
+            self.baseURL = baseURL
+            self.encoder = encoder
+        }
+
+        /// No base URL; arrays as `a=1&a=2`; parameters in the order given.
+        public static let `default` = Configuration()
+    }
+
+    public static let defaultPosition = MiddlewarePosition.urlEncoding
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var request = request
+        if request.url.scheme == nil, let base = configuration.baseURL {
+            request.url = try Client.join(base: base, path: request.url.relativeString)
+        }
+        if case .dictionary(let pairs) = request.queryParameters, !pairs.isEmpty {
+            request.url = try Self.appending(configuration.encoder.query(pairs), to: request.url)
+        }
+        if case .dictionary(let pairs) = request.formParameters, !pairs.isEmpty {
+            request.body = .bytes(configuration.encoder.form(pairs))
+            try request.headers.set(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        }
+        return try await next(request, context)
+    }
+
+    /// `url` with `query` added (before any fragment).
+    static func appending(_ query: String, to url: URL) throws(SluiceError) -> URL {
+        var text = url.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
+        }
+        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
+        let joined = text + separator + query + fragment
+        guard let result = URL(string: joined) else {
+            throw SluiceError(.invalidURL, "adding the query parameters made an invalid URL: \(String(reflecting: joined))")
+        }
+        return result
+    }
+}
