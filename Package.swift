@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SluiceGzip", targets: ["SluiceGzip"]),
         .library(name: "SluiceHeaders", targets: ["SluiceHeaders"]),
         .library(name: "SluiceURLEncoding", targets: ["SluiceURLEncoding"]),
+        .library(name: "SluiceSigning", targets: ["SluiceSigning"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -46,6 +47,8 @@ let package = Package(
         .target(name: "SluiceHeaders", dependencies: ["Sluice"], swiftSettings: strict),
         // SluiceURLEncoding: base URL joining, typed query and form parameters, RFC 3986 encoding.
         .target(name: "SluiceURLEncoding", dependencies: ["Sluice"], swiftSettings: strict),
+        // SluiceSigning: a Signer protocol, HMAC parameter signing, AWS SigV4, OAuth 1.0a (libcrypto).
+        .target(name: "SluiceSigning", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -86,6 +89,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceSigningTests", dependencies: ["SluiceSigning", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceURLEncodingTests", dependencies: ["SluiceURLEncoding", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceHeadersTests", dependencies: ["SluiceHeaders", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceGzipTests", dependencies: ["SluiceGzip", "Sluice", "SluiceCurl", "SluiceTesting", "CZlib"], swiftSettings: strict),

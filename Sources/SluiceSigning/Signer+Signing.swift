@@ -1,0 +1,117 @@
+import Foundation
+import Sluice
+
+/// Something that signs a request: adds the header or parameters a server checks.
+///
+/// ```swift
+/// struct TeamSigner: Signer {
+///     func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest {
+///         var signed = request
+///         try signed.headers.set(name: "X-Team-Signature", value: computeSignature(request, date))
+///         return signed
+///     }
+/// }
+/// ```
+public protocol Signer: Sendable {
+    /// `request` signed as of `date`.
+    func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest
+}
+
+/// Signs every request, and every attempt of it afresh, just before it goes out (its default place
+/// is inside retry and gzip, so the signature covers the bytes sent).
+///
+/// ```swift
+/// builder.add(SigningMiddleware(signer: AWSSigV4Signer(
+///     accessKeyID: key, secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "execute-api"
+/// )))
+/// ```
+public struct SigningMiddleware: Middleware {
+    public struct Configuration: Sendable {
+        /// The clock the signature's date comes from (injectable for tests).
+        public var clock: @Sendable () -> Date
+
+        public init(clock: @escaping @Sendable () -> Date = { Date() }) {
+            self.clock = clock
+        }
+
+        /// The system clock.
+        public static let `default` = Configuration()
+    }
+
+    public static let defaultPosition = MiddlewarePosition.signing
+
+    public let signer: any Signer
+    public let configuration: Configuration
+
+    public init(signer: any Signer, configuration: Configuration = .default) {
+        self.signer = signer
+        self.configuration = configuration
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await next(try await signer.sign(request, date: configuration.clock()), context)
+    }
+}
+
+/// Shared by the signers: RFC 3986 percent-encoding and the parameters of a request.
+enum SigningText {
+    /// Everything but `A–Z a–z 0–9 - . _ ~` as `%XX` (uppercase); `/` too unless `keepingSlash`.
+    static func encode(_ text: String, keepingSlash: Bool = false) -> String {
+        var result = [UInt8]()
+        let digits = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.append(byte)
+            case UInt8(ascii: "/") where keepingSlash:
+                result.append(byte)
+            default:
+                result.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// `name=value` pairs of a query or form body, percent-decoded (`+` read as a space in forms).
+    static func pairs(_ text: String, plusIsSpace: Bool) -> [(String, String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                let text = plusIsSpace ? part.replacingOccurrences(of: "+", with: " ") : String(part)
+                return text.removingPercentEncoding ?? text
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    /// The request's query pairs.
+    static func queryPairs(_ url: URL) -> [(String, String)] {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true), let query = components.percentEncodedQuery else { return [] }
+        return pairs(query, plusIsSpace: false)
+    }
+
+    /// The pairs of an `application/x-www-form-urlencoded` in-memory body.
+    static func formPairs(_ request: HTTPRequest) -> [(String, String)] {
+        guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+              case .bytes(let body) = request.body else { return [] }
+        return pairs(String(decoding: body, as: UTF8.self), plusIsSpace: true)
+    }
+
+    /// Pairs encoded, sorted by name then value (byte order), joined as `name=value&…`: AWS's
+    /// canonical query and OAuth's normalised parameters alike.
+    static func normalized(_ pairs: [(String, String)]) -> String {
+        let encoded: [(name: String, value: String)] = pairs.map { (encode($0.0), encode($0.1)) }
+        let sorted = encoded.sorted { (a, b) -> Bool in a.name == b.name ? a.value < b.value : a.name < b.name }
+        return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
+    }
+
+    /// The in-memory body, or nil for a file or stream body.
+    static func body(_ request: HTTPRequest) -> Data? {
+        switch request.body {
+        case .empty: Data()
+        case .bytes(let data): data
+        default: nil
+        }
+    }
+}
