@@ -3,6 +3,7 @@
 #   make demo         run the quickstart example (Examples/Quickstart)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
 #   make bench-cache  SluiceCache beside Python's requests-cache: hit latency, miss + store rate
+#   make bench-middleware  each middleware's cost per request without I/O; gzip beside zlib from C
 #   make bench-instructions  the same clients under callgrind: instructions per request
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build);
 #                     ARGS=--instructions counts instructions per hop under callgrind instead
@@ -12,7 +13,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build test demo bench bench-cache bench-instructions bench-micro clean
+.PHONY: deps build test demo bench bench-cache bench-middleware bench-instructions bench-micro clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -60,6 +61,11 @@ bench-cache: deps
 	Tests/Servers/nginx.sh up "$$servers"; \
 	python=$$(Tests/Servers/httpbin.sh venv); \
 	.build/release/sluice-bench "$$(cat "$$servers/nginx.url")" --cache --python "$$python" $(ARGS)
+
+# What each middleware costs per request without I/O, and SluiceGzip beside zlib from C.
+bench-middleware: deps
+	swift build -c release --product sluice-bench
+	.build/release/sluice-bench --middleware $(ARGS)
 
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps

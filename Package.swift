@@ -62,10 +62,13 @@ let package = Package(
         ),
 
         // sluice-bench: Sluice beside raw libcurl in C and URLSession, against a real server.
-        .target(name: "CSluiceBench", dependencies: ["CCurl"]),
+        .target(name: "CSluiceBench", dependencies: ["CCurl", "CZlib"]),
         .executableTarget(
             name: "SluiceBench",
-            dependencies: ["Sluice", "SluiceCurl", "SluiceCache", "CSluiceBench"],
+            dependencies: [
+                "Sluice", "SluiceCurl", "SluiceCache", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning",
+                "CSluiceBench",
+            ],
             swiftSettings: strict
         ),
 

@@ -1,6 +1,7 @@
 #include "CSluiceBench.h"
 
 #include <curl/curl.h>
+#include <zlib.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -60,4 +61,30 @@ double sluice_bench_libcurl(const char *url, int count, int concurrency, size_t 
     }
     curl_multi_cleanup(multi);
     return failed ? -1 : seconds_now() - start;
+}
+
+size_t sluice_bench_gzip(const unsigned char *input, size_t length, unsigned char *output, size_t capacity) {
+    z_stream stream = {0};
+    if (deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    stream.next_in = (unsigned char *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = output;
+    stream.avail_out = (uInt)capacity;
+    int status = deflate(&stream, Z_FINISH);
+    size_t produced = stream.total_out;
+    deflateEnd(&stream);
+    return status == Z_STREAM_END ? produced : 0;
+}
+
+size_t sluice_bench_gunzip(const unsigned char *input, size_t length, unsigned char *output, size_t capacity) {
+    z_stream stream = {0};
+    if (inflateInit2(&stream, 15 + 16) != Z_OK) return 0;
+    stream.next_in = (unsigned char *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = output;
+    stream.avail_out = (uInt)capacity;
+    int status = inflate(&stream, Z_FINISH);
+    size_t produced = stream.total_out;
+    inflateEnd(&stream);
+    return status == Z_STREAM_END ? produced : 0;
 }

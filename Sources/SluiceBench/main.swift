@@ -5,6 +5,7 @@
 //                                           [--event-threads N]
 //     swift run -c release sluice-bench FILE-URL --download PATH     (one download to disk)
 //     swift run -c release sluice-bench URL --cache [--python PATH]   (SluiceCache beside requests-cache)
+//     swift run -c release sluice-bench --middleware                   (each middleware's cost; gzip beside zlib in C)
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
@@ -38,6 +39,7 @@ struct Options {
     var eventThreads = ProcessInfo.processInfo.activeProcessorCount
     var cache = false
     var python: String?
+    var middleware = false
 }
 
 func parseOptions(_ raw: [String]) -> Options {
@@ -51,6 +53,7 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--clients" where index + 1 < raw.count: index += 1; options.clients = raw[index].split(separator: ",").map(String.init)
         case "--download" where index + 1 < raw.count: index += 1; options.download = raw[index]
         case "--cache": options.cache = true
+        case "--middleware": options.middleware = true
         case "--python" where index + 1 < raw.count: index += 1; options.python = raw[index]
         case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
@@ -63,8 +66,11 @@ func parseOptions(_ raw: [String]) -> Options {
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let json = options.json, rounds = max(1, options.rounds), scale = options.scale
-guard let base = options.base, base.scheme == "http" || base.scheme == "https" else {
-    FileHandle.standardError.write(Data("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b] [--event-threads N]\n".utf8))
+// `--middleware` needs no server; everything else measures against URL.
+guard let base = options.middleware ? URL(string: "http://127.0.0.1/") : options.base,
+      base.scheme == "http" || base.scheme == "https" else {
+    FileHandle.standardError.write(Data(("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b] [--event-threads N]\n"
+        + "       sluice-bench URL --cache [--python PATH] | sluice-bench --middleware [--rounds N]\n").utf8))
     exit(2)
 }
 
@@ -266,6 +272,8 @@ Task.detached {
     do {
         if let path = options.download {
             status = try await download(to: path)
+        } else if options.middleware {
+            status = try await middlewareBenchmark(rounds: rounds, scale: scale, json: json)
         } else if options.cache {
             status = try await cacheBenchmark(base: base, python: options.python, rounds: rounds, scale: scale, json: json)
         } else {

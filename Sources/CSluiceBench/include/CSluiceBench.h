@@ -9,4 +9,11 @@
 /// failed transfer. `bytes` receives the body bytes read.
 double sluice_bench_libcurl(const char *url, int count, int concurrency, size_t *bytes);
 
+/// zlib driven from C, the reference for SluiceGzip: gzip-compresses `input` (level 6, one member)
+/// into `output` (capacity `capacity`) and returns the compressed size, or 0 on failure.
+size_t sluice_bench_gzip(const unsigned char *input, size_t length, unsigned char *output, size_t capacity);
+
+/// Inflates the gzip `input` into `output` and returns the decompressed size, or 0 on failure.
+size_t sluice_bench_gunzip(const unsigned char *input, size_t length, unsigned char *output, size_t capacity);
+
 #endif

@@ -1,0 +1,135 @@
+// sluice-bench --middleware: what each request-shaping middleware costs per request without I/O
+// (over a transport that answers at once), and SluiceGzip beside zlib driven from C on a 1 MiB JSON
+// body, in one run. No server is needed.
+import CSluiceBench
+import Foundation
+import Sluice
+import SluiceCache
+import SluiceGzip
+import SluiceHeaders
+import SluiceSigning
+import SluiceURLEncoding
+
+/// Answers every request at once with a small JSON body.
+struct InstantTransport: HTTPTransport {
+    let response: HTTPResponse
+
+    func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        var response = response
+        response.request = request
+        return response
+    }
+}
+
+/// Nanoseconds per request through `pipeline`, `count` requests made by `make`.
+func nanosecondsPerRequest(_ pipeline: Pipeline, count: Int, _ make: () -> HTTPRequest) async throws -> Double {
+    let start = ContinuousClock.now
+    for _ in 0..<count { _ = try await pipeline.send(make()) }
+    let elapsed = start.duration(to: .now)
+    return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(count)
+}
+
+func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws -> Int32 {
+    let count = max(1_000, Int(20_000 * scale))
+    let small = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=600"],
+                             body: Data(String(repeating: "{\"k\":1},", count: 128).utf8))
+    let gzipped = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
+                               body: try GzipCodec.compress(small.body))
+    let url = URL(string: "https://api.example.com/v1/items?page=2")!
+    let aws = AWSSigV4Signer(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                             sessionToken: nil, region: "us-east-1", service: "service")
+    let oauth = OAuth1Signer(configuration: .init(consumerKey: "key", consumerSecret: "secret", token: "t", tokenSecret: "s"))
+    let hmac = HMACParameterSigner(configuration: .init(key: Data("secret".utf8)))
+
+    let cases: [(name: String, middleware: (any Middleware)?, response: HTTPResponse, request: @Sendable () -> HTTPRequest)] = [
+        ("none (baseline)", nil, small, { HTTPRequest(url: url) }),
+        ("HeadersMiddleware, 2 fields", HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json", "X-App": "shop/4.2"])),
+         small, { HTTPRequest(url: url) }),
+        ("AuthTokenMiddleware", AuthTokenMiddleware(configuration: .init(token: { "token-123" }, refresh: { "token-456" })),
+         small, { HTTPRequest(url: url) }),
+        ("CommonParametersMiddleware, 3 in the query",
+         CommonParametersMiddleware(configuration: .init(parameters: { [("app_version", "4.2"), ("channel", "store"), ("device", "x")] })),
+         small, { HTTPRequest(url: url) }),
+        ("URLEncodingMiddleware, base URL + 3 parameters",
+         URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1"))), small, {
+             var request = HTTPRequest(url: URL(string: "items")!)
+             request.queryParameters = ["q": "café", "page": 2, "tags": ["a", "b"]]
+             return request
+         }),
+        ("SigningMiddleware, AWS SigV4", SigningMiddleware(signer: aws), small, { HTTPRequest(url: url) }),
+        ("SigningMiddleware, OAuth 1.0a HMAC-SHA1", SigningMiddleware(signer: oauth), small, { HTTPRequest(url: url) }),
+        ("SigningMiddleware, HMAC parameters", SigningMiddleware(signer: hmac), small, { HTTPRequest(url: url) }),
+        ("GzipMiddleware, 1 KB gzip response decoded", GzipMiddleware(), gzipped, { HTTPRequest(url: url) }),
+        ("CacheMiddleware, memory-store hit", CacheMiddleware(store: MemoryCacheStore()), small, { HTTPRequest(url: url) }),
+    ]
+
+    var results: [String: [Double]] = [:]
+    for _ in 0..<rounds {
+        for item in cases {
+            let pipeline = Pipeline(middlewares: item.middleware.map { [$0] } ?? [], transport: InstantTransport(response: item.response))
+            _ = try await nanosecondsPerRequest(pipeline, count: count / 10, item.request)      // warm up (and fill the cache)
+            results[item.name, default: []].append(try await nanosecondsPerRequest(pipeline, count: count, item.request))
+        }
+    }
+    let baseline = median(results["none (baseline)"]!)
+
+    // Gzip: SluiceGzip beside zlib from C, 1 MiB of JSON.
+    let jsonBody = Data((0..<14_000).map { "{\"id\":\($0),\"name\":\"item \($0)\",\"tags\":[\"a\",\"b\"]}," }.joined().utf8.prefix(1 << 20))
+    let packed = try GzipCodec.compress(jsonBody)
+    var swiftCompress: [Double] = [], cCompress: [Double] = [], swiftInflate: [Double] = [], cInflate: [Double] = []
+    var output = [UInt8](repeating: 0, count: jsonBody.count * 2)
+    for _ in 0..<rounds {
+        for _ in 0..<3 {
+            swiftCompress.append(try seconds { _ = try GzipCodec.compress(jsonBody) })
+            cCompress.append(try seconds {
+                let size = jsonBody.withUnsafeBytes { input in
+                    output.withUnsafeMutableBytes { sluice_bench_gzip(input.bindMemory(to: UInt8.self).baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+                }
+                guard size > 0 else { throw BenchFailure(description: "zlib from C could not compress") }
+            })
+            swiftInflate.append(try seconds { _ = try GzipCodec.decompress(packed, format: .gzip) })
+            cInflate.append(try seconds {
+                let size = packed.withUnsafeBytes { input in
+                    output.withUnsafeMutableBytes { sluice_bench_gunzip(input.bindMemory(to: UInt8.self).baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+                }
+                guard size == jsonBody.count else { throw BenchFailure(description: "zlib from C inflated \(size) bytes") }
+            })
+        }
+    }
+    let megabytes = Double(jsonBody.count) / 1_048_576
+    let gzipRows = [
+        ("compress", megabytes / median(swiftCompress), megabytes / median(cCompress)),
+        ("decompress", megabytes / median(swiftInflate), megabytes / median(cInflate)),
+    ]
+
+    if json {
+        for item in cases where item.middleware != nil {
+            print(#"{"middleware": "\#(item.name)", "ns_per_request": \#(String(format: "%.0f", median(results[item.name]!) - baseline))}"#)
+        }
+        for (name, swift, c) in gzipRows {
+            print(#"{"gzip": "\#(name)", "sluice_mb_s": \#(String(format: "%.1f", swift)), "zlib_c_mb_s": \#(String(format: "%.1f", c))}"#)
+        }
+        return 0
+    }
+    print("sluice-bench --middleware: median of \(rounds) rounds, \(count) requests each, over a transport that answers at once")
+    print("")
+    print("| middleware | ns per request (over the \(String(format: "%.0f", baseline)) ns baseline) |")
+    print("|---|---:|")
+    for item in cases where item.middleware != nil {
+        print(String(format: "| %@ | %.0f |", item.name, median(results[item.name]!) - baseline))
+    }
+    print("")
+    print(String(format: "| 1 MiB JSON (%.1f×  smaller gzipped) | SluiceGzip MB/s | zlib from C MB/s | ratio |", Double(jsonBody.count) / Double(packed.count)))
+    print("|---|---:|---:|---:|")
+    for (name, swift, c) in gzipRows {
+        print(String(format: "| %@ | %.0f | %.0f | %.2f× |", name, swift, c, swift / c))
+    }
+    return 0
+}
+
+func seconds(_ body: () throws -> Void) throws -> Double {
+    let start = ContinuousClock.now
+    try body()
+    let elapsed = start.duration(to: .now)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
