@@ -286,11 +286,12 @@ struct CacheMiddlewareTests {
 
     // MARK: Coalescing
 
-    func slowTransport(_ counter: Counter, cancelled: Counter? = nil) -> MockTransport {
+    /// A transport whose first fetch takes `first` (cancellable) and later ones 300 ms.
+    func slowTransport(_ counter: Counter, cancelled: Counter? = nil, first: Duration = .milliseconds(300)) -> MockTransport {
         MockTransport { request, _ in
             counter.add()
             do {
-                try await Task.sleep(for: .milliseconds(300))
+                try await Task.sleep(for: counter.count == 1 ? first : .milliseconds(300))
             } catch {
                 cancelled?.add()
                 throw error
@@ -321,7 +322,8 @@ struct CacheMiddlewareTests {
 
     @Test func aCancelledFollowerLeavesTheLeaderItsResponse() async throws {
         let fetches = Counter(), cancelled = Counter()
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
+        // The leader's fetch is long enough for the follower to join even on a loaded machine.
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(2)))
         let leader = Task { try await cache.send(get()) }
         try await Task.sleep(for: .milliseconds(50))          // the leader is fetching
         let follower = Task { try await cache.send(get()) }
@@ -334,7 +336,8 @@ struct CacheMiddlewareTests {
 
     @Test func whenTheLeaderIsCancelledAFollowerFetchesAgain() async throws {
         let fetches = Counter(), cancelled = Counter()
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
+        // The leader's fetch would take a minute: only its cancellation ends it.
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(60)))
         let leader = Task { try await cache.send(get()) }
         try await Task.sleep(for: .milliseconds(50))
         let follower = Task { try await cache.send(get()) }
@@ -347,7 +350,7 @@ struct CacheMiddlewareTests {
 
     @Test func theSharedFetchStopsWhenEveryWaiterIsCancelled() async throws {
         let fetches = Counter(), cancelled = Counter()
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled))
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(60)))
         let first = Task { try await cache.send(get()) }
         let second = Task { try await cache.send(get()) }
         try await Task.sleep(for: .milliseconds(50))
