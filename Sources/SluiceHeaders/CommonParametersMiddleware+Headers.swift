@@ -105,41 +105,13 @@ public struct CommonParametersMiddleware: Middleware {
 
     // MARK: Encoding
 
-    /// RFC 3986 percent-encoding: everything but the unreserved characters.
-    static func percentEncoded(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF".unicodeScalars)
-                result.unicodeScalars.append("%")
-                result.unicodeScalars.append(digits[Int(byte >> 4)])
-                result.unicodeScalars.append(digits[Int(byte & 0x0F)])
-            }
-        }
-        return result
-    }
+    static func percentEncoded(_ text: String) -> String { URLQuery.encode(text) }
 
     static func appendingQuery(_ parameters: [(name: String, value: String)], to url: URL) throws(SluiceError) -> URL {
-        var text = url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        let existing = Set((URLComponents(string: text)?.queryItems ?? []).map(\.name))
+        let existing = Set((URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []).map(\.name))
         let added = parameters.filter { !existing.contains($0.name) }
             .map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }
-        guard !added.isEmpty else { return url }
-        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        let joined = text + separator + added.joined(separator: "&") + fragment
-        guard let result = URL(string: joined) else {
-            throw SluiceError(.invalidURL, "adding common parameters made an invalid URL: \(String(reflecting: joined))")
-        }
-        return result
+        return try URLQuery.appending(added.joined(separator: "&"), to: url)
     }
 
     static func appendingForm(_ parameters: [(name: String, value: String)], to body: Data) -> Data {

@@ -91,17 +91,7 @@ public struct HMACParameterSigner: Signer {
             request.body = .bytes(Data((existing.isEmpty ? encoded : existing + "&" + encoded).utf8))
             return request
         }
-        var text = request.url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        guard let url = URL(string: text + separator + encoded + fragment) else {
-            throw SluiceError(.invalidURL, "signing made an invalid URL from \(String(reflecting: request.url.absoluteString))")
-        }
-        request.url = url
+        request.url = try URLQuery.appending(encoded, to: request.url)
         return request
     }
 }

@@ -55,22 +55,9 @@ public struct SigningMiddleware: Middleware {
 
 /// Shared by the signers: RFC 3986 percent-encoding and the parameters of a request.
 enum SigningText {
-    /// Everything but `A–Z a–z 0–9 - . _ ~` as `%XX` (uppercase); `/` too unless `keepingSlash`.
+    /// RFC 3986: everything but the unreserved characters encoded (`/` too unless `keepingSlash`).
     static func encode(_ text: String, keepingSlash: Bool = false) -> String {
-        var result = [UInt8]()
-        let digits = Array("0123456789ABCDEF".utf8)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.append(byte)
-            case UInt8(ascii: "/") where keepingSlash:
-                result.append(byte)
-            default:
-                result.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-            }
-        }
-        return String(decoding: result, as: UTF8.self)
+        URLQuery.encode(text, keepingSlash: keepingSlash)
     }
 
     /// `name=value` pairs of a query or form body, percent-decoded (`+` read as a space in forms).

@@ -78,28 +78,12 @@ public struct URLEncodingMiddleware: Middleware {
             request.url = try Client.join(base: base, path: request.url.relativeString)
         }
         if case .dictionary(let pairs) = request.queryParameters, !pairs.isEmpty {
-            request.url = try Self.appending(configuration.encoder.query(pairs), to: request.url)
+            request.url = try URLQuery.appending(configuration.encoder.query(pairs), to: request.url)
         }
         if case .dictionary(let pairs) = request.formParameters, !pairs.isEmpty {
             request.body = .bytes(configuration.encoder.form(pairs))
             try request.headers.set(name: "Content-Type", value: "application/x-www-form-urlencoded")
         }
         return try await next(request, context)
-    }
-
-    /// `url` with `query` added (before any fragment).
-    static func appending(_ query: String, to url: URL) throws(SluiceError) -> URL {
-        var text = url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        let joined = text + separator + query + fragment
-        guard let result = URL(string: joined) else {
-            throw SluiceError(.invalidURL, "adding the query parameters made an invalid URL: \(String(reflecting: joined))")
-        }
-        return result
     }
 }
