@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SluiceHeaders", targets: ["SluiceHeaders"]),
         .library(name: "SluiceURLEncoding", targets: ["SluiceURLEncoding"]),
         .library(name: "SluiceSigning", targets: ["SluiceSigning"]),
+        .library(name: "SluiceRetry", targets: ["SluiceRetry"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -49,6 +50,8 @@ let package = Package(
         .target(name: "SluiceURLEncoding", dependencies: ["Sluice"], swiftSettings: strict),
         // SluiceSigning: a Signer protocol, HMAC parameter signing, AWS SigV4, OAuth 1.0a (libcrypto).
         .target(name: "SluiceSigning", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
+        // SluiceRetry: retry policy with backoff, Retry-After and a shared budget.
+        .target(name: "SluiceRetry", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -92,6 +95,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceRetryTests", dependencies: ["SluiceRetry", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceSigningTests", dependencies: ["SluiceSigning", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceURLEncodingTests", dependencies: ["SluiceURLEncoding", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceHeadersTests", dependencies: ["SluiceHeaders", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// A cap on retries, shared by every request of a client, so an outage cannot multiply the load:
+/// within each window (10 s), retries may be at most ``Configuration/ratio`` of the requests
+/// (20%), or ``Configuration/minimumPerSecond`` per second of the window (10/s) if that is more.
+///
+/// ```swift
+/// let budget = RetryBudget()                       // one per client
+/// builder.add(RetryMiddleware(policy: DefaultRetryPolicy(), budget: budget))
+/// ```
+public final class RetryBudget: Sendable {
+    public struct Configuration: Sendable {
+        public var ratio: Double
+        public var minimumPerSecond: Double
+        public var window: Duration
+
+        public init(ratio: Double = 0.2, minimumPerSecond: Double = 10, window: Duration = .seconds(10)) {
+            self.ratio = ratio
+            self.minimumPerSecond = minimumPerSecond
+            self.window = window
+        }
+
+        /// 20% of requests, at least 10 a second, over 10-second windows.
+        public static let `default` = Configuration()
+    }
+
+    private struct State {
+        var windowStart = ContinuousClock.now
+        var requests = 0
+        var retries = 0
+        var refused = 0
+    }
+
+    public let configuration: Configuration
+    private let state = Mutex(State())
+
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+    }
+
+    /// Counts a request (its first attempt).
+    func recordRequest() {
+        state.withLock { state in
+            roll(&state)
+            state.requests += 1
+        }
+    }
+
+    /// Takes one retry from the budget; false when it is spent.
+    func withdraw() -> Bool {
+        state.withLock { state in
+            roll(&state)
+            let windowSeconds = Double(configuration.window.components.seconds) + Double(configuration.window.components.attoseconds) / 1e18
+            let allowed = max(configuration.ratio * Double(state.requests), configuration.minimumPerSecond * windowSeconds)
+            guard Double(state.retries) + 1 <= allowed else {
+                state.refused += 1
+                return false
+            }
+            state.retries += 1
+            return true
+        }
+    }
+
+    /// Retries the budget refused so far in this window.
+    public var refusedRetries: Int { state.withLock { $0.refused } }
+
+    private func roll(_ state: inout State) {
+        let now = ContinuousClock.now
+        if now - state.windowStart >= configuration.window {
+            state = State(windowStart: now)
+        }
+    }
+}

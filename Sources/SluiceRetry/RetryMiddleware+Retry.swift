@@ -1,0 +1,48 @@
+import Foundation
+import Sluice
+
+/// Sends a request again when its ``RetryPolicy`` says so, within a shared ``RetryBudget``.
+///
+/// - Each retry counts in `context.attempt` (1 for the first attempt), so logging shows attempts.
+/// - It never sleeps past the context's deadline: a retry that would start too late is not made.
+/// - The sleep before a retry is cancellable: a cancelled task stops at once with
+///   `CancellationError`.
+///
+/// ```swift
+/// let budget = RetryBudget()
+/// builder.add(RetryMiddleware(policy: DefaultRetryPolicy(), budget: budget))     // position .retry
+/// ```
+public struct RetryMiddleware: Middleware {
+    public static let defaultPosition = MiddlewarePosition.retry
+
+    public let policy: any RetryPolicy
+    public let budget: RetryBudget
+
+    public init(policy: any RetryPolicy = DefaultRetryPolicy(), budget: RetryBudget = RetryBudget()) {
+        self.policy = policy
+        self.budget = budget
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        budget.recordRequest()
+        var context = context
+        var attempt = 1
+        while true {
+            let outcome: Result<HTTPResponse, any Error>
+            do { outcome = .success(try await next(request, context)) } catch { outcome = .failure(error) }
+            guard case .retry(let delay) = policy.decision(for: request, attempt: attempt, outcome: outcome),
+                  fitsDeadline(delay, context), budget.withdraw() else {
+                return try outcome.get()
+            }
+            try await Task.sleep(for: delay)
+            attempt += 1
+            context.attempt += 1
+        }
+    }
+
+    /// Whether a retry after `delay` still starts before the context's deadline.
+    private func fitsDeadline(_ delay: Duration, _ context: RequestContext) -> Bool {
+        guard let remaining = context.remainingTime else { return true }
+        return delay < remaining
+    }
+}

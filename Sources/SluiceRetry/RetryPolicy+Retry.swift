@@ -1,0 +1,25 @@
+import Foundation
+import Sluice
+
+/// What to do after an attempt.
+public enum RetryDecision: Sendable, Hashable {
+    /// Send the request again after this delay.
+    case retry(after: Duration)
+    /// Return this attempt's response or error.
+    case stop
+}
+
+/// Decides whether an attempt is retried, and when.
+///
+/// ```swift
+/// struct OnlyOn503: RetryPolicy {
+///     func decision(for request: HTTPRequest, attempt: Int, outcome: Result<HTTPResponse, any Error>) -> RetryDecision {
+///         if case .success(let response) = outcome, response.status.code == 503, attempt < 5 { return .retry(after: .seconds(1)) }
+///         return .stop
+///     }
+/// }
+/// ```
+public protocol RetryPolicy: Sendable {
+    /// After attempt number `attempt` (from 1) of `request` ended with `outcome`.
+    func decision(for request: HTTPRequest, attempt: Int, outcome: Result<HTTPResponse, any Error>) -> RetryDecision
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceRetry
+import SluiceTesting
+import Synchronization
+import Testing
+
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
+
+/// Counts the attempts that pass it (placed inside the retry middleware).
+struct CountingMiddleware: Middleware {
+    let counter: Counter
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        counter.add()
+        return try await next(request, context)
+    }
+}
+
+func fast(_ attempts: Int = 3) -> DefaultRetryPolicy {
+    DefaultRetryPolicy(configuration: .init(maximumAttempts: attempts, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(2)))
+}
+
+@Suite("DefaultRetryPolicy")
+struct RetryPolicyTests {
+    let url = URL(string: "https://api.example.com/x")!
+
+    @Test func fullJitterStaysWithinItsBounds() {
+        let low = DefaultRetryPolicy(configuration: .init(random: { 0 }))
+        let high = DefaultRetryPolicy(configuration: .init(random: { 0.999_999 }))
+        for attempt in 1...12 {
+            let ceiling = min(Duration.seconds(30), .milliseconds(200) * (1 << (attempt - 1)))
+            #expect(low.backoff(attempt: attempt) == .zero)
+            #expect(high.backoff(attempt: attempt) < ceiling && high.backoff(attempt: attempt) > ceiling * 0.99)
+        }
+        let real = DefaultRetryPolicy()
+        for _ in 0..<1_000 { #expect(real.backoff(attempt: 2) < .milliseconds(400)) }
+    }
+
+    @Test func retryAfterInBothFormsCappedAndInvalidValuesIgnored() {
+        let now = Date(timeIntervalSince1970: 784_111_777)        // Sun, 06 Nov 1994 08:49:37 GMT
+        let policy = DefaultRetryPolicy(configuration: .init(clock: { now }))
+        #expect(policy.retryAfter("1") == .seconds(1))
+        #expect(policy.retryAfter(" 120 ") == .seconds(120))
+        #expect(policy.retryAfter("99999999") == .seconds(6 * 3_600))
+        #expect(policy.retryAfter("99999999999999999999") == .seconds(6 * 3_600))
+        #expect(policy.retryAfter("Sun, 06 Nov 1994 08:49:47 GMT") == .seconds(10))
+        #expect(policy.retryAfter("Sunday, 06-Nov-94 08:49:47 GMT") == .seconds(10))
+        #expect(policy.retryAfter("Sun Nov  6 08:49:47 1994") == .seconds(10))
+        #expect(policy.retryAfter("Sun, 06 Nov 1994 08:00:00 GMT") == .zero)
+        for invalid in ["-1", "+1", "1.0", "١", "１", "", "soon", "1 2"] {
+            #expect(policy.retryAfter(invalid) == nil, "\(invalid)")
+        }
+    }
+
+    @Test func whatIsRetried() {
+        let policy = DefaultRetryPolicy(configuration: .init(random: { 0.5 }))
+        func decide(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, any Error>, attempt: Int = 1) -> RetryDecision {
+            policy.decision(for: request, attempt: attempt, outcome: outcome)
+        }
+        let get = HTTPRequest(url: url)
+        for status in [408, 425, 429, 500, 502, 503, 504] {
+            #expect(decide(get, .success(HTTPResponse(status: HTTPStatus(code: status)))) == .retry(after: .milliseconds(100)))
+        }
+        for status in [200, 400, 401, 404, 501] { #expect(decide(get, .success(HTTPResponse(status: HTTPStatus(code: status)))) == .stop) }
+        for code in [SluiceError.Code.cannotConnect, .connectionLost, .timedOut] {
+            #expect(decide(get, .failure(SluiceError(code, "x"))) == .retry(after: .milliseconds(100)))
+        }
+        for code in [SluiceError.Code.tlsFailure, .dnsFailure, .invalidURL, .offline] { #expect(decide(get, .failure(SluiceError(code, "x"))) == .stop) }
+        #expect(decide(get, .failure(CancellationError())) == .stop)
+        #expect(decide(get, .success(HTTPResponse(status: 503)), attempt: 3) == .stop)
+        // Methods and bodies.
+        let post = HTTPRequest(method: .post, url: url, body: .bytes(Data("x".utf8)))
+        #expect(decide(post, .success(HTTPResponse(status: 503))) == .stop)
+        var keyed = post
+        try? keyed.headers.set(name: "Idempotency-Key", value: "k-1")
+        #expect(decide(keyed, .success(HTTPResponse(status: 503))) != .stop)
+        var optedIn = post
+        optedIn.retriesNonIdempotent = true
+        #expect(decide(optedIn, .success(HTTPResponse(status: 503))) != .stop)
+        let oneShot = HTTPRequest(method: .put, url: url, body: .stream(.oneShot(length: 1, AsyncThrowingStream { $0.finish() })))
+        #expect(decide(oneShot, .success(HTTPResponse(status: 503))) == .stop)
+    }
+}
+
+@Suite("RetryMiddleware against MockWebServer")
+struct RetryMiddlewareTests {
+    let server: MockWebServer
+    init() throws { server = try MockWebServer() }
+
+    func pipeline(_ policy: any RetryPolicy = DefaultRetryPolicy(), budget: RetryBudget = RetryBudget()) -> Pipeline {
+        Pipeline(middlewares: [RetryMiddleware(policy: policy, budget: budget)], transport: CurlTransport())
+    }
+
+    @Test func a503WithRetryAfterSecondsIsHonoured() async throws {
+        server.enqueue(.init(status: 503, headers: [("Retry-After", "1")], body: "busy"), .init(status: 200, body: "ok"))
+        let start = ContinuousClock.now
+        let response = try await pipeline().send(HTTPRequest(url: server.url("/a")))
+        #expect(response.text == "ok")
+        #expect(start.duration(to: .now) >= .milliseconds(950))
+        #expect(server.requests.count == 2)
+    }
+
+    @Test func a503WithRetryAfterAsAnHTTPDateIsHonoured() async throws {
+        let when = HTTPDate.format(Date().addingTimeInterval(2))
+        server.enqueue(.init(status: 503, headers: [("Retry-After", when)], body: "busy"), .init(status: 200, body: "ok"))
+        let start = ContinuousClock.now
+        let response = try await pipeline().send(HTTPRequest(url: server.url("/a")))
+        #expect(response.text == "ok")
+        #expect(start.duration(to: .now) >= .milliseconds(900))
+    }
+
+    @Test func a429IsRetriedAndAttemptsAreCountedInTheContext() async throws {
+        let transport = MockTransport(replies: [.status(429), .status(429), .status(.ok, body: "ok")])
+        let response = try await Pipeline(middlewares: [RetryMiddleware(policy: fast())], transport: transport)
+            .send(HTTPRequest(url: server.url("/a")))
+        #expect(response.text == "ok")
+        #expect(transport.requests.map(\.context.attempt) == [1, 2, 3].map { $0 + transport.requests[0].context.attempt - 1 })
+        server.enqueue(.init(status: 429, body: "slow down"), .init(status: 200, body: "ok"))
+        #expect(try await pipeline(fast()).send(HTTPRequest(url: server.url("/b"))).text == "ok")
+        #expect(server.requests.count == 2)
+    }
+
+    @Test func aPOSTIsNotRetriedAndAFileBodyIs() async throws {
+        server.enqueue(.init(status: 503, body: "no"), .init(status: 503, body: "no"), .init(status: 200, body: "ok"))
+        let post = try await pipeline(fast()).send(HTTPRequest(method: .post, url: server.url("/post"), body: .bytes(Data("x".utf8))))
+        #expect(post.status.code == 503 && server.requests.count == 1)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-retry-\(UUID().uuidString)")
+        try Data("file body".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let put = try await pipeline(fast()).send(HTTPRequest(method: .put, url: server.url("/put"), body: .file(file)))
+        #expect(put.text == "ok")
+        #expect(server.requests.count == 3)
+        #expect(server.requests[1].body == Data("file body".utf8) && server.requests[2].body == Data("file body".utf8))
+    }
+
+    @Test func cancellationDuringTheBackoffSleepEndsItAtOnce() async throws {
+        server.enqueue(.init(status: 503, headers: [("Retry-After", "30")], body: "busy"))
+        let pipeline = pipeline()
+        let url = server.url("/a")
+        let task = Task { try await pipeline.send(HTTPRequest(url: url)) }
+        for _ in 0..<100 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        // The issue asks for 50 ms; the bound here leaves room for a loaded test machine.
+        #expect(cancelled.duration(to: .now) < .milliseconds(500))
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func neverSleepsPastTheDeadline() async throws {
+        server.enqueue(.init(status: 503, headers: [("Retry-After", "5")], body: "busy"))
+        let start = ContinuousClock.now
+        let response = try await pipeline().send(HTTPRequest(url: server.url("/a")), context: RequestContext(deadline: .now + .seconds(2)))
+        #expect(response.status.code == 503)
+        #expect(start.duration(to: .now) < .seconds(2))
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func theBudgetCapsRetriesAgainstADeadServer() async throws {
+        // A port nothing listens on: every attempt is refused at once.
+        let dead = try MockWebServer()
+        let url = dead.url("/gone")
+        dead.shutdown()
+        let attempts = Counter()
+        let budget = RetryBudget()
+        let pipeline = Pipeline(
+            middlewares: [RetryMiddleware(policy: fast(5), budget: budget), CountingMiddleware(counter: attempts)],
+            transport: CurlTransport()
+        )
+        var failures = 0
+        for _ in 0..<1_000 {
+            do { _ = try await pipeline.send(HTTPRequest(url: url)) } catch { failures += 1 }
+        }
+        #expect(failures == 1_000)
+        #expect(attempts.count <= 1_200, "\(attempts.count) attempts for 1,000 calls")
+        #expect(attempts.count > 1_000, "some retries were made")
+        #expect(budget.refusedRetries > 0)
+    }
+}
