@@ -19,10 +19,12 @@ let package = Package(
         .library(name: "SluiceURLEncoding", targets: ["SluiceURLEncoding"]),
         .library(name: "SluiceSigning", targets: ["SluiceSigning"]),
         .library(name: "SluiceRetry", targets: ["SluiceRetry"]),
+        .library(name: "SluiceReachability", targets: ["SluiceReachability"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
         .executable(name: "sluice-cache-stress", targets: ["SluiceCacheStress"]),
+        .executable(name: "sluice-reachability-probe", targets: ["SluiceReachabilityProbe"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
@@ -52,6 +54,10 @@ let package = Package(
         .target(name: "SluiceSigning", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
         // SluiceRetry: retry policy with backoff, Retry-After and a shared budget.
         .target(name: "SluiceRetry", dependencies: ["Sluice"], swiftSettings: strict),
+        // SluiceReachability: a netlink reachability monitor, a host probe, the gate middleware.
+        .target(name: "SluiceReachability", dependencies: ["Sluice"], swiftSettings: strict),
+        // The monitor and gate inside a network namespace, for the reachability tests.
+        .executableTarget(name: "SluiceReachabilityProbe", dependencies: ["Sluice", "SluiceReachability"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -95,6 +101,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceReachabilityTests", dependencies: ["SluiceReachability", "Sluice", "SluiceTesting", "SluiceReachabilityProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceRetryTests", dependencies: ["SluiceRetry", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceSigningTests", dependencies: ["SluiceSigning", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceURLEncodingTests", dependencies: ["SluiceURLEncoding", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),

@@ -1,0 +1,73 @@
+import Foundation
+import Sluice
+
+/// Stops requests while the network is unreachable, before they touch it.
+///
+/// - `.failFast`: an `offline` ``Sluice/SluiceError`` at once (seed C), with no connection attempt.
+/// - `.waitForConnectivity(timeout:)`: waits for the monitor to report reachable, then proceeds;
+///   `offline` when the timeout passes first.
+/// - Requests to loopback (`localhost`, `127.0.0.0/8`, `::1`) always pass.
+/// - An `unknown` status passes: the gate only stops what it knows cannot go out.
+///
+/// Placed inside the cache's reach (its default position), an `offline` error lets the cache answer
+/// with a stored copy where the policy allows.
+///
+/// ```swift
+/// let monitor = try LinuxReachabilityMonitor()
+/// builder.add(ReachabilityGateMiddleware(monitor: monitor, mode: .failFast))
+/// ```
+public struct ReachabilityGateMiddleware: Middleware {
+    public enum Mode: Sendable, Hashable {
+        case failFast
+        case waitForConnectivity(timeout: Duration)
+    }
+
+    public static let defaultPosition = MiddlewarePosition.reachability
+
+    public let monitor: any ReachabilityMonitor
+    public let mode: Mode
+
+    public init(monitor: any ReachabilityMonitor, mode: Mode = .failFast) {
+        self.monitor = monitor
+        self.mode = mode
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        guard monitor.status == .unreachable, !Self.isLoopback(request.url) else { return try await next(request, context) }
+        switch mode {
+        case .failFast:
+            throw SluiceError(.offline, "the network is unreachable; \(request) was not sent")
+        case .waitForConnectivity(let timeout):
+            guard try await waitForConnectivity(timeout) else {
+                throw SluiceError(.offline, "the network stayed unreachable for \(timeout); \(request) was not sent")
+            }
+            return try await next(request, context)
+        }
+    }
+
+    /// Whether the monitor reported reachable within `timeout`.
+    private func waitForConnectivity(_ timeout: Duration) async throws -> Bool {
+        let updates = monitor.statusUpdates
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await status in updates where status.isReachable { return true }
+                return false
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`.
+    static func isLoopback(_ url: URL) -> Bool {
+        guard let host = url.host?.lowercased() else { return false }
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".")
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
