@@ -20,11 +20,13 @@ let package = Package(
         .library(name: "SluiceSigning", targets: ["SluiceSigning"]),
         .library(name: "SluiceRetry", targets: ["SluiceRetry"]),
         .library(name: "SluiceReachability", targets: ["SluiceReachability"]),
+        .library(name: "SluiceOutbox", targets: ["SluiceOutbox"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
         .executable(name: "sluice-cache-stress", targets: ["SluiceCacheStress"]),
         .executable(name: "sluice-reachability-probe", targets: ["SluiceReachabilityProbe"]),
+        .executable(name: "sluice-outbox-helper", targets: ["SluiceOutboxHelper"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
@@ -58,6 +60,9 @@ let package = Package(
         .target(name: "SluiceReachability", dependencies: ["Sluice"], swiftSettings: strict),
         // The monitor and gate inside a network namespace, for the reachability tests.
         .executableTarget(name: "SluiceReachabilityProbe", dependencies: ["Sluice", "SluiceReachability"], swiftSettings: strict),
+        // SluiceOutbox: durable offline writes with idempotency keys, replayed when reachable.
+        .target(name: "SluiceOutbox", dependencies: ["Sluice", "SluiceReachability", "CSQLite"], swiftSettings: strict),
+        .executableTarget(name: "SluiceOutboxHelper", dependencies: ["Sluice", "SluiceOutbox"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -101,6 +106,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),
         .testTarget(name: "SluiceReachabilityTests", dependencies: ["SluiceReachability", "Sluice", "SluiceTesting", "SluiceReachabilityProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceRetryTests", dependencies: ["SluiceRetry", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceSigningTests", dependencies: ["SluiceSigning", "Sluice", "SluiceTesting"], swiftSettings: strict),

@@ -1,0 +1,166 @@
+import CSQLite
+import Foundation
+import Sluice
+import SluiceReachability
+import Synchronization
+
+/// Durable offline writes: requests kept in SQLite with an `Idempotency-Key`, replayed in order
+/// when the network is back, across process restarts.
+///
+/// - ``enqueue(_:)`` stores a request (giving it an `Idempotency-Key` if it has none) and returns
+///   once it is committed: a process killed after that loses nothing.
+/// - ``replay()`` sends the stored requests oldest first through ``transport``. A response of any
+///   status other than 408, 425, 429 or 5xx ends the entry (`.delivered`); a transport failure or
+///   such a status keeps it for later and stops the pass. Entries older than
+///   ``Configuration/maximumAge`` or tried ``Configuration/maximumAttempts`` times are dropped
+///   (`.expired`, `.gaveUp`).
+/// - ``start()`` replays whenever the monitor reports reachable.
+/// - The server sees the same key on every attempt, so nothing is applied twice.
+///
+/// ```swift
+/// let outbox = try Outbox(path: support + "/outbox.sqlite", transport: pipeline, monitor: monitor)
+/// outbox.start()
+/// Task { for await outcome in outbox.outcomes { print(outcome) } }
+/// ```
+public final class Outbox: Sendable {
+    public struct Configuration: Sendable {
+        public var maximumAge: Duration
+        public var maximumAttempts: Int
+
+        public init(maximumAge: Duration = .seconds(7 * 86_400), maximumAttempts: Int = 20) {
+            self.maximumAge = maximumAge
+            self.maximumAttempts = maximumAttempts
+        }
+
+        /// A week, 20 attempts.
+        public static let `default` = Configuration()
+    }
+
+    /// What became of a stored request.
+    public enum Outcome: Sendable, Hashable {
+        case delivered(key: String, status: Int)
+        case expired(key: String)
+        case gaveUp(key: String, attempts: Int)
+    }
+
+    public let path: String
+    public let configuration: Configuration
+    public let transport: any HTTPTransport
+    public let monitor: (any ReachabilityMonitor)?
+    private let database: Mutex<OutboxDatabase>
+    private let replaying = Mutex(false)
+    private let subscribers = Mutex<[UInt64: AsyncStream<Outcome>.Continuation]>([:])
+    private let nextSubscriber = Atomic<UInt64>(0)
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
+
+    /// Opens (or creates) the outbox at `path`.
+    ///
+    /// - Throws: `.writeFailed` when the file cannot be opened or created.
+    public init(path: String, transport: any HTTPTransport, monitor: (any ReachabilityMonitor)? = nil,
+                configuration: Configuration = .default) throws(SluiceError) {
+        self.path = path
+        self.transport = transport
+        self.monitor = monitor
+        self.configuration = configuration
+        database = Mutex(try OutboxDatabase(path: path))
+    }
+
+    deinit { watcher.withLock { $0?.cancel() } }
+
+    /// What happens to stored requests, from now on.
+    public var outcomes: AsyncStream<Outcome> {
+        AsyncStream { continuation in
+            let id = nextSubscriber.add(1, ordering: .relaxed).newValue
+            subscribers.withLock { $0[id] = continuation }
+            continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        }
+    }
+
+    /// Stores `request` and returns its `Idempotency-Key`, once the write is committed.
+    ///
+    /// - Throws: `.invalidBody` for a file or stream body (only in-memory bodies are kept);
+    ///   `.writeFailed` when the database cannot be written.
+    @discardableResult
+    public func enqueue(_ request: HTTPRequest) throws(SluiceError) -> String {
+        var request = request
+        let key = request.headers["Idempotency-Key"] ?? UUID().uuidString.lowercased()
+        try request.headers.set(name: "Idempotency-Key", value: key)
+        let body: Data
+        switch request.body {
+        case .empty: body = Data()
+        case .bytes(let data): body = data
+        default: throw SluiceError(.invalidBody, "the outbox keeps in-memory bodies only; \(request) has a file or stream body")
+        }
+        try database.withLock { database throws(SluiceError) in
+            try database.insert(key: key, method: request.method.rawValue, url: request.url.absoluteString,
+                                headers: request.headers.map { "\($0.name): \($0.value)\r\n" }.joined(), body: body,
+                                created: Date().timeIntervalSince1970)
+        }
+        return key
+    }
+
+    /// How many requests wait.
+    public func pendingCount() throws(SluiceError) -> Int {
+        try database.withLock { database throws(SluiceError) in try database.count() }
+    }
+
+    /// Replays whenever the monitor reports reachable (and now, if it already does).
+    public func start() {
+        guard let monitor else { return }
+        let task = Task { [weak self] in
+            for await status in monitor.statusUpdates where status.isReachable {
+                guard let self else { return }
+                await self.replay()
+            }
+        }
+        watcher.withLock { $0?.cancel(); $0 = task }
+    }
+
+    /// Sends the stored requests, oldest first, until one cannot be delivered yet. One pass at a
+    /// time: a call while another runs returns at once.
+    public func replay() async {
+        guard replaying.withLock({ running in
+            if running { return false }
+            running = true
+            return true
+        }) else { return }
+        defer { replaying.withLock { $0 = false } }
+        while let entry = try? database.withLock({ database throws(SluiceError) in try database.oldest() }) {
+            if Date().timeIntervalSince1970 - entry.created > Double(configuration.maximumAge.components.seconds) {
+                remove(entry, outcome: .expired(key: entry.key))
+                continue
+            }
+            if entry.attempts >= configuration.maximumAttempts {
+                remove(entry, outcome: .gaveUp(key: entry.key, attempts: entry.attempts))
+                continue
+            }
+            _ = try? database.withLock { database throws(SluiceError) in try database.countAttempt(entry.id) }
+            do {
+                let response = try await transport.send(entry.request, context: RequestContext())
+                if [408, 425, 429].contains(response.status.code) || response.status.code >= 500 { return }
+                remove(entry, outcome: .delivered(key: entry.key, status: response.status.code))
+            } catch {
+                return        // offline again, or the server is down: try on the next pass
+            }
+        }
+    }
+
+    private func remove(_ entry: OutboxDatabase.Entry, outcome: Outcome) {
+        _ = try? database.withLock { database throws(SluiceError) in try database.delete(entry.id) }
+        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.yield(outcome) }
+    }
+}
+
+/// Marks a request for the outbox: sent now when possible, stored when the device is offline.
+enum UsesOutboxKey: RequestOptionKey {
+    static let defaultValue = false
+}
+
+extension HTTPRequest {
+    /// Keep this write in the ``Outbox`` when it fails because the device is offline (or with a
+    /// transport error after which it may not have arrived), and deliver it later.
+    public var usesOutbox: Bool {
+        get { options[UsesOutboxKey.self] }
+        set { options[UsesOutboxKey.self] = newValue }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Sluice
+
+/// Sends opted-in writes now when it can, and keeps them in an ``Outbox`` when it cannot.
+///
+/// A POST, PUT, PATCH or DELETE with ``Sluice/HTTPRequest/usesOutbox`` gets an `Idempotency-Key`
+/// (unless it has one) and goes out. When it fails because the device is offline (the reachability
+/// gate) or with a transport error after which it may not have arrived (refused, reset, timed out),
+/// it is stored and the caller gets `202 Accepted` with the key, `response.source == .outbox`; the
+/// outbox delivers it later. Other requests and other errors pass through.
+///
+/// ```swift
+/// builder.add(OutboxMiddleware(outbox: outbox))           // outside retry and the gate
+/// var write = try client.makeRequest(.post, "notes", body: .bytes(note))
+/// write.usesOutbox = true
+/// let response = try await client.send(write)             // 201 now, or 202 and delivered later
+/// ```
+public struct OutboxMiddleware: Middleware {
+    /// Between the cache and retry: retry has its go first; the outbox takes what is left.
+    public static let defaultPosition = MiddlewarePosition(rank: 550, name: "outbox")
+
+    public let outbox: Outbox
+
+    public init(outbox: Outbox) {
+        self.outbox = outbox
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        guard request.usesOutbox, !request.method.isSafe else { return try await next(request, context) }
+        var request = request
+        if !request.headers.contains("Idempotency-Key") {
+            try request.headers.set(name: "Idempotency-Key", value: UUID().uuidString.lowercased())
+        }
+        do {
+            return try await next(request, context)
+        } catch let error as SluiceError where [.offline, .cannotConnect, .connectionLost, .timedOut].contains(error.code) {
+            let key = try outbox.enqueue(request)
+            var accepted = HTTPResponse(status: HTTPStatus(code: 202), headers: ["Idempotency-Key": key])
+            accepted.request = request
+            accepted.source = .outbox
+            return accepted
+        }
+    }
+}
+
+extension ResponseSource {
+    /// Not sent yet: kept in the ``Outbox`` for later delivery.
+    public static let outbox = ResponseSource(rawValue: "outbox")
+}

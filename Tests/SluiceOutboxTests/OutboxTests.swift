@@ -1,0 +1,176 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceOutbox
+import SluiceReachability
+import SluiceTesting
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh folder for one test, removed when the test ends.
+final class TempFolder {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-outbox-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A monitor the test sets by hand.
+final class ManualMonitor: ReachabilityMonitor {
+    private let state = Mutex<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unreachable, []))
+    var status: ReachabilityStatus { state.withLock { $0.status } }
+    var statusUpdates: AsyncStream<ReachabilityStatus> {
+        AsyncStream { continuation in state.withLock { continuation.yield($0.status); $0.subscribers.append(continuation) } }
+    }
+    func set(_ status: ReachabilityStatus) {
+        for subscriber in state.withLock({ $0.status = status; return $0.subscribers }) { subscriber.yield(status) }
+    }
+}
+
+/// Offline whenever the monitor says so (the real gate lets loopback through, and the test server
+/// is on loopback).
+struct OfflineWhenUnreachable: Middleware {
+    let monitor: ManualMonitor
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        if monitor.status == .unreachable { throw SluiceError(.offline, "offline (test)") }
+        return try await next(request, context)
+    }
+}
+
+func helper() throws -> URL {
+    let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+                      Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-outbox-helper") }
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        struct Missing: Error {}
+        throw Missing()
+    }
+    return found
+}
+
+@Suite("Outbox")
+struct OutboxTests {
+    let folder: TempFolder
+    let server: MockWebServer
+
+    init() throws {
+        folder = try TempFolder()
+        server = try MockWebServer()
+    }
+
+    var database: String { folder.path + "/outbox.sqlite" }
+
+    @Test func aHundredWritesQueuedOfflineSurviveKillDashNineAndArriveExactlyOnce() async throws {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = try helper()
+        process.arguments = ["queue", database, server.url("/notes").absoluteString, "100"]
+        process.standardOutput = output
+        let lines = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            lines.withLock { $0 += text }
+        }
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !lines.withLock({ $0.contains("queued 100\n") }), ContinuousClock.now < deadline, process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
+        #expect(lines.withLock { $0.contains("queued 100\n") })
+        #expect(server.requests.isEmpty, "nothing was sent while offline")
+
+        // Restart, with the server reachable: everything arrives once, in order.
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        #expect(try outbox.pendingCount() == 100)
+        async let first: Void = outbox.replay()
+        async let second: Void = outbox.replay()
+        _ = await (first, second)
+        await outbox.replay()
+        let keys = server.requests.compactMap { $0.header("Idempotency-Key") }
+        #expect(server.requests.count == 100)
+        #expect(Set(keys).count == 100)
+        #expect(server.requests.map { String(decoding: $0.body, as: UTF8.self) } == (0..<100).map { "write \($0)" })
+        #expect(try outbox.pendingCount() == 0)
+    }
+
+    @Test func theMiddlewareSendsNowWhenItCanAndQueuesWhenOffline() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let monitor = ManualMonitor()
+        monitor.set(.reachable(.wired))
+        let outbox = try Outbox(path: database, transport: CurlTransport(), monitor: monitor)
+        let pipeline = Pipeline(middlewares: [OutboxMiddleware(outbox: outbox), OfflineWhenUnreachable(monitor: monitor)], transport: CurlTransport())
+        var write = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("now".utf8)))
+        write.usesOutbox = true
+        let sent = try await pipeline.send(write)
+        #expect(sent.status.code == 201 && sent.source == .network)
+        #expect(server.requests.last?.header("Idempotency-Key") != nil)
+
+        monitor.set(.unreachable)
+        write.body = .bytes(Data("later".utf8))
+        let queued = try await pipeline.send(write)
+        #expect(queued.status.code == 202 && queued.source == .outbox)
+        let key = try #require(queued.headers["Idempotency-Key"])
+        #expect(try outbox.pendingCount() == 1)
+        #expect(server.requests.count == 1)
+
+        // Not opted in, or a GET: the error comes back.
+        let plain = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("x".utf8)))
+        await #expect { _ = try await pipeline.send(plain) } throws: { ($0 as? SluiceError)?.code == .offline }
+
+        // Back online: start() replays on its own, and the outcome says so.
+        let outcomes = outbox.outcomes
+        outbox.start()
+        monitor.set(.reachable(.wireless))
+        var delivered: Outbox.Outcome?
+        for await outcome in outcomes { delivered = outcome; break }
+        #expect(delivered == .delivered(key: key, status: 201))
+        #expect(server.requests.count == 2 && server.requests.last?.header("Idempotency-Key") == key)
+        #expect(String(decoding: server.requests[1].body, as: UTF8.self) == "later")
+    }
+
+    @Test func aServerErrorKeepsTheWriteAndLimitsEndIt() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 503, body: "busy") }
+        let outbox = try Outbox(path: database, transport: CurlTransport(), configuration: .init(maximumAttempts: 2))
+        let key = try outbox.enqueue(HTTPRequest(method: .put, url: server.url("/a"), body: .bytes(Data("a".utf8))))
+        await outbox.replay()
+        #expect(try outbox.pendingCount() == 1)
+        await outbox.replay()
+        let outcomes = outbox.outcomes
+        await outbox.replay()
+        var last: Outbox.Outcome?
+        for await outcome in outcomes { last = outcome; break }
+        #expect(last == .gaveUp(key: key, attempts: 2))
+        #expect(try outbox.pendingCount() == 0)
+        #expect(server.requests.count == 2)
+
+        let expiring = try Outbox(path: folder.path + "/expiring.sqlite", transport: CurlTransport(), configuration: .init(maximumAge: .zero))
+        let old = try expiring.enqueue(HTTPRequest(method: .delete, url: server.url("/b")))
+        let expiries = expiring.outcomes
+        try await Task.sleep(for: .milliseconds(1_100))
+        await expiring.replay()
+        var expired: Outbox.Outcome?
+        for await outcome in expiries { expired = outcome; break }
+        #expect(expired == .expired(key: old))
+        #expect(server.requests.count == 2)
+    }
+
+    @Test func onlyInMemoryBodiesAreKept() throws {
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        let stream = HTTPRequest(method: .post, url: server.url("/s"), body: .stream(.oneShot(length: nil, AsyncThrowingStream { $0.finish() })))
+        #expect {
+            try outbox.enqueue(stream)
+        } throws: { error in
+            (error as? SluiceError)?.code == .invalidBody
+                && (error as? SluiceError)?.message == "the outbox keeps in-memory bodies only; POST \(server.url("/s").absoluteString) has a file or stream body"
+        }
+    }
+}
