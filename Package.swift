@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SluiceRetry", targets: ["SluiceRetry"]),
         .library(name: "SluiceReachability", targets: ["SluiceReachability"]),
         .library(name: "SluiceOutbox", targets: ["SluiceOutbox"]),
+        .library(name: "SluiceHUD", targets: ["SluiceHUD"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -63,6 +64,8 @@ let package = Package(
         // SluiceOutbox: durable offline writes with idempotency keys, replayed when reachable.
         .target(name: "SluiceOutbox", dependencies: ["Sluice", "SluiceReachability", "CSQLite"], swiftSettings: strict),
         .executableTarget(name: "SluiceOutboxHelper", dependencies: ["Sluice", "SluiceOutbox"], swiftSettings: strict),
+        // SluiceHUD: an activity tracker without flicker, ordered presenter calls, a terminal HUD.
+        .target(name: "SluiceHUD", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -106,6 +109,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),
         .testTarget(name: "SluiceReachabilityTests", dependencies: ["SluiceReachability", "Sluice", "SluiceTesting", "SluiceReachabilityProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceRetryTests", dependencies: ["SluiceRetry", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),

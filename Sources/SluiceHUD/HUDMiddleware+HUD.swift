@@ -1,0 +1,134 @@
+import Foundation
+import Sluice
+import Synchronization
+
+/// Per-request HUD text (seed D's `hubTips`).
+enum HUDTipKey: RequestOptionKey {
+    static let defaultValue: String? = nil
+}
+
+/// Per-request opt-in or opt-out of the HUD.
+enum ShowsHUDKey: RequestOptionKey {
+    static let defaultValue: Bool? = nil
+}
+
+extension HTTPRequest {
+    /// The text a HUD shows while this request runs.
+    public var hudTip: String? {
+        get { options[HUDTipKey.self] }
+        set { options[HUDTipKey.self] = newValue }
+    }
+
+    /// `true` or `false` to show the HUD for this request or not; `nil` follows the middleware's
+    /// configuration.
+    public var showsHUD: Bool? {
+        get { options[ShowsHUDKey.self] }
+        set { options[ShowsHUDKey.self] = newValue }
+    }
+}
+
+/// Drives a loading HUD from the requests in flight: an ``ActivityTracker`` decides when it shows
+/// (after a delay) and hides (after a linger); the presenter gets `show(tip:)`, progress `update`s
+/// and `dismiss()` strictly in that order, from one task, however many requests run at once.
+///
+/// ```swift
+/// let hud = HUDMiddleware(presenter: TerminalHUD(), tracker: ActivityTracker())
+/// builder.add(hud)                                  // position .hud, outermost
+/// var request = HTTPRequest(url: url)
+/// request.hudTip = "Loading your orders…"
+/// ```
+public struct HUDMiddleware: Middleware {
+    public struct Configuration: Sendable {
+        /// Show the HUD for requests that do not say (``Sluice/HTTPRequest/showsHUD``).
+        public var showsByDefault: Bool
+
+        public init(showsByDefault: Bool = true) {
+            self.showsByDefault = showsByDefault
+        }
+
+        public static let `default` = Configuration()
+    }
+
+    public static let defaultPosition = MiddlewarePosition.hud
+
+    public let tracker: ActivityTracker
+    public let configuration: Configuration
+    private let pump: PresenterPump
+
+    public init(presenter: any HUDPresenter, tracker: ActivityTracker = ActivityTracker(), configuration: Configuration = .default) {
+        self.tracker = tracker
+        self.configuration = configuration
+        self.pump = PresenterPump(presenter: presenter, tracker: tracker)
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        guard request.showsHUD ?? configuration.showsByDefault else { return try await next(request, context) }
+        pump.setTip(request.hudTip)
+        tracker.begin()
+        defer { tracker.end() }
+        var context = context
+        let earlier = context.progress
+        let pump = self.pump
+        context.progress = { progress in
+            earlier?(progress)
+            pump.send(.update(progress))
+        }
+        return try await next(request, context)
+    }
+}
+
+/// One ordered channel to the presenter: show, updates and dismiss are delivered by one task in
+/// the order they were sent; updates before a show or after a dismiss are dropped.
+final class PresenterPump: Sendable {
+    enum Event: Sendable {
+        case show
+        case update(TransferProgress)
+        case dismiss
+    }
+
+    private let events: AsyncStream<Event>.Continuation
+    /// The tip shown next; a class so the consumer task can share it (a `Mutex` cannot be copied).
+    private final class TipBox: Sendable {
+        let value = Mutex<String?>(nil)
+    }
+
+    private let tip = TipBox()
+    private let consumer: Task<Void, Never>
+    private let watcher: Task<Void, Never>
+
+    init(presenter: any HUDPresenter, tracker: ActivityTracker) {
+        let (stream, continuation) = AsyncStream<Event>.makeStream()
+        events = continuation
+        let tip = self.tip
+        consumer = Task {
+            var showing = false
+            for await event in stream {
+                switch event {
+                case .show where !showing:
+                    showing = true
+                    await presenter.show(tip: tip.value.withLock { $0 })
+                case .update(let progress) where showing:
+                    await presenter.update(progress: progress)
+                case .dismiss where showing:
+                    showing = false
+                    await presenter.dismiss()
+                default:
+                    continue
+                }
+            }
+        }
+        let changes = tracker.changes
+        watcher = Task {
+            for await active in changes { continuation.yield(active ? .show : .dismiss) }
+        }
+    }
+
+    deinit {
+        watcher.cancel()
+        events.finish()
+    }
+
+    func setTip(_ text: String?) { tip.value.withLock { $0 = text } }
+
+    func send(_ event: Event) { events.yield(event) }
+}
