@@ -11,7 +11,7 @@ SHELL := /bin/bash
 
 # Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto), and iproute2
 # for the reachability test's network namespace.
-APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev iproute2
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: deps build test demo bench bench-cache bench-middleware bench-instructions bench-micro clean

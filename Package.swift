@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SluiceReachability", targets: ["SluiceReachability"]),
         .library(name: "SluiceOutbox", targets: ["SluiceOutbox"]),
         .library(name: "SluiceHUD", targets: ["SluiceHUD"]),
+        .library(name: "SluiceLogging", targets: ["SluiceLogging"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -66,6 +67,8 @@ let package = Package(
         .executableTarget(name: "SluiceOutboxHelper", dependencies: ["Sluice", "SluiceOutbox"], swiftSettings: strict),
         // SluiceHUD: an activity tracker without flicker, ordered presenter calls, a terminal HUD.
         .target(name: "SluiceHUD", dependencies: ["Sluice"], swiftSettings: strict),
+        // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
+        .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
         .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
@@ -83,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceBench",
             dependencies: [
-                "Sluice", "SluiceCurl", "SluiceCache", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning",
+                "Sluice", "SluiceCurl", "SluiceCache", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceLogging",
                 "CSluiceBench",
             ],
             swiftSettings: strict
@@ -109,6 +112,7 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCurlTests", dependencies: ["SluiceCurl", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceLoggingTests", dependencies: ["SluiceLogging", "Sluice", "SluiceTesting", "SluiceCurl", "SluiceRetry"], swiftSettings: strict),
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),
         .testTarget(name: "SluiceReachabilityTests", dependencies: ["SluiceReachability", "Sluice", "SluiceTesting", "SluiceReachabilityProbe"], swiftSettings: strict),

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Client {
     /// Assembles a ``Client``: keeps middleware in the default order by ``MiddlewarePosition``, and
     /// adds, removes, replaces or toggles them by type without re-wiring the rest.
@@ -29,6 +31,9 @@ extension Client {
 
         public var transport: any HTTPTransport
         public var configuration: Configuration
+        /// What ``EnvironmentConfigurable`` middleware read when the client is built; `nil` (the
+        /// default) means the process's environment. Set it to pin a test or a tool to known values.
+        public var environment: [String: String]?
         /// Every middleware, enabled or not, outermost first.
         public private(set) var entries: [Entry] = []
 
@@ -37,8 +42,19 @@ extension Client {
             self.configuration = configuration
         }
 
-        /// The enabled middleware, outermost first: what ``build()`` composes.
+        /// The enabled middleware, outermost first.
         public var middlewares: [any Middleware] { entries.filter(\.isEnabled).map(\.middleware) }
+
+        /// What ``build()`` composes: the enabled middleware, each ``EnvironmentConfigurable`` one
+        /// as the environment asks (left out when it answers `nil`).
+        public var resolvedMiddlewares: [any Middleware] {
+            var environment: [String: String]?
+            return middlewares.compactMap { middleware in
+                guard let configurable = middleware as? any EnvironmentConfigurable else { return middleware }
+                if environment == nil { environment = self.environment ?? ProcessInfo.processInfo.environment }
+                return configurable.configured(by: environment ?? [:])
+            }
+        }
 
         /// The client.
         public func build() -> Client { Client(builder: self) }

@@ -67,7 +67,7 @@ public struct Client: Sendable {
     init(builder: Builder) {
         self.builder = builder
         self.configuration = builder.configuration
-        self.pipeline = Pipeline(middlewares: builder.middlewares, transport: builder.transport)
+        self.pipeline = Pipeline(middlewares: builder.resolvedMiddlewares, transport: builder.transport)
     }
 
     /// A new client made from this one's builder after `change`: toggle debug logging, swap one

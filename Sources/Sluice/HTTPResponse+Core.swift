@@ -52,6 +52,12 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.source }
     }
 
+    /// How many times the request was sent to get this response: more than 1 when a retry
+    /// middleware re-sent it.
+    public var attempts: Int {
+        get { storage.attempts }
+        _modify { makeUnique(); yield &storage.attempts }
+    }
     /// Each middleware's own time, when tracing was on.
     public var trace: PipelineTrace? {
         get { storage.trace }
@@ -90,6 +96,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var metrics: TransferMetrics?
         @exclusivity(unchecked) var source: ResponseSource = .network
         @exclusivity(unchecked) var trace: PipelineTrace?
+        @exclusivity(unchecked) var attempts = 1
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
             self.status = status
@@ -104,6 +111,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.metrics = metrics
             copy.source = source
             copy.trace = trace
+            copy.attempts = attempts
             return copy
         }
     }

@@ -29,6 +29,15 @@ public struct RequestContext: Sendable {
     /// The pipeline's recorder while a traced call runs.
     var recorder: TraceRecorder?
 
+    /// While a traced call runs, each stage's own time so far: a middleware reading it after
+    /// `next` returns sees every stage inside it complete (its own and outer stages are not
+    /// finished yet, and are left out). `nil` when tracing is off.
+    public var traceSoFar: PipelineTrace? {
+        guard let recorder else { return nil }
+        let trace = recorder.snapshot()
+        return PipelineTrace(spans: trace.spans.filter { $0.calls > 0 })
+    }
+
     public init(
         deadline: ContinuousClock.Instant? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,

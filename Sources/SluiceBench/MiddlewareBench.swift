@@ -7,6 +7,7 @@ import Sluice
 import SluiceCache
 import SluiceGzip
 import SluiceHeaders
+import SluiceLogging
 import SluiceSigning
 import SluiceURLEncoding
 
@@ -61,6 +62,11 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws ->
         ("SigningMiddleware, HMAC parameters", SigningMiddleware(signer: hmac), small, { HTTPRequest(url: url) }),
         ("GzipMiddleware, 1 KB gzip response decoded", GzipMiddleware(), gzipped, { HTTPRequest(url: url) }),
         ("CacheMiddleware, memory-store hit", CacheMiddleware(store: MemoryCacheStore()), small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .none, in the chain", LoggingMiddleware(level: .none, sink: .null), small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .basic text, null sink", LoggingMiddleware(level: .basic, sink: .null), small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .basic JSON lines, null sink", LoggingMiddleware(level: .basic, sink: .null, format: .jsonLines),
+         small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .headers text, null sink", LoggingMiddleware(level: .headers, sink: .null), small, { HTTPRequest(url: url) }),
     ]
 
     var results: [String: [Double]] = [:]

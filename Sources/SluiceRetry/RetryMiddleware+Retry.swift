@@ -32,7 +32,9 @@ public struct RetryMiddleware: Middleware {
             do { outcome = .success(try await next(request, context)) } catch { outcome = .failure(error) }
             guard case .retry(let delay) = policy.decision(for: request, attempt: attempt, outcome: outcome),
                   fitsDeadline(delay, context), budget.withdraw() else {
-                return try outcome.get()
+                var response = try outcome.get()
+                if attempt > 1 { response.attempts = attempt }
+                return response
             }
             try await Task.sleep(for: delay)
             attempt += 1

@@ -57,9 +57,9 @@ final class ManualClock: Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Waits (in real time, up to 5 s) until `count` sleeps are parked.
+    /// Waits (in real time, up to 20 s) until `count` sleeps are parked.
     func waitForSleepers(_ count: Int) async throws {
-        let limit = ContinuousClock.now + .seconds(5)
+        let limit = ContinuousClock.now + .seconds(20)
         while pending != count {
             guard ContinuousClock.now < limit else {
                 Issue.record("expected \(count) parked sleeps, have \(pending)")
@@ -70,9 +70,10 @@ final class ManualClock: Sendable {
     }
 }
 
-/// Waits (in real time, up to 5 s) for a condition the tracker's timer task sets.
+/// Waits (in real time, up to 20 s: a loaded machine is slow, a passing test is not) for a
+/// condition another task sets.
 func eventually(_ condition: () -> Bool) async throws -> Bool {
-    let limit = ContinuousClock.now + .seconds(5)
+    let limit = ContinuousClock.now + .seconds(20)
     while !condition() {
         guard ContinuousClock.now < limit else { return false }
         try await Task.sleep(for: .milliseconds(1))
@@ -274,46 +275,88 @@ final class RecordingPresenter: HUDPresenter {
     }
 
     @Test func presenterCallsStayInOrderUnder100ConcurrentRequests() async throws {
-        // No delay and no linger, so the HUD flips as often as the requests allow.
+        // No delay and no linger, so the HUD flips as soon as activity starts and stops. Each round
+        // holds 100 concurrent requests at a gate until the HUD is up, so every round shows once.
         let tracker = ActivityTracker(configuration: .init(showDelay: .zero, linger: .zero))
         let presenter = RecordingPresenter()
+        let gate = Gate()
         let harness = MiddlewareHarness(HUDMiddleware(presenter: presenter, tracker: tracker)) { _, context in
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
+            await gate.wait()
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
             context.progress?(TransferProgress(direction: .download, completedBytes: 1, totalBytes: 1))
             return .status(.ok)
         }
-        for _ in 0..<3 {
+        let rounds = 5
+        func shows() -> Int { presenter.calls.filter { if case .show = $0 { true } else { false } }.count }
+        for round in 0..<rounds {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<100 {
                     group.addTask {
-                        try await Task.sleep(for: .microseconds(index * 20))
                         var request = HTTPRequest(url: url)
                         request.hudTip = "request \(index)"
                         _ = try await harness.send(request)
                     }
                 }
+                // Open only once the presenter has shown: progress sent before `show` is dropped by design.
+                #expect(try await eventually { tracker.inFlight == 100 && shows() == round + 1 })
+                gate.open()
                 try await group.waitForAll()
             }
+            #expect(try await eventually { !tracker.isActive && presenter.calls.last == .dismiss })
+            gate.close()
         }
-        #expect(try await eventually { presenter.calls.last == .dismiss && !tracker.isActive })
-        try await Task.sleep(for: .milliseconds(50))
         let calls = presenter.calls
-        #expect(calls.contains { if case .show = $0 { true } else { false } })
         var showing = false
+        var shows = 0, updates = 0
         for (index, call) in calls.enumerated() {
             switch call {
             case .show:
                 #expect(!showing, "a second show without a dismiss at call \(index)")
                 showing = true
+                shows += 1
             case .update:
                 #expect(showing, "an update outside show…dismiss at call \(index)")
+                updates += 1
             case .dismiss:
                 #expect(showing, "a dismiss before its show at call \(index)")
                 showing = false
             }
         }
         #expect(!showing)
+        #expect(shows == rounds)
+        #expect(updates == rounds * 100)           // every request's progress, none dropped
     }
+}
+
+/// Holds callers until opened; `close` makes later callers wait again.
+final class Gate: Sendable {
+    private struct State {
+        var isOpen = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state -> Bool in
+                if !state.isOpen { state.waiting.append(continuation) }
+                return state.isOpen
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func close() { state.withLock { $0.isOpen = false } }
 }
 
 @Suite struct TerminalHUDTests {

@@ -1,0 +1,13 @@
+/// How ``LoggingMiddleware`` writes a call: lines for people, or one JSON object per line for tools.
+///
+/// ```swift
+/// LoggingMiddleware(level: .basic, sink: .file(logURL), format: .jsonLines)
+/// ```
+public enum LogFormat: Sendable, Hashable {
+    /// Human text, coloured only when the sink is a terminal.
+    case text
+    /// One JSON object per call and line, keys sorted: `method`, `url`, `outcome`, `status`,
+    /// `bytes`, `milliseconds`, `attempts`, `source`, and at higher levels `requestHeaders`,
+    /// `responseHeaders`, `requestBody`, `responseBody`, `error`, `trace`.
+    case jsonLines
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Sluice
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where ``LoggingMiddleware`` writes: standard error, a file, or a closure. Each record arrives
+/// whole (one call may span several lines), so lines from concurrent calls never interleave.
+///
+/// ```swift
+/// LoggingMiddleware(level: .basic, sink: .standardError)
+/// LoggingMiddleware(level: .body, sink: try .file(URL(fileURLWithPath: "/tmp/http.log")))
+/// LoggingMiddleware(level: .basic, sink: .closure { record in logger.debug("\(record)") })
+/// ```
+public struct LogSink: Sendable {
+    /// Receives one record, without a trailing newline.
+    public let write: @Sendable (String) -> Void
+    /// Whether the text format may use colours.
+    public let isTerminal: Bool
+
+    public init(isTerminal: Bool = false, write: @escaping @Sendable (String) -> Void) {
+        self.isTerminal = isTerminal
+        self.write = write
+    }
+
+    /// Standard error, coloured when it is a terminal.
+    public static let standardError = descriptor(STDERR_FILENO)
+
+    /// Drops every record (for measuring the middleware's own cost).
+    public static let null = LogSink { _ in }
+
+    /// Any closure: a `Logger`, an in-app console, a test.
+    public static func closure(isTerminal: Bool = false, _ write: @escaping @Sendable (String) -> Void) -> LogSink {
+        LogSink(isTerminal: isTerminal, write: write)
+    }
+
+    /// Appends to `url`, creating it (mode 0600: logs can hold personal data) when missing.
+    ///
+    /// - Throws: ``Sluice/SluiceError`` `.writeFailed` naming the path and the system's reason.
+    public static func file(_ url: URL) throws -> LogSink {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw SluiceError(.writeFailed, "cannot open log file \(url.path): \(String(cString: strerror(errno)))")
+        }
+        let file = FileDescriptorBox(fd)
+        return LogSink(isTerminal: false) { record in file.append(record) }
+    }
+
+    /// A descriptor, coloured when it is a terminal.
+    public static func descriptor(_ fd: Int32) -> LogSink {
+        let file = FileDescriptorBox(fd, owned: false)
+        return LogSink(isTerminal: isatty(fd) == 1) { record in file.append(record) }
+    }
+}
+
+/// One descriptor written by whole records under a lock, so concurrent calls' records never mix.
+/// Closed when the last sink holding it goes away (when it owns the descriptor).
+final class FileDescriptorBox: Sendable {
+    private let fd: Mutex<Int32>
+    private let owned: Bool
+
+    init(_ fd: Int32, owned: Bool = true) {
+        self.fd = Mutex(fd)
+        self.owned = owned
+    }
+
+    deinit {
+        if owned { fd.withLock { _ = close($0) } }
+    }
+
+    func append(_ record: String) {
+        var bytes = Array(record.utf8)
+        bytes.append(0x0A)
+        fd.withLock { fd in
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }          // a full disk loses log lines, never the call
+                offset += written
+            }
+        }
+    }
+}

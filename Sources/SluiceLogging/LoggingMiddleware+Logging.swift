@@ -1,0 +1,134 @@
+import Foundation
+import Sluice
+
+/// Debug logging for every call: one line at ``LogLevel/basic``, headers and bodies above it,
+/// secrets redacted by default, as text or JSON lines, to standard error, a file or a closure.
+///
+/// Turn it on and off without changing code: add it once, and `SLUICE_LOG=off|basic|headers|body`
+/// decides its level when the ``Sluice/Client/Builder`` builds the client (`off` leaves it out of
+/// the chain). In release builds the environment is ignored unless
+/// ``Configuration/honoursEnvironmentInRelease`` is set, so the default stays what the code says.
+///
+/// ```swift
+/// var builder = Client.Builder(transport: CurlTransport())
+/// builder.add(LoggingMiddleware.fromEnvironment())      // off unless SLUICE_LOG says otherwise
+/// // or always on while developing:
+/// builder.add(LoggingMiddleware(level: .headers, sink: .standardError))
+/// ```
+///
+/// Streamed request bodies are never read (their size is logged); response bodies written to a
+/// file are logged as the file and its size. A cancelled call is logged as cancelled, not failed,
+/// and a failure names the ``Sluice/SluiceError`` code and the stage that raised it.
+public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
+    public struct Configuration: Sendable {
+        public var level: LogLevel
+        public var sink: LogSink
+        public var redaction: Redaction
+        public var format: LogFormat
+        /// The most body bytes shown per body at ``LogLevel/body``.
+        public var bodyLimit: Int
+        /// Let `SLUICE_LOG` change the level in release builds too.
+        public var honoursEnvironmentInRelease: Bool
+        /// A monotonic clock for the call's duration (injectable for exact output in tests).
+        public var now: @Sendable () -> Duration
+
+        public init(
+            level: LogLevel = .basic, sink: LogSink = .standardError, redaction: Redaction = .default,
+            format: LogFormat = .text, bodyLimit: Int = 16_384, honoursEnvironmentInRelease: Bool = false,
+            now: @escaping @Sendable () -> Duration = Configuration.monotonicClock
+        ) {
+            self.level = level
+            self.sink = sink
+            self.redaction = redaction
+            self.format = format
+            self.bodyLimit = bodyLimit
+            self.honoursEnvironmentInRelease = honoursEnvironmentInRelease
+            self.now = now
+        }
+
+        /// Time since the first use, from `ContinuousClock`: the default for ``now``.
+        public static let monotonicClock: @Sendable () -> Duration = {
+            let origin = ContinuousClock.now
+            return { ContinuousClock.now - origin }
+        }()
+
+        /// `.basic` text to standard error, redaction on, bodies up to 16 KiB.
+        public static let `default` = Configuration()
+    }
+
+    /// The environment variable read by ``fromEnvironment(_:sink:redaction:format:)`` and the builder.
+    public static let environmentVariable = "SLUICE_LOG"
+    public static let defaultPosition = MiddlewarePosition.logging
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+    }
+
+    public init(level: LogLevel, sink: LogSink = .standardError, redaction: Redaction = .default, format: LogFormat = .text) {
+        self.init(configuration: Configuration(level: level, sink: sink, redaction: redaction, format: format))
+    }
+
+    /// A logger at the level `SLUICE_LOG` names, or ``LogLevel/none`` when it is unset (and in
+    /// release builds, unless `honoursEnvironmentInRelease`). An unknown value leaves it off and
+    /// writes one line to the sink saying so.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        sink: LogSink = .standardError, redaction: Redaction = .default, format: LogFormat = .text,
+        honoursEnvironmentInRelease: Bool = false
+    ) -> LoggingMiddleware {
+        let off = LoggingMiddleware(configuration: Configuration(
+            level: .none, sink: sink, redaction: redaction, format: format,
+            honoursEnvironmentInRelease: honoursEnvironmentInRelease))
+        return off.configured(environment) ?? off
+    }
+
+    /// `SLUICE_LOG` applied at build time; `nil` (left out of the chain) when it turns logging off.
+    public func configured(by environment: [String: String]) -> (any Middleware)? {
+        let configured = self.configured(environment) ?? self
+        return configured.configuration.level == .none ? nil : configured
+    }
+
+    /// This logger at the environment's level, or `nil` when the environment does not apply.
+    private func configured(_ environment: [String: String]) -> LoggingMiddleware? {
+        guard let value = environment[Self.environmentVariable] else { return nil }
+        #if !DEBUG
+        guard configuration.honoursEnvironmentInRelease else { return nil }
+        #endif
+        guard let level = LogLevel(name: value.trimmingCharacters(in: .whitespaces)) else {
+            configuration.sink.write("sluice: \(Self.environmentVariable)=\(value) is not one of off, basic, headers, body; logging stays \(configuration.level)")
+            return nil
+        }
+        var copy = configuration
+        copy.level = level
+        return LoggingMiddleware(configuration: copy)
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        guard configuration.level > .none else { return try await next(request, context) }
+        let start = configuration.now()
+        do {
+            let response = try await next(request, context)
+            let record = LogRecord(request: response.request ?? request, outcome: .response(response),
+                                   elapsed: configuration.now() - start, trace: context.traceSoFar)
+            configuration.sink.write(render(record))
+            return response
+        } catch {
+            let cancelled = error is CancellationError || Task.isCancelled
+            let sent = (error as? SluiceError)?.response?.request ?? request
+            let record = LogRecord(request: sent, outcome: cancelled ? .cancelled : .failure(error),
+                                   elapsed: configuration.now() - start, trace: nil)
+            configuration.sink.write(render(record))
+            throw error
+        }
+    }
+
+    /// The record as the configured format and level write it.
+    func render(_ record: LogRecord) -> String {
+        switch configuration.format {
+        case .text: record.text(configuration, colours: configuration.sink.isTerminal)
+        case .jsonLines: record.jsonLine(configuration)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Sluice
+
+/// Which secrets logs, HAR files and "copy as curl" hide. On by default; only
+/// ``Redaction/disabled`` (an explicit choice) shows everything.
+///
+/// Hidden by default: the header fields `Authorization`, `Proxy-Authorization`, `Cookie`,
+/// `Set-Cookie` and `X-Amz-Security-Token`, and query, form and JSON parameters named
+/// `signature`, `sign`, `token`, `password` or `secret` (names compared without case).
+///
+/// ```swift
+/// let redaction = Redaction.default.adding(headers: ["X-Api-Key"], parameters: ["pin"])
+/// LoggingMiddleware(level: .headers, redaction: redaction)
+/// ```
+public struct Redaction: Sendable, Hashable {
+    /// What a hidden value is replaced with.
+    public static let placeholder = "<redacted>"
+
+    /// Lowercased header names whose values are hidden.
+    public let headerNames: Set<String>
+    /// Lowercased parameter names whose values are hidden.
+    public let parameterNames: Set<String>
+    /// `false` only for ``disabled``.
+    public let isEnabled: Bool
+    /// The UTF-8 lengths of ``parameterNames``: a quick "cannot be hidden" test.
+    private let parameterLengths: Set<Int>
+
+    public init(headerNames: Set<String>, parameterNames: Set<String>) {
+        self.headerNames = Set(headerNames.map { $0.lowercased() })
+        self.parameterNames = Set(parameterNames.map { $0.lowercased() })
+        self.parameterLengths = Set(self.parameterNames.map(\.utf8.count))
+        self.isEnabled = true
+    }
+
+    private init(disabled: Void) {
+        headerNames = []
+        parameterNames = []
+        parameterLengths = []
+        isEnabled = false
+    }
+
+    /// The defaults listed above.
+    public static let `default` = Redaction(
+        headerNames: ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-amz-security-token"],
+        parameterNames: ["signature", "sign", "token", "password", "secret"]
+    )
+
+    /// Shows every value. Only for local debugging: logs travel further than you think.
+    public static let disabled = Redaction(disabled: ())
+
+    /// These defaults plus more names.
+    public func adding(headers: Set<String> = [], parameters: Set<String> = []) -> Redaction {
+        guard isEnabled else { return self }
+        return Redaction(headerNames: headerNames.union(headers), parameterNames: parameterNames.union(parameters))
+    }
+
+    /// Whether the header field `name` is hidden.
+    public func hidesHeader(_ name: String) -> Bool {
+        isEnabled && headerNames.contains(name.lowercased())
+    }
+
+    /// Whether the parameter `name` is hidden (`token`, and also `user[token]`).
+    public func hidesParameter(_ name: String) -> Bool {
+        guard isEnabled else { return false }
+        let lowered = name.lowercased()
+        if parameterNames.contains(lowered) { return true }
+        // A bracketed key such as user[password] or a[]: judge the innermost name.
+        if let open = lowered.lastIndex(of: "["), lowered.hasSuffix("]") {
+            let inner = lowered[lowered.index(after: open)..<lowered.index(before: lowered.endIndex)]
+            return parameterNames.contains(String(inner))
+        }
+        return false
+    }
+
+    /// The field value as it may be shown.
+    public func value(ofHeader name: String, _ value: String) -> String {
+        hidesHeader(name) ? Self.placeholder : value
+    }
+
+    /// `url` with hidden query values replaced; the rest kept byte for byte.
+    public func url(_ url: URL) -> String {
+        let text = url.absoluteString
+        guard isEnabled, let question = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return text }
+        let queryStart = text.utf8.index(after: question)
+        let fragmentStart = text.utf8[queryStart...].firstIndex(of: UInt8(ascii: "#")) ?? text.endIndex
+        guard let redacted = redactedForm(text[queryStart..<fragmentStart]) else { return text }
+        return text[..<queryStart] + redacted + text[fragmentStart...]
+    }
+
+    /// A `name=value&…` string with hidden values replaced; names and order kept.
+    public func form(_ query: String) -> String {
+        redactedForm(query[...]) ?? query
+    }
+
+    /// The form with hidden values replaced, or `nil` when nothing is hidden (the common case,
+    /// kept cheap: byte scans, no Foundation string search).
+    private func redactedForm(_ query: Substring) -> String? {
+        guard isEnabled, !query.isEmpty, hidesAny(query) else { return nil }
+        let pairs = query.split(separator: "&", omittingEmptySubsequences: false)
+        var hidden: [Int] = []
+        for (index, pair) in pairs.enumerated() {
+            guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = pair[..<equals]
+            let escaped = name.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
+            // Most names are plainly not secret: no escapes, and no hidden name has their length.
+            if !escaped && !parameterLengths.contains(name.utf8.count) { continue }
+            var decoded = String(name)
+            if escaped {
+                decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded
+            }
+            if hidesParameter(decoded) { hidden.append(index) }
+        }
+        guard !hidden.isEmpty else { return nil }
+        var parts = pairs.map(String.init)
+        for index in hidden {
+            let pair = pairs[index]
+            parts[index] = pair[..<pair.utf8.firstIndex(of: UInt8(ascii: "="))!] + "=" + Self.placeholder
+        }
+        return parts.joined(separator: "&")
+    }
+
+    /// Whether any parameter of the form is hidden: one pass over the bytes, no allocation for
+    /// names that cannot be hidden.
+    private func hidesAny(_ query: Substring) -> Bool {
+        let bytes = query.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
+                let name = bytes[start..<equals]
+                let escaped = name.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
+                if escaped || parameterLengths.contains(name.count) {
+                    var decoded = String(query[start..<equals])
+                    if escaped { decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded }
+                    if hidesParameter(decoded) { return true }
+                }
+            }
+            start = end < bytes.endIndex ? bytes.index(after: end) : end
+        }
+        return false
+    }
+
+    /// A decoded JSON value with the values of hidden keys replaced, at any depth.
+    public func json(_ value: Any) -> Any {
+        guard isEnabled else { return value }
+        if let object = value as? [String: Any] {
+            var copy: [String: Any] = [:]
+            for (key, inner) in object { copy[key] = hidesParameter(key) ? Self.placeholder : json(inner) }
+            return copy
+        }
+        if let array = value as? [Any] { return array.map { json($0) } }
+        return value
+    }
+
+    /// Whether a decoded JSON value has a key whose value ``json(_:)`` would hide.
+    public func hidesAnyKey(in value: Any) -> Bool {
+        guard isEnabled else { return false }
+        if let object = value as? [String: Any] {
+            return object.contains { hidesParameter($0.key) || hidesAnyKey(in: $0.value) }
+        }
+        if let array = value as? [Any] { return array.contains { hidesAnyKey(in: $0) } }
+        return false
+    }
+}
