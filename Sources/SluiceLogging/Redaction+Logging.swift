@@ -72,6 +72,12 @@ public struct Redaction: Sendable, Hashable {
         return false
     }
 
+    /// A JSON key is hidden when it is a hidden parameter or header name (an echo of the request's
+    /// `Authorization` field, for example).
+    private func hidesKey(_ key: String) -> Bool {
+        hidesParameter(key) || hidesHeader(key)
+    }
+
     /// The field value as it may be shown.
     public func value(ofHeader name: String, _ value: String) -> String {
         hidesHeader(name) ? Self.placeholder : value
@@ -140,12 +146,13 @@ public struct Redaction: Sendable, Hashable {
         return false
     }
 
-    /// A decoded JSON value with the values of hidden keys replaced, at any depth.
+    /// A decoded JSON value with the values of hidden keys (parameter or header names) replaced, at
+    /// any depth.
     public func json(_ value: Any) -> Any {
         guard isEnabled else { return value }
         if let object = value as? [String: Any] {
             var copy: [String: Any] = [:]
-            for (key, inner) in object { copy[key] = hidesParameter(key) ? Self.placeholder : json(inner) }
+            for (key, inner) in object { copy[key] = hidesKey(key) ? Self.placeholder : json(inner) }
             return copy
         }
         if let array = value as? [Any] { return array.map { json($0) } }
@@ -156,7 +163,7 @@ public struct Redaction: Sendable, Hashable {
     public func hidesAnyKey(in value: Any) -> Bool {
         guard isEnabled else { return false }
         if let object = value as? [String: Any] {
-            return object.contains { hidesParameter($0.key) || hidesAnyKey(in: $0.value) }
+            return object.contains { hidesKey($0.key) || hidesAnyKey(in: $0.value) }
         }
         if let array = value as? [Any] { return array.contains { hidesAnyKey(in: $0) } }
         return false

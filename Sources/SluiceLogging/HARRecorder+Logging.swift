@@ -1,0 +1,149 @@
+import Foundation
+import Sluice
+import Synchronization
+
+/// Collects finished calls as HAR 1.2 entries, which any browser's devtools open (Network tab,
+/// "Import HAR"), and ``HARReplayTransport`` answers from. Fed by ``HARRecorderMiddleware``.
+///
+/// ```swift
+/// let recorder = HARRecorder()
+/// builder.add(HARRecorderMiddleware(recorder: recorder))
+/// // … run the app …
+/// try recorder.write(to: URL(fileURLWithPath: "session.har"))
+/// ```
+///
+/// Secrets are redacted by default (``Redaction/default``): header values, query, form and JSON
+/// parameters. Bodies are kept as text when they are UTF-8, else base64.
+public final class HARRecorder: Sendable {
+    public struct Configuration: Sendable {
+        public var redaction: Redaction
+        /// The largest body kept per entry; longer ones are cut and the entry says so in `comment`.
+        public var bodyLimit: Int
+
+        public init(redaction: Redaction = .default, bodyLimit: Int = 1 << 20) {
+            self.redaction = redaction
+            self.bodyLimit = bodyLimit
+        }
+
+        /// Redaction on, bodies up to 1 MiB.
+        public static let `default` = Configuration()
+    }
+
+    public let configuration: Configuration
+    private let entries = Mutex<[HARDocument.Entry]>([])
+
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+    }
+
+    /// How many calls were recorded.
+    public var count: Int { entries.withLock { $0.count } }
+
+    /// Forgets every entry.
+    public func reset() { entries.withLock { $0 = [] } }
+
+    /// The HAR file's bytes (pretty-printed JSON).
+    public func data() throws -> Data {
+        let document = HARDocument(log: .init(creator: .init(name: "Sluice", version: SluiceVersion.current),
+                                              entries: entries.withLock { $0 }))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(document)
+    }
+
+    /// Writes the HAR file atomically (a temporary name, then a rename).
+    ///
+    /// - Throws: ``Sluice/SluiceError`` `.writeFailed` naming the path and the reason.
+    public func write(to url: URL) throws {
+        do {
+            try data().write(to: url, options: [.atomic])
+        } catch {
+            throw SluiceError(.writeFailed, "cannot write HAR file \(url.path): \(error.localizedDescription)", underlying: error)
+        }
+    }
+
+    /// Records one exchange.
+    public func record(request: HTTPRequest, response: HTTPResponse, started: Date, elapsed: Duration) {
+        let entry = makeEntry(request: request, response: response, started: started, elapsed: elapsed)
+        entries.withLock { $0.append(entry) }
+    }
+
+    func makeEntry(request: HTTPRequest, response: HTTPResponse, started: Date, elapsed: Duration) -> HARDocument.Entry {
+        let redaction = configuration.redaction
+        let version = response.metrics?.httpVersion.map { "HTTP/" + ($0.contains(".") || $0 == "2" || $0 == "3" ? $0 : $0 + ".0") } ?? "HTTP/1.1"
+        let url = redaction.url(request.url)
+        let query = URLComponents(string: url)?.percentEncodedQueryItems?.map {
+            HARDocument.NameValue(name: $0.name.removingPercentEncoding ?? $0.name, value: ($0.value ?? "").removingPercentEncoding ?? $0.value ?? "")
+        } ?? []
+        var notes: [String] = []
+        var postData: HARDocument.PostData?
+        var requestBodySize = 0
+        switch request.body {
+        case .empty: break
+        case .bytes(let data):
+            requestBodySize = data.count
+            let shown = CurlCommand.redactedBody(data, contentType: request.headers["Content-Type"], redaction: redaction)
+            let (text, encoding) = encode(shown, note: "request body", notes: &notes)
+            postData = .init(mimeType: request.headers["Content-Type"] ?? "", text: text, encoding: encoding)
+        case .file, .stream:
+            requestBodySize = Int(request.body.length ?? -1)
+            notes.append("request body not recorded (file or stream)")
+        }
+        let mimeType = response.headers["Content-Type"] ?? ""
+        var content = HARDocument.Content(size: response.body.count, mimeType: mimeType)
+        if response.bodyFile != nil {
+            content.size = Int(response.metrics?.bytesReceived ?? -1)
+            notes.append("response body written to a file, not recorded")
+        } else if !response.body.isEmpty {
+            let shown = CurlCommand.redactedBody(response.body, contentType: mimeType, redaction: redaction)
+            (content.text, content.encoding) = encode(shown, note: "response body", notes: &notes)
+        }
+        let metrics = response.metrics
+        func ms(_ duration: Duration?) -> Double? {
+            duration.map { Double($0.components.seconds) * 1_000 + Double($0.components.attoseconds) / 1e15 }
+        }
+        let total = ms(elapsed) ?? 0
+        var timings = HARDocument.Timings(wait: total, receive: 0)
+        if let metrics {
+            // curl's times run from the start of the transfer; HAR's phases are each on their own.
+            let dns = ms(metrics.nameLookup), connect = ms(metrics.connect), tls = ms(metrics.tlsHandshake)
+            let firstByte = ms(metrics.firstByte), end = ms(metrics.total) ?? total
+            timings.dns = dns ?? -1
+            timings.connect = connect.map { $0 - (dns ?? 0) } ?? -1
+            timings.ssl = tls.map { $0 - (connect ?? 0) } ?? -1
+            let sent = tls ?? connect ?? dns ?? 0
+            timings.wait = max(0, (firstByte ?? end) - sent)
+            timings.receive = max(0, end - (firstByte ?? end))
+        }
+        return HARDocument.Entry(
+            startedDateTime: Self.iso8601(started),
+            time: total,
+            request: .init(method: request.method.rawValue, url: url, httpVersion: version,
+                           headers: request.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
+                           queryString: query, postData: postData, bodySize: requestBodySize),
+            response: .init(status: response.status.code, statusText: response.status.reasonPhrase, httpVersion: version,
+                            headers: response.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
+                            content: content, redirectURL: response.headers["Location"] ?? "",
+                            bodySize: Int(metrics?.bytesReceived ?? Int64(response.body.count))),
+            timings: timings,
+            serverIPAddress: metrics?.remoteAddress,
+            comment: notes.isEmpty ? nil : notes.joined(separator: "; ")
+        )
+    }
+
+    /// UTF-8 text as it is, other bytes as base64; cut at the limit with a note.
+    private func encode(_ data: Data, note: String, notes: inout [String]) -> (String, String?) {
+        var data = data
+        if data.count > configuration.bodyLimit {
+            notes.append("\(note) cut at \(configuration.bodyLimit) of \(data.count) bytes")
+            data = data.prefix(configuration.bodyLimit)
+        }
+        if let text = String(data: data, encoding: .utf8) { return (text, nil) }
+        return (data.base64EncodedString(), "base64")
+    }
+
+    /// `2026-11-30T02:21:07.123Z`.
+    static func iso8601(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
