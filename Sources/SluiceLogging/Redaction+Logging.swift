@@ -24,11 +24,14 @@ public struct Redaction: Sendable, Hashable {
     public let isEnabled: Bool
     /// The UTF-8 lengths of ``parameterNames``: a quick "cannot be hidden" test.
     private let parameterLengths: Set<Int>
+    /// ``parameterNames`` as bytes, for comparing without allocating.
+    private let parameterBytes: [[UInt8]]
 
     public init(headerNames: Set<String>, parameterNames: Set<String>) {
         self.headerNames = Set(headerNames.map { $0.lowercased() })
         self.parameterNames = Set(parameterNames.map { $0.lowercased() })
         self.parameterLengths = Set(self.parameterNames.map(\.utf8.count))
+        self.parameterBytes = self.parameterNames.sorted().map { Array($0.utf8) }
         self.isEnabled = true
     }
 
@@ -36,6 +39,7 @@ public struct Redaction: Sendable, Hashable {
         headerNames = []
         parameterNames = []
         parameterLengths = []
+        parameterBytes = []
         isEnabled = false
     }
 
@@ -135,15 +139,28 @@ public struct Redaction: Sendable, Hashable {
             if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
                 let name = bytes[start..<equals]
                 let escaped = name.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
-                if escaped || parameterLengths.contains(name.count) {
-                    var decoded = String(query[start..<equals])
-                    if escaped { decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded }
+                if escaped {
+                    let raw = String(query[start..<equals])
+                    let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
                     if hidesParameter(decoded) { return true }
+                } else if parameterLengths.contains(name.count), matchesHiddenName(name) {
+                    return true
                 }
             }
             start = end < bytes.endIndex ? bytes.index(after: end) : end
         }
         return false
+    }
+
+    /// Whether plain (unescaped) name bytes equal a hidden parameter name, ignoring ASCII case,
+    /// without making a string.
+    private func matchesHiddenName(_ name: Substring.UTF8View.SubSequence) -> Bool {
+        parameterBytes.contains { hidden in
+            hidden.count == name.count && zip(hidden, name).allSatisfy { pair in
+                let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
+                return pair.0 == byte
+            }
+        }
     }
 
     /// A decoded JSON value with the values of hidden keys (parameter or header names) replaced, at
