@@ -109,8 +109,9 @@ public final class HARRecorder: Sendable {
             let dns = ms(metrics.nameLookup), connect = ms(metrics.connect), tls = ms(metrics.tlsHandshake)
             let firstByte = ms(metrics.firstByte), end = ms(metrics.total) ?? total
             timings.dns = dns ?? -1
-            timings.connect = connect.map { $0 - (dns ?? 0) } ?? -1
-            timings.ssl = tls.map { $0 - (connect ?? 0) } ?? -1
+            // A reused connection reports zeros; HAR allows only -1 or a time, never a negative one.
+            timings.connect = connect.map { max(0, $0 - (dns ?? 0)) } ?? -1
+            timings.ssl = tls.map { max(0, $0 - (connect ?? 0)) } ?? -1
             let sent = tls ?? connect ?? dns ?? 0
             timings.wait = max(0, (firstByte ?? end) - sent)
             timings.receive = max(0, end - (firstByte ?? end))

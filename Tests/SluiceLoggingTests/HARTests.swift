@@ -60,6 +60,10 @@ func temporaryHAR() -> URL {
             #expect(entry["cache"] is [String: Any])
             let timings = try #require(entry["timings"] as? [String: Double])
             for key in ["send", "wait", "receive"] { #expect((timings[key] ?? -1) >= 0, "timings.\(key)") }
+            for key in ["blocked", "dns", "connect", "ssl"] {     // -1 (not applicable) or a time; the second call reuses the connection
+                let value = try #require(timings[key], "timings.\(key)")
+                #expect(value == -1 || value >= 0, "timings.\(key) = \(value)")
+            }
             #expect(entry["serverIPAddress"] as? String == "127.0.0.1")
         }
         // The requests carry no secret. (httpbin's echoes inside string values, such as its "url"
