@@ -49,8 +49,7 @@ public struct PipelineTrace: Sendable, CustomStringConvertible {
         let width = spans.map(\.stage.description.count).max() ?? 0
         return spans.map { span in
             let name = span.stage.description.padding(toLength: width, withPad: " ", startingAt: 0)
-            let micros = Double(span.ownTime.components.seconds) * 1e6
-                + Double(span.ownTime.components.attoseconds) / 1e12
+            let micros = span.ownTime.timeInterval * 1e6
             let calls = span.calls == 1 ? "1 call " : "\(span.calls) calls"
             return "\(name)  \(calls)  \((micros * 10).rounded() / 10)µs"
         }.joined(separator: "\n")

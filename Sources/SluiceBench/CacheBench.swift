@@ -40,7 +40,7 @@ func sluiceCacheFigures(base: URL, hits: Int, misses: Int, folder: String, trans
         guard response.source == .cache, response.body.count > 0 else {
             throw BenchFailure(description: "cache-hit: a request was not served from the cache (\(response.source))")
         }
-        timings.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        timings.append(elapsed.timeInterval * 1e6)
     }
 
     let start = ContinuousClock.now
@@ -58,7 +58,7 @@ func sluiceCacheFigures(base: URL, hits: Int, misses: Int, folder: String, trans
         try await group.waitForAll()
     }
     let elapsed = start.duration(to: .now)
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds = elapsed.timeInterval
     guard try await store.entryCount() == misses + 1 else {
         throw BenchFailure(description: "cache-miss-store: \(try await store.entryCount()) entries stored, expected \(misses + 1)")
     }

@@ -27,7 +27,7 @@ func nanosecondsPerRequest(_ pipeline: Pipeline, count: Int, _ make: () -> HTTPR
     let start = ContinuousClock.now
     for _ in 0..<count { _ = try await pipeline.send(make()) }
     let elapsed = start.duration(to: .now)
-    return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(count)
+    return elapsed.timeInterval * 1e9 / Double(count)
 }
 
 func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws -> Int32 {
@@ -137,5 +137,5 @@ func seconds(_ body: () throws -> Void) throws -> Double {
     let start = ContinuousClock.now
     try body()
     let elapsed = start.duration(to: .now)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return elapsed.timeInterval
 }

@@ -175,7 +175,7 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
         }
     }
     let elapsed = start.duration(to: .now)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return elapsed.timeInterval
 }
 
 func cpuSeconds() -> Double {

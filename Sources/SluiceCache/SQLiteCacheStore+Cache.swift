@@ -265,7 +265,7 @@ struct Connection: ~Copyable, @unchecked Sendable {
             throw SQLiteCacheError(code: status, message: message)
         }
         var connection = Connection(db: handle, path: path, configuration: configuration)
-        let milliseconds = Int32(clamping: CurlFreeMath.milliseconds(configuration.busyTimeout))
+        let milliseconds = Int32(clamping: configuration.busyTimeout.wholeMilliseconds)
         sqlite3_busy_timeout(handle, milliseconds)
         try connection.prepareSchema()
         try? FileManager.default.createDirectory(
@@ -652,13 +652,6 @@ struct Connection: ~Copyable, @unchecked Sendable {
     }
 }
 
-/// Durations as whole milliseconds.
-enum CurlFreeMath {
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
-}
 
 /// Header fields as stored: `name: value` lines ended by CRLF, read back with `HTTPFields(parsing:)`.
 enum HTTPFieldsCoding {

@@ -84,10 +84,10 @@ final class CurlTransfer: @unchecked Sendable {
         sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
+        sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.wholeMilliseconds)
         if let (bytesPerSecond, duration) = configuration.lowSpeedLimit {
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
-            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(duration) / 1000))
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, duration.wholeMilliseconds / 1000))
         }
         let version: Int = switch configuration.httpVersion {
         case .http1_1: CURL_HTTP_VERSION_1_1
@@ -130,7 +130,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         var limit = requestTimeout
         if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
-        sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limit.map { max(1, Self.milliseconds($0)) } ?? 0)
+        sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limit.map { max(1, $0.wholeMilliseconds) } ?? 0)
 
         try configureMethodAndBody(handle, loop: loop)
         try configureHeaders(handle)
@@ -260,11 +260,6 @@ final class CurlTransfer: @unchecked Sendable {
                 underlying: CurlError(code, detail: "")
             )
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: Stream bodies

@@ -58,7 +58,7 @@ public final class TerminalHUD: HUDPresenter {
     /// The progress text after the tip: `[##########          ] 512 KB / 1.0 MB, 2.0 MB/s, 1 s left`
     /// with a total, `2 KB, 1 KB/s` without one.
     public static func describe(_ progress: TransferProgress, elapsed: Duration) -> String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.timeInterval
         let rate = seconds > 0 ? Double(progress.completedBytes) / seconds : 0
         guard let total = progress.totalBytes, total > 0 else {
             return "\(size(progress.completedBytes)), \(size(Int64(rate)))/s"

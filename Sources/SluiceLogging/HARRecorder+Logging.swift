@@ -100,7 +100,7 @@ public final class HARRecorder: Sendable {
         }
         let metrics = response.metrics
         func ms(_ duration: Duration?) -> Double? {
-            duration.map { Double($0.components.seconds) * 1_000 + Double($0.components.attoseconds) / 1e15 }
+            duration.map { $0.timeInterval * 1_000 }
         }
         let total = ms(elapsed) ?? 0
         var timings = HARDocument.Timings(wait: total, receive: 0)

@@ -16,7 +16,7 @@ struct LogRecord {
     let trace: PipelineTrace?
 
     var milliseconds: Double {
-        Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+        elapsed.timeInterval * 1_000
     }
 
     // MARK: Text
@@ -161,7 +161,7 @@ struct LogRecord {
     }
 
     static func microseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+        duration.timeInterval * 1e6
     }
 
     /// `value` rounded to `places` decimals, trailing zeros dropped (`35`, `0.4`, `1.25`), without

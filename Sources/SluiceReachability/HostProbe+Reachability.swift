@@ -35,7 +35,7 @@ public struct HostProbe: Sendable {
         var results: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &results) == 0, let first = results else { return false }
         defer { freeaddrinfo(results) }
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             defer { entry = current.pointee.ai_next }

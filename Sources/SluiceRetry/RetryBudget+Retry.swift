@@ -51,7 +51,7 @@ public final class RetryBudget: Sendable {
     func withdraw() -> Bool {
         state.withLock { state in
             roll(&state)
-            let windowSeconds = Double(configuration.window.components.seconds) + Double(configuration.window.components.attoseconds) / 1e18
+            let windowSeconds = configuration.window.timeInterval
             let allowed = max(configuration.ratio * Double(state.requests), configuration.minimumPerSecond * windowSeconds)
             guard Double(state.retries) + 1 <= allowed else {
                 state.refused += 1
