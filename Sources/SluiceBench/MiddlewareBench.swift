@@ -30,7 +30,8 @@ func nanosecondsPerRequest(_ pipeline: Pipeline, count: Int, _ make: () -> HTTPR
     return elapsed.timeInterval * 1e9 / Double(count)
 }
 
-func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws -> Int32 {
+/// `only`: run just the cases whose names contain one of these words (no case).
+func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]? = nil) async throws -> Int32 {
     let count = max(1_000, Int(20_000 * scale))
     let small = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=600"],
                              body: Data(String(repeating: "{\"k\":1},", count: 128).utf8))
@@ -42,8 +43,7 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws ->
     let oauth = OAuth1Signer(configuration: .init(consumerKey: "key", consumerSecret: "secret", token: "t", tokenSecret: "s"))
     let hmac = HMACParameterSigner(configuration: .init(key: Data("secret".utf8)))
 
-    let cases: [(name: String, middleware: (any Middleware)?, response: HTTPResponse, request: @Sendable () -> HTTPRequest)] = [
-        ("none (baseline)", nil, small, { HTTPRequest(url: url) }),
+    let allCases: [(name: String, middleware: any Middleware, response: HTTPResponse, request: @Sendable () -> HTTPRequest)] = [
         ("HeadersMiddleware, 2 fields", HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json", "X-App": "shop/4.2"])),
          small, { HTTPRequest(url: url) }),
         ("AuthTokenMiddleware", AuthTokenMiddleware(configuration: .init(token: { "token-123" }, refresh: { "token-456" })),
@@ -68,23 +68,39 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws ->
          small, { HTTPRequest(url: url) }),
         ("LoggingMiddleware .headers text, null sink", LoggingMiddleware(level: .headers, sink: .null), small, { HTTPRequest(url: url) }),
     ]
+    let wanted = { (name: String) in only.map { $0.contains { name.localizedCaseInsensitiveContains($0) } } ?? true }
+    let cases = allCases.filter { wanted($0.name) }
 
+    // Paired: each case runs in blocks alternating with the same transport and requests without
+    // it, and its cost is the median of the block differences, so drift on a shared machine
+    // (which moves both) cancels out instead of landing on whichever case ran in a slow spell.
     var results: [String: [Double]] = [:]
+    var baselines: [Double] = []
+    let blocks = 10
     for _ in 0..<rounds {
         for item in cases {
-            let pipeline = Pipeline(middlewares: item.middleware.map { [$0] } ?? [], transport: InstantTransport(response: item.response))
-            _ = try await nanosecondsPerRequest(pipeline, count: count / 10, item.request)      // warm up (and fill the cache)
-            results[item.name, default: []].append(try await nanosecondsPerRequest(pipeline, count: count, item.request))
+            let bare = Pipeline(middlewares: [], transport: InstantTransport(response: item.response))
+            let pipeline = Pipeline(middlewares: [item.middleware], transport: InstantTransport(response: item.response))
+            _ = try await nanosecondsPerRequest(bare, count: count / blocks, item.request)         // warm up
+            _ = try await nanosecondsPerRequest(pipeline, count: count / blocks, item.request)     // (and fill the cache)
+            var differences: [Double] = []
+            for _ in 0..<blocks {
+                let without = try await nanosecondsPerRequest(bare, count: count / blocks, item.request)
+                let with = try await nanosecondsPerRequest(pipeline, count: count / blocks, item.request)
+                differences.append(with - without)
+                baselines.append(without)
+            }
+            results[item.name, default: []].append(median(differences))
         }
     }
-    let baseline = median(results["none (baseline)"]!)
+    let baseline = median(baselines)
 
     // Gzip: SluiceGzip beside zlib from C, 1 MiB of JSON.
     let jsonBody = Data((0..<14_000).map { "{\"id\":\($0),\"name\":\"item \($0)\",\"tags\":[\"a\",\"b\"]}," }.joined().utf8.prefix(1 << 20))
     let packed = try GzipCodec.compress(jsonBody)
     var swiftCompress: [Double] = [], cCompress: [Double] = [], swiftInflate: [Double] = [], cInflate: [Double] = []
     var output = [UInt8](repeating: 0, count: jsonBody.count * 2)
-    for _ in 0..<rounds {
+    for _ in 0..<(wanted("gzip") ? rounds : 0) {
         for _ in 0..<3 {
             swiftCompress.append(try seconds { _ = try GzipCodec.compress(jsonBody) })
             cCompress.append(try seconds {
@@ -103,27 +119,29 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool) async throws ->
         }
     }
     let megabytes = Double(jsonBody.count) / 1_048_576
-    let gzipRows = [
+    let gzipRows = swiftCompress.isEmpty ? [] : [
         ("compress", megabytes / median(swiftCompress), megabytes / median(cCompress)),
         ("decompress", megabytes / median(swiftInflate), megabytes / median(cInflate)),
     ]
 
     if json {
-        for item in cases where item.middleware != nil {
-            print(#"{"middleware": "\#(item.name)", "ns_per_request": \#(String(format: "%.0f", median(results[item.name]!) - baseline))}"#)
+        for item in cases {
+            print(#"{"middleware": "\#(item.name)", "ns_per_request": \#(String(format: "%.0f", median(results[item.name]!)))}"#)
         }
         for (name, swift, c) in gzipRows {
             print(#"{"gzip": "\#(name)", "sluice_mb_s": \#(String(format: "%.1f", swift)), "zlib_c_mb_s": \#(String(format: "%.1f", c))}"#)
         }
         return 0
     }
-    print("sluice-bench --middleware: median of \(rounds) rounds, \(count) requests each, over a transport that answers at once")
+    print("sluice-bench --middleware: median of \(rounds) rounds, each case \(count) requests in \(blocks) blocks alternating with")
+    print("the same requests without it, over a transport that answers at once; cost = median difference")
     print("")
-    print("| middleware | ns per request (over the \(String(format: "%.0f", baseline)) ns baseline) |")
+    print("| middleware | ns per request (over the \(String(format: "%.0f", baseline)) ns of the pipeline without it) |")
     print("|---|---:|")
-    for item in cases where item.middleware != nil {
-        print(String(format: "| %@ | %.0f |", item.name, median(results[item.name]!) - baseline))
+    for item in cases {
+        print(String(format: "| %@ | %.0f |", item.name, median(results[item.name]!)))
     }
+    guard !gzipRows.isEmpty else { return 0 }
     print("")
     print(String(format: "| 1 MiB JSON (%.1f×  smaller gzipped) | SluiceGzip MB/s | zlib from C MB/s | ratio |", Double(jsonBody.count) / Double(packed.count)))
     print("|---|---:|---:|---:|")

@@ -5,7 +5,9 @@
 //                                           [--event-threads N]
 //     swift run -c release sluice-bench FILE-URL --download PATH     (one download to disk)
 //     swift run -c release sluice-bench URL --cache [--python PATH]   (SluiceCache beside requests-cache)
-//     swift run -c release sluice-bench --middleware                   (each middleware's cost; gzip beside zlib in C)
+//     swift run -c release sluice-bench --middleware [--scenarios logging,gzip]
+//                                        (each middleware's cost, or only those whose names contain a
+//                                         word given; gzip beside zlib in C)
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
@@ -273,7 +275,7 @@ Task.detached {
         if let path = options.download {
             status = try await download(to: path)
         } else if options.middleware {
-            status = try await middlewareBenchmark(rounds: rounds, scale: scale, json: json)
+            status = try await middlewareBenchmark(rounds: rounds, scale: scale, json: json, only: options.scenarios)
         } else if options.cache {
             status = try await cacheBenchmark(base: base, python: options.python, rounds: rounds, scale: scale, json: json)
         } else {

@@ -1,68 +1,114 @@
-/// Writes one JSON object on one line, fields in the order given (callers give them sorted).
-/// Strings are escaped per RFC 8259: `"`, `\` and control characters.
+/// Writes one JSON object on one line, fields in the order given (callers give them sorted), into
+/// one ``LineBuffer``: nested objects and arrays write into the same bytes.
+/// Strings are escaped per RFC 8259: `"`, `\` and control characters; other UTF-8 passes through.
 struct JSONLineWriter {
-    private var text = "{"
+    private var buffer: LineBuffer
     private var first = true
 
-    mutating func string(_ key: String, _ value: String) {
-        raw(key, Self.quoted(value))
+    init() {
+        self.init(buffer: LineBuffer())
     }
 
-    mutating func number(_ key: String, _ value: some BinaryInteger) {
-        raw(key, String(value))
+    private init(buffer: LineBuffer) {
+        self.buffer = buffer
+        self.buffer.append(UInt8(ascii: "{"))
     }
 
-    mutating func raw(_ key: String, _ json: String) {
-        if !first { text += "," }
-        first = false
-        text += Self.quoted(key)
-        text += ":"
-        text += json
+    mutating func string(_ key: StaticString, _ value: String) {
+        self.key(key)
+        quote(value)
     }
 
-    mutating func object(_ key: String, _ fill: (inout JSONLineWriter) -> Void) {
-        var inner = JSONLineWriter()
-        fill(&inner)
-        raw(key, inner.finish())
+    mutating func number(_ key: StaticString, _ value: some BinaryInteger) {
+        self.key(key)
+        buffer.append(integer: Int64(value))
     }
 
-    mutating func array<Element>(_ key: String, _ elements: [Element], _ fill: (inout JSONLineWriter, Element) -> Void) {
-        let items = elements.map { element -> String in
-            var inner = JSONLineWriter()
-            fill(&inner, element)
-            return inner.finish()
+    /// `value` rounded to `places` decimals, as ``LineBuffer/append(_:places:)`` writes it.
+    mutating func decimal(_ key: StaticString, _ value: Double, places: Int) {
+        self.key(key)
+        buffer.append(value, places: places)
+    }
+
+    mutating func object(_ key: StaticString, _ fill: (inout JSONLineWriter) -> Void) {
+        self.key(key)
+        nested(fill)
+    }
+
+    mutating func array<Element>(_ key: StaticString, _ elements: [Element], _ fill: (inout JSONLineWriter, Element) -> Void) {
+        self.key(key)
+        buffer.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            nested { fill(&$0, element) }
         }
-        raw(key, "[" + items.joined(separator: ",") + "]")
+        buffer.append(UInt8(ascii: "]"))
     }
 
     /// `[["name","value"],…]`: field order and repeats kept.
-    mutating func pairs(_ key: String, _ pairs: [(String, String)]) {
-        raw(key, "[" + pairs.map { "[" + Self.quoted($0.0) + "," + Self.quoted($0.1) + "]" }.joined(separator: ",") + "]")
+    mutating func pairs(_ key: StaticString, _ pairs: [(String, String)]) {
+        self.key(key)
+        buffer.append(UInt8(ascii: "["))
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.append(UInt8(ascii: "["))
+            quote(pair.0)
+            buffer.append(UInt8(ascii: ","))
+            quote(pair.1)
+            buffer.append(UInt8(ascii: "]"))
+        }
+        buffer.append(UInt8(ascii: "]"))
     }
 
-    func finish() -> String { text + "}" }
+    consuming func finish() -> String {
+        buffer.append(UInt8(ascii: "}"))
+        return buffer.string
+    }
 
-    static func quoted(_ value: String) -> String {
-        var needsEscape = false
-        for byte in value.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            needsEscape = true
-            break
-        }
-        guard needsEscape else { return "\"" + value + "\"" }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// A comma when needed, then `"key":`. Keys are literals that need no escaping.
+    private mutating func key(_ key: StaticString) {
+        if !first { buffer.append(UInt8(ascii: ",")) }
+        first = false
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(key)
+        buffer.append("\":")
+    }
+
+    /// An object written by `fill` into these same bytes (moved, not copied, while it writes).
+    private mutating func nested(_ fill: (inout JSONLineWriter) -> Void) {
+        var inner = JSONLineWriter(buffer: take())
+        fill(&inner)
+        inner.buffer.append(UInt8(ascii: "}"))
+        buffer = inner.take()
+    }
+
+    private mutating func take() -> LineBuffer {
+        var taken = LineBuffer(capacity: 0)
+        swap(&taken, &buffer)
+        return taken
+    }
+
+    private mutating func quote(_ value: String) {
+        buffer.append(UInt8(ascii: "\""))
+        if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            for byte in value.utf8 {
+                switch byte {
+                case 0x22: buffer.append("\\\"")
+                case 0x5C: buffer.append("\\\\")
+                case 0x0A: buffer.append("\\n")
+                case 0x0D: buffer.append("\\r")
+                case 0x09: buffer.append("\\t")
+                case ..<0x20:
+                    let hex: StaticString = "0123456789abcdef"
+                    buffer.append("\\u00")
+                    buffer.append(hex.utf8Start[Int(byte >> 4)])
+                    buffer.append(hex.utf8Start[Int(byte & 0xF)])
+                default: buffer.append(byte)
+                }
             }
+        } else {
+            buffer.append(contentsOf: value)
         }
-        return out + "\""
+        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -23,48 +23,76 @@ struct LogRecord {
 
     func text(_ configuration: LoggingMiddleware.Configuration, colours: Bool) -> String {
         let redaction = configuration.redaction
-        var line = ""
-        line.reserveCapacity(160)
-        Self.paint(request.method.rawValue, "1", colours, into: &line)
-        line += " "
-        line += redaction.url(request.url)
-        line += " → "
+        var line = LineBuffer()
+        line.paint("1", colours) { $0.append(contentsOf: request.method.rawValue) }
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: redaction.url(request.url))
+        line.append(" → ")
         switch outcome {
         case .response(let response):
-            let code = response.status.code
-            Self.paint(response.status.description, code >= 500 ? "31" : code >= 400 ? "33" : code >= 300 ? "36" : "32", colours, into: &line)
-            line += ", "
-            line += Self.size(Self.byteCount(response))
-            line += ", "
-            line += Self.time(milliseconds)
-            line += response.attempts == 1 ? ", 1 attempt, " : ", \(response.attempts) attempts, "
-            line += response.source.description
+            let status = response.status
+            line.paint(status.code >= 500 ? "31" : status.code >= 400 ? "33" : status.code >= 300 ? "36" : "32", colours) {
+                $0.append(integer: Int64(status.code))
+                guard !status.reasonPhrase.isEmpty else { return }
+                $0.append(UInt8(ascii: " "))
+                $0.append(contentsOf: status.reasonPhrase)
+            }
+            line.append(", ")
+            line.append(size: Self.byteCount(response))
+            line.append(", ")
+            line.append(milliseconds: milliseconds)
+            if response.attempts == 1 {
+                line.append(", 1 attempt, ")
+            } else {
+                line.append(", ")
+                line.append(integer: Int64(response.attempts))
+                line.append(" attempts, ")
+            }
+            line.append(contentsOf: response.source.description)
         case .failure(let error):
-            Self.paint("failed: " + Self.describe(error), "31", colours, into: &line)
-            line += ", "
-            line += Self.time(milliseconds)
+            line.paint("31", colours) { $0.append("failed: "); $0.append(contentsOf: Self.describe(error)) }
+            line.append(", ")
+            line.append(milliseconds: milliseconds)
         case .cancelled:
-            Self.paint("cancelled", "33", colours, into: &line)
-            line += " after "
-            line += Self.time(milliseconds)
+            line.paint("33", colours) { $0.append("cancelled") }
+            line.append(" after ")
+            line.append(milliseconds: milliseconds)
         }
-        guard trace != nil || configuration.level >= .headers else { return line }
-        var lines = [line]
         if let trace {
-            lines += trace.description.split(separator: "\n").map { "  " + $0 }
-        }
-        guard configuration.level >= .headers else { return lines.joined(separator: "\n") }
-        lines += request.headers.map { "> \($0.name): \(redaction.value(ofHeader: $0.name, $0.value))" }
-        if configuration.level >= .body {
-            lines += Self.requestBody(request, configuration).map { "> " + $0 }
-        }
-        if case .response(let response) = outcome {
-            lines += response.headers.map { "< \($0.name): \(redaction.value(ofHeader: $0.name, $0.value))" }
-            if configuration.level >= .body {
-                lines += Self.responseBody(response, configuration).map { "< " + $0 }
+            for stage in trace.description.split(separator: "\n") {
+                line.append("\n  ")
+                line.append(contentsOf: stage)
             }
         }
-        return lines.joined(separator: "\n")
+        guard configuration.level >= .headers else { return line.string }
+        Self.append(request.headers, marker: "\n> ", redaction, to: &line)
+        if configuration.level >= .body {
+            Self.append(Self.requestBody(request, configuration), marker: "\n> ", to: &line)
+        }
+        if case .response(let response) = outcome {
+            Self.append(response.headers, marker: "\n< ", redaction, to: &line)
+            if configuration.level >= .body {
+                Self.append(Self.responseBody(response, configuration), marker: "\n< ", to: &line)
+            }
+        }
+        return line.string
+    }
+
+    /// One line per field, `marker` (a newline and `>` or `<`) first, hidden values redacted.
+    private static func append(_ fields: HTTPFields, marker: StaticString, _ redaction: Redaction, to line: inout LineBuffer) {
+        for field in fields {
+            line.append(marker)
+            line.append(contentsOf: field.name)
+            line.append(": ")
+            line.append(contentsOf: redaction.value(ofHeader: field.name, field.value))
+        }
+    }
+
+    private static func append(_ bodyLines: [String], marker: StaticString, to line: inout LineBuffer) {
+        for text in bodyLines {
+            line.append(marker)
+            line.append(contentsOf: text)
+        }
     }
 
     // MARK: JSON lines
@@ -89,7 +117,7 @@ struct LogRecord {
         default: break
         }
         json.string("method", request.method.rawValue)
-        json.raw("milliseconds", Self.decimal(milliseconds, places: 3))
+        json.decimal("milliseconds", milliseconds, places: 3)
         switch outcome {
         case .response: json.string("outcome", "ok")
         case .failure: json.string("outcome", "failed")
@@ -112,7 +140,7 @@ struct LogRecord {
         if let trace {
             json.array("trace", trace.spans) { inner, span in
                 inner.number("calls", span.calls)
-                inner.raw("microseconds", Self.decimal(Self.microseconds(span.ownTime), places: 1))
+                inner.decimal("microseconds", Self.microseconds(span.ownTime), places: 1)
                 inner.string("stage", span.stage.description)
             }
         }
@@ -121,19 +149,6 @@ struct LogRecord {
     }
 
     // MARK: Pieces
-
-    /// Appends `text`, in the ANSI colour `code` when `colours`.
-    static func paint(_ text: String, _ code: String, _ colours: Bool, into line: inout String) {
-        if colours {
-            line += "\u{1B}["
-            line += code
-            line += "m"
-            line += text
-            line += "\u{1B}[0m"
-        } else {
-            line += text
-        }
-    }
 
     static func byteCount(_ response: HTTPResponse) -> Int64 {
         if response.bodyFile != nil { return response.metrics?.bytesReceived ?? 0 }
@@ -148,37 +163,13 @@ struct LogRecord {
 
     /// `17 B`, `1.2 KB`, `3.4 MB`.
     static func size(_ bytes: Int64) -> String {
-        switch bytes {
-        case ..<1_024: "\(bytes) B"
-        case ..<(1 << 20): decimal(Double(bytes) / 1_024, places: 1) + " KB"
-        default: decimal(Double(bytes) / 1_048_576, places: 1) + " MB"
-        }
-    }
-
-    /// `0.4 ms` below 10 ms, whole milliseconds above.
-    static func time(_ milliseconds: Double) -> String {
-        milliseconds < 10 ? decimal(milliseconds, places: 1) + " ms" : "\(Int(milliseconds.rounded())) ms"
+        var text = LineBuffer(capacity: 16)
+        text.append(size: bytes)
+        return text.string
     }
 
     static func microseconds(_ duration: Duration) -> Double {
         duration.timeInterval * 1e6
-    }
-
-    /// `value` rounded to `places` decimals, trailing zeros dropped (`35`, `0.4`, `1.25`), without
-    /// `String(format:)`, which costs microseconds on Linux.
-    static func decimal(_ value: Double, places: Int) -> String {
-        guard value.isFinite else { return "0" }
-        var scale: Int64 = 1
-        for _ in 0..<places { scale *= 10 }
-        let scaled = Int64((abs(value) * Double(scale)).rounded())
-        var text = (value < 0 && scaled != 0 ? "-" : "") + String(scaled / scale)
-        var fraction = scaled % scale
-        guard fraction != 0 else { return text }
-        var digits = places
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        let fractionText = String(fraction)
-        text += "." + String(repeating: "0", count: digits - fractionText.count) + fractionText
-        return text
     }
 
     static func requestBody(_ request: HTTPRequest, _ configuration: LoggingMiddleware.Configuration) -> [String] {

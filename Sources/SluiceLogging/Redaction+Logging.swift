@@ -17,30 +17,50 @@ public struct Redaction: Sendable, Hashable {
     public static let placeholder = "<redacted>"
 
     /// Lowercased header names whose values are hidden.
-    public let headerNames: Set<String>
+    public var headerNames: Set<String> { names.headers }
     /// Lowercased parameter names whose values are hidden.
-    public let parameterNames: Set<String>
+    public var parameterNames: Set<String> { names.parameters }
     /// `false` only for ``disabled``.
     public let isEnabled: Bool
-    /// The UTF-8 lengths of ``parameterNames``: a quick "cannot be hidden" test.
-    private let parameterLengths: Set<Int>
-    /// ``parameterNames`` as bytes, for comparing without allocating.
-    private let parameterBytes: [[UInt8]]
+    /// The names, shared by every copy: a redaction is copied into each log call, and one
+    /// reference costs less to copy than four collections.
+    private let names: Names
+
+    /// The names in the forms the scans use. Immutable, so sharing it between threads is safe.
+    private final class Names: Sendable {
+        let headers: Set<String>
+        let parameters: Set<String>
+        /// The UTF-8 lengths of ``parameters``: a quick "cannot be hidden" test.
+        let parameterLengths: Set<Int>
+        /// ``parameters`` as bytes, for comparing without allocating.
+        let parameterBytes: [[UInt8]]
+
+        init(headers: Set<String>, parameters: Set<String>) {
+            self.headers = Set(headers.map { $0.lowercased() })
+            self.parameters = Set(parameters.map { $0.lowercased() })
+            parameterLengths = Set(self.parameters.map(\.utf8.count))
+            parameterBytes = self.parameters.sorted().map { Array($0.utf8) }
+        }
+    }
 
     public init(headerNames: Set<String>, parameterNames: Set<String>) {
-        self.headerNames = Set(headerNames.map { $0.lowercased() })
-        self.parameterNames = Set(parameterNames.map { $0.lowercased() })
-        self.parameterLengths = Set(self.parameterNames.map(\.utf8.count))
-        self.parameterBytes = self.parameterNames.sorted().map { Array($0.utf8) }
-        self.isEnabled = true
+        names = Names(headers: headerNames, parameters: parameterNames)
+        isEnabled = true
     }
 
     private init(disabled: Void) {
-        headerNames = []
-        parameterNames = []
-        parameterLengths = []
-        parameterBytes = []
+        names = Names(headers: [], parameters: [])
         isEnabled = false
+    }
+
+    public static func == (lhs: Redaction, rhs: Redaction) -> Bool {
+        lhs.isEnabled == rhs.isEnabled && lhs.headerNames == rhs.headerNames && lhs.parameterNames == rhs.parameterNames
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(isEnabled)
+        hasher.combine(headerNames)
+        hasher.combine(parameterNames)
     }
 
     /// The defaults listed above.
@@ -60,18 +80,18 @@ public struct Redaction: Sendable, Hashable {
 
     /// Whether the header field `name` is hidden.
     public func hidesHeader(_ name: String) -> Bool {
-        isEnabled && headerNames.contains(name.lowercased())
+        isEnabled && names.headers.contains(name.lowercased())
     }
 
     /// Whether the parameter `name` is hidden (`token`, and also `user[token]`).
     public func hidesParameter(_ name: String) -> Bool {
         guard isEnabled else { return false }
         let lowered = name.lowercased()
-        if parameterNames.contains(lowered) { return true }
+        if names.parameters.contains(lowered) { return true }
         // A bracketed key such as user[password] or a[]: judge the innermost name.
         if let open = lowered.lastIndex(of: "["), lowered.hasSuffix("]") {
             let inner = lowered[lowered.index(after: open)..<lowered.index(before: lowered.endIndex)]
-            return parameterNames.contains(String(inner))
+            return names.parameters.contains(String(inner))
         }
         return false
     }
@@ -87,12 +107,20 @@ public struct Redaction: Sendable, Hashable {
         hidesHeader(name) ? Self.placeholder : value
     }
 
-    /// `url` with hidden query values replaced; the rest kept byte for byte.
+    /// `url` with hidden query values replaced; the rest kept byte for byte. When nothing is
+    /// hidden (the common case) this is `url.absoluteString` itself, found with one byte scan.
     public func url(_ url: URL) -> String {
         let text = url.absoluteString
-        guard isEnabled, let question = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return text }
-        let queryStart = text.utf8.index(after: question)
-        let fragmentStart = text.utf8[queryStart...].firstIndex(of: UInt8(ascii: "#")) ?? text.endIndex
+        guard isEnabled else { return text }
+        let query = Self.withBytes(text[...]) { bytes -> Range<Int>? in
+            guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+            let end = bytes[(question + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            return hidesAny(bytes[(question + 1)..<end]) ? (question + 1)..<end : nil
+        }
+        guard let query else { return text }
+        let utf8 = text.utf8
+        let queryStart = utf8.index(utf8.startIndex, offsetBy: query.lowerBound)
+        let fragmentStart = utf8.index(utf8.startIndex, offsetBy: query.upperBound)
         guard let redacted = redactedForm(text[queryStart..<fragmentStart]) else { return text }
         return text[..<queryStart] + redacted + text[fragmentStart...]
     }
@@ -113,7 +141,7 @@ public struct Redaction: Sendable, Hashable {
             let name = pair[..<equals]
             let escaped = name.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
             // Most names are plainly not secret: no escapes, and no hidden name has their length.
-            if !escaped && !parameterLengths.contains(name.utf8.count) { continue }
+            if !escaped && !names.parameterLengths.contains(name.utf8.count) { continue }
             var decoded = String(name)
             if escaped {
                 decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded
@@ -132,7 +160,10 @@ public struct Redaction: Sendable, Hashable {
     /// Whether any parameter of the form is hidden: one pass over the bytes, no allocation for
     /// names that cannot be hidden.
     private func hidesAny(_ query: Substring) -> Bool {
-        let bytes = query.utf8
+        Self.withBytes(query) { hidesAny($0[...]) }
+    }
+
+    private func hidesAny(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var start = bytes.startIndex
         while start < bytes.endIndex {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
@@ -140,27 +171,33 @@ public struct Redaction: Sendable, Hashable {
                 let name = bytes[start..<equals]
                 let escaped = name.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
                 if escaped {
-                    let raw = String(query[start..<equals])
+                    let raw = String(decoding: name, as: UTF8.self)
                     let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
                     if hidesParameter(decoded) { return true }
-                } else if parameterLengths.contains(name.count), matchesHiddenName(name) {
+                } else if names.parameterLengths.contains(name.count), matchesHiddenName(name) {
                     return true
                 }
             }
-            start = end < bytes.endIndex ? bytes.index(after: end) : end
+            start = end < bytes.endIndex ? end + 1 : end
         }
         return false
     }
 
     /// Whether plain (unescaped) name bytes equal a hidden parameter name, ignoring ASCII case,
     /// without making a string.
-    private func matchesHiddenName(_ name: Substring.UTF8View.SubSequence) -> Bool {
-        parameterBytes.contains { hidden in
+    private func matchesHiddenName(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        names.parameterBytes.contains { hidden in
             hidden.count == name.count && zip(hidden, name).allSatisfy { pair in
                 let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
                 return pair.0 == byte
             }
         }
+    }
+
+    /// `body` over the text's UTF-8 bytes, in place when the string is stored contiguously.
+    private static func withBytes<Result>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     /// A decoded JSON value with the values of hidden keys (parameter or header names) replaced, at
