@@ -6,7 +6,8 @@ extension Duration {
     /// print("\(elapsed.timeInterval * 1_000) ms")
     /// ```
     public var timeInterval: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// The duration in whole milliseconds, rounded toward zero: what C APIs with `_MS` timeouts take.

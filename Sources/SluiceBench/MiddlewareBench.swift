@@ -43,30 +43,37 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
     let oauth = OAuth1Signer(configuration: .init(consumerKey: "key", consumerSecret: "secret", token: "t", tokenSecret: "s"))
     let hmac = HMACParameterSigner(configuration: .init(key: Data("secret".utf8)))
 
-    let allCases: [(name: String, middleware: any Middleware, response: HTTPResponse, request: @Sendable () -> HTTPRequest)] = [
-        ("HeadersMiddleware, 2 fields", HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json", "X-App": "shop/4.2"])),
+    // What `Client` composes from a builder holding an off logger: SLUICE_LOG unset (pinned empty).
+    var builder = Client.Builder(transport: InstantTransport(response: small))
+    builder.environment = [:]
+    builder.add(LoggingMiddleware(level: .none, sink: .null))
+    let offThroughBuilder = builder.resolvedMiddlewares
+
+    let allCases: [(name: String, middlewares: [any Middleware], response: HTTPResponse, request: @Sendable () -> HTTPRequest)] = [
+        ("HeadersMiddleware, 2 fields", [HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json", "X-App": "shop/4.2"]))],
          small, { HTTPRequest(url: url) }),
-        ("AuthTokenMiddleware", AuthTokenMiddleware(configuration: .init(token: { "token-123" }, refresh: { "token-456" })),
+        ("AuthTokenMiddleware", [AuthTokenMiddleware(configuration: .init(token: { "token-123" }, refresh: { "token-456" }))],
          small, { HTTPRequest(url: url) }),
         ("CommonParametersMiddleware, 3 in the query",
-         CommonParametersMiddleware(configuration: .init(parameters: { [("app_version", "4.2"), ("channel", "store"), ("device", "x")] })),
+         [CommonParametersMiddleware(configuration: .init(parameters: { [("app_version", "4.2"), ("channel", "store"), ("device", "x")] }))],
          small, { HTTPRequest(url: url) }),
         ("URLEncodingMiddleware, base URL + 3 parameters",
-         URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1"))), small, {
+         [URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1")))], small, {
              var request = HTTPRequest(url: URL(string: "items")!)
              request.queryParameters = ["q": "café", "page": 2, "tags": ["a", "b"]]
              return request
          }),
-        ("SigningMiddleware, AWS SigV4", SigningMiddleware(signer: aws), small, { HTTPRequest(url: url) }),
-        ("SigningMiddleware, OAuth 1.0a HMAC-SHA1", SigningMiddleware(signer: oauth), small, { HTTPRequest(url: url) }),
-        ("SigningMiddleware, HMAC parameters", SigningMiddleware(signer: hmac), small, { HTTPRequest(url: url) }),
-        ("GzipMiddleware, 1 KB gzip response decoded", GzipMiddleware(), gzipped, { HTTPRequest(url: url) }),
-        ("CacheMiddleware, memory-store hit", CacheMiddleware(store: MemoryCacheStore()), small, { HTTPRequest(url: url) }),
-        ("LoggingMiddleware .none, in the chain", LoggingMiddleware(level: .none, sink: .null), small, { HTTPRequest(url: url) }),
-        ("LoggingMiddleware .basic text, null sink", LoggingMiddleware(level: .basic, sink: .null), small, { HTTPRequest(url: url) }),
-        ("LoggingMiddleware .basic JSON lines, null sink", LoggingMiddleware(level: .basic, sink: .null, format: .jsonLines),
+        ("SigningMiddleware, AWS SigV4", [SigningMiddleware(signer: aws)], small, { HTTPRequest(url: url) }),
+        ("SigningMiddleware, OAuth 1.0a HMAC-SHA1", [SigningMiddleware(signer: oauth)], small, { HTTPRequest(url: url) }),
+        ("SigningMiddleware, HMAC parameters", [SigningMiddleware(signer: hmac)], small, { HTTPRequest(url: url) }),
+        ("GzipMiddleware, 1 KB gzip response decoded", [GzipMiddleware()], gzipped, { HTTPRequest(url: url) }),
+        ("CacheMiddleware, memory-store hit", [CacheMiddleware(store: MemoryCacheStore())], small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .none, added through Client.Builder (left out)", offThroughBuilder, small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .none, put in a Pipeline by hand", [LoggingMiddleware(level: .none, sink: .null)], small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .basic text, null sink", [LoggingMiddleware(level: .basic, sink: .null)], small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .basic JSON lines, null sink", [LoggingMiddleware(level: .basic, sink: .null, format: .jsonLines)],
          small, { HTTPRequest(url: url) }),
-        ("LoggingMiddleware .headers text, null sink", LoggingMiddleware(level: .headers, sink: .null), small, { HTTPRequest(url: url) }),
+        ("LoggingMiddleware .headers text, null sink", [LoggingMiddleware(level: .headers, sink: .null)], small, { HTTPRequest(url: url) }),
     ]
     let wanted = { (name: String) in only.map { $0.contains { name.localizedCaseInsensitiveContains($0) } } ?? true }
     let cases = allCases.filter { wanted($0.name) }
@@ -80,7 +87,7 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
     for _ in 0..<rounds {
         for item in cases {
             let bare = Pipeline(middlewares: [], transport: InstantTransport(response: item.response))
-            let pipeline = Pipeline(middlewares: [item.middleware], transport: InstantTransport(response: item.response))
+            let pipeline = Pipeline(middlewares: item.middlewares, transport: InstantTransport(response: item.response))
             _ = try await nanosecondsPerRequest(bare, count: count / blocks, item.request)         // warm up
             _ = try await nanosecondsPerRequest(pipeline, count: count / blocks, item.request)     // (and fill the cache)
             var differences: [Double] = []

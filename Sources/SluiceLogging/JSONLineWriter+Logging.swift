@@ -1,17 +1,13 @@
 /// Writes one JSON object on one line, fields in the order given (callers give them sorted), into
-/// one ``LineBuffer``: nested objects and arrays write into the same bytes.
+/// one ``LineBuffer``: nested objects and arrays are written by the same writer into the same bytes.
 /// Strings are escaped per RFC 8259: `"`, `\` and control characters; other UTF-8 passes through.
-struct JSONLineWriter {
-    private var buffer: LineBuffer
+struct JSONLineWriter: ~Copyable {
+    private var buffer = LineBuffer()
+    /// No field written yet in the innermost open object.
     private var first = true
 
     init() {
-        self.init(buffer: LineBuffer())
-    }
-
-    private init(buffer: LineBuffer) {
-        self.buffer = buffer
-        self.buffer.append(UInt8(ascii: "{"))
+        buffer.append(UInt8(ascii: "{"))
     }
 
     mutating func string(_ key: StaticString, _ value: String) {
@@ -74,18 +70,13 @@ struct JSONLineWriter {
         buffer.append("\":")
     }
 
-    /// An object written by `fill` into these same bytes (moved, not copied, while it writes).
+    /// An object whose fields `fill` writes with this same writer.
     private mutating func nested(_ fill: (inout JSONLineWriter) -> Void) {
-        var inner = JSONLineWriter(buffer: take())
-        fill(&inner)
-        inner.buffer.append(UInt8(ascii: "}"))
-        buffer = inner.take()
-    }
-
-    private mutating func take() -> LineBuffer {
-        var taken = LineBuffer(capacity: 0)
-        swap(&taken, &buffer)
-        return taken
+        buffer.append(UInt8(ascii: "{"))
+        first = true
+        fill(&self)
+        buffer.append(UInt8(ascii: "}"))
+        first = false
     }
 
     private mutating func quote(_ value: String) {

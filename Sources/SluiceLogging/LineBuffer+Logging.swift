@@ -1,37 +1,55 @@
-/// The UTF-8 bytes of one log line or JSON record, appended piece by piece and made a `String`
-/// once: the `.basic` line is written with one array and one string, not a string per number.
-struct LineBuffer {
-    private(set) var bytes: [UInt8] = []
+/// The UTF-8 bytes of one log line or JSON record, appended piece by piece into one growing
+/// allocation and made a `String` once: no string per number, no array bookkeeping per piece.
+///
+/// Non-copyable, so the allocation has exactly one owner and is freed once, in `deinit`. Every
+/// write goes through ``reserve(_:)`` first, which keeps `count + n <= capacity`.
+struct LineBuffer: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
 
-    init(capacity: Int = 192) {
-        bytes.reserveCapacity(capacity)
+    init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        start = .allocate(capacity: self.capacity)
     }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    deinit {
+        start.deallocate()
+    }
+
+    /// The bytes so far, as a string (they are UTF-8 from strings and ASCII, so nothing is repaired).
+    var string: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
 
     mutating func append(_ literal: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     mutating func append(contentsOf text: String) {
-        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: text.utf8)
-        }
+        var text = text
+        text.withUTF8 { append($0) }
     }
 
     mutating func append(contentsOf text: Substring) {
-        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: text.utf8)
-        }
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (start + count).update(from: base, count: bytes.count)
+        count += bytes.count
     }
 
     mutating func append(_ byte: UInt8) {
-        bytes.append(byte)
+        reserve(1)
+        start[count] = byte
+        count += 1
     }
 
     /// The decimal digits of `value`, with a minus sign when negative.
     mutating func append(integer value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         append(digitsOf: value.magnitude, minimumCount: 1)
     }
 
@@ -42,31 +60,35 @@ struct LineBuffer {
         var scale: UInt64 = 1
         for _ in 0..<places { scale *= 10 }
         let scaled = UInt64((abs(value) * Double(scale)).rounded())
-        if value < 0 && scaled != 0 { bytes.append(UInt8(ascii: "-")) }
-        append(digitsOf: scaled / scale, minimumCount: 1)
-        var fraction = scaled % scale
-        guard fraction != 0 else { return }
-        var digits = places
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        bytes.append(UInt8(ascii: "."))
-        append(digitsOf: fraction, minimumCount: digits)
+        if value < 0 && scaled != 0 { append(UInt8(ascii: "-")) }
+        append(fixed: scaled, scale: scale, places: places)
     }
 
-    /// `17 B`, `1.2 KB`, `3.4 MB`.
+    /// `17 B`, `1.2 KB`, `3.4 MB`: tenths rounded half up, in integers.
     mutating func append(size: Int64) {
         switch size {
-        case ..<1_024: append(integer: size); append(" B")
-        case ..<(1 << 20): append(Double(size) / 1_024, places: 1); append(" KB")
-        default: append(Double(size) / 1_048_576, places: 1); append(" MB")
+        case ..<1_024:
+            append(integer: size)
+            append(" B")
+        case ..<(1 << 20):
+            append(fixed: UInt64((size * 10 + 512) >> 10), scale: 10, places: 1)
+            append(" KB")
+        default:
+            let tenths = size.multipliedReportingOverflow(by: 10)
+            let rounded = tenths.overflow ? UInt64(size >> 20) * 10 : UInt64((tenths.partialValue + (1 << 19)) >> 20)
+            append(fixed: rounded, scale: 10, places: 1)
+            append(" MB")
         }
     }
 
     /// `0.4 ms` below 10 ms, whole milliseconds above.
     mutating func append(milliseconds: Double) {
-        if milliseconds < 10 {
-            append(milliseconds, places: 1)
+        if !milliseconds.isFinite || milliseconds < 0 {
+            append(UInt8(ascii: "0"))
+        } else if milliseconds < 10 {
+            append(fixed: UInt64((milliseconds * 10).rounded()), scale: 10, places: 1)
         } else {
-            append(integer: Int64(milliseconds.rounded()))
+            append(digitsOf: UInt64(min(milliseconds.rounded(), 1e18)), minimumCount: 1)
         }
         append(" ms")
     }
@@ -81,20 +103,40 @@ struct LineBuffer {
         append("\u{1B}[0m")
     }
 
-    /// `value` in decimal, zero-padded on the left to `minimumCount` digits.
+    /// `scaled / scale` with up to `places` decimals (`scale` is 10^places), trailing zeros dropped.
+    private mutating func append(fixed scaled: UInt64, scale: UInt64, places: Int) {
+        append(digitsOf: scaled / scale, minimumCount: 1)
+        var fraction = scaled % scale
+        guard fraction != 0 else { return }
+        var digits = places
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        append(UInt8(ascii: "."))
+        append(digitsOf: fraction, minimumCount: digits)
+    }
+
+    /// `value` in decimal, zero-padded on the left to `minimumCount` digits (at most 20).
     private mutating func append(digitsOf value: UInt64, minimumCount: Int) {
-        var count = 1
+        var length = 1
         var rest = value / 10
-        while rest > 0 { count += 1; rest /= 10 }
-        count = max(count, minimumCount)
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        while rest > 0 { length += 1; rest /= 10 }
+        length = max(length, min(minimumCount, 20))
+        reserve(length)
         var remaining = value
-        var index = start + count - 1
-        while remaining > 0 {
-            bytes[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+        for index in stride(from: count + length - 1, through: count, by: -1) {
+            start[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
             remaining /= 10
-            index -= 1
         }
+        count += length
+    }
+
+    /// Room for `extra` more bytes: doubles the allocation when needed.
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let newCapacity = max(capacity * 2, count + extra)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.moveInitialize(from: start, count: count)
+        start.deallocate()
+        start = grown
+        capacity = newCapacity
     }
 }

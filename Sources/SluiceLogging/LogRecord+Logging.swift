@@ -27,7 +27,7 @@ struct LogRecord {
         line.paint("1", colours) { $0.append(contentsOf: request.method.rawValue) }
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: redaction.url(request.url))
-        line.append(" → ")
+        line.append(" -> ")
         switch outcome {
         case .response(let response):
             let status = response.status

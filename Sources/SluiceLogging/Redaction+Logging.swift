@@ -30,17 +30,23 @@ public struct Redaction: Sendable, Hashable {
     private final class Names: Sendable {
         let headers: Set<String>
         let parameters: Set<String>
-        /// The UTF-8 lengths of ``parameters``: a quick "cannot be hidden" test.
-        let parameterLengths: Set<Int>
+        /// Bit n set when a name in ``parameters`` is n UTF-8 bytes long (bit 63: 63 or longer):
+        /// a quick "cannot be hidden" test without hashing.
+        let parameterLengths: UInt64
         /// ``parameters`` as bytes, for comparing without allocating.
         let parameterBytes: [[UInt8]]
 
         init(headers: Set<String>, parameters: Set<String>) {
             self.headers = Set(headers.map { $0.lowercased() })
             self.parameters = Set(parameters.map { $0.lowercased() })
-            parameterLengths = Set(self.parameters.map(\.utf8.count))
+            parameterLengths = self.parameters.reduce(0) { $0 | Names.lengthBit($1.utf8.count) }
             parameterBytes = self.parameters.sorted().map { Array($0.utf8) }
         }
+
+        static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
+
+        /// Whether some hidden name may be `count` bytes long.
+        func mayHide(length count: Int) -> Bool { parameterLengths & Self.lengthBit(count) != 0 }
     }
 
     public init(headerNames: Set<String>, parameterNames: Set<String>) {
@@ -110,12 +116,12 @@ public struct Redaction: Sendable, Hashable {
     /// `url` with hidden query values replaced; the rest kept byte for byte. When nothing is
     /// hidden (the common case) this is `url.absoluteString` itself, found with one byte scan.
     public func url(_ url: URL) -> String {
-        let text = url.absoluteString
+        var text = url.absoluteString
         guard isEnabled else { return text }
-        let query = Self.withBytes(text[...]) { bytes -> Range<Int>? in
-            guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-            let end = bytes[(question + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
-            return hidesAny(bytes[(question + 1)..<end]) ? (question + 1)..<end : nil
+        let query = text.withUTF8 { bytes -> Range<Int>? in
+            guard let question = Self.index(of: UInt8(ascii: "?"), in: bytes, from: 0) else { return nil }
+            let end = Self.index(of: UInt8(ascii: "#"), in: bytes, from: question + 1) ?? bytes.count
+            return hidesAny(UnsafeBufferPointer(rebasing: bytes[(question + 1)..<end])) ? (question + 1)..<end : nil
         }
         guard let query else { return text }
         let utf8 = text.utf8
@@ -141,7 +147,7 @@ public struct Redaction: Sendable, Hashable {
             let name = pair[..<equals]
             let escaped = name.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
             // Most names are plainly not secret: no escapes, and no hidden name has their length.
-            if !escaped && !names.parameterLengths.contains(name.utf8.count) { continue }
+            if !escaped && !names.mayHide(length: name.utf8.count) { continue }
             var decoded = String(name)
             if escaped {
                 decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded
@@ -160,32 +166,44 @@ public struct Redaction: Sendable, Hashable {
     /// Whether any parameter of the form is hidden: one pass over the bytes, no allocation for
     /// names that cannot be hidden.
     private func hidesAny(_ query: Substring) -> Bool {
-        Self.withBytes(query) { hidesAny($0[...]) }
+        var query = query
+        return query.withUTF8 { hidesAny($0) }
     }
 
-    private func hidesAny(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
-            if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
-                let name = bytes[start..<equals]
-                let escaped = name.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "[") }
+    /// One pass: at each `=` that ends a name, the name is judged; names with no hidden name's
+    /// length and no escapes are dismissed without making a string.
+    private func hidesAny(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var nameStart = 0
+        var inName = true
+        var escaped = false
+        for index in 0..<bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "&"):
+                nameStart = index + 1
+                inName = true
+                escaped = false
+            case UInt8(ascii: "=") where inName:
+                inName = false
+                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
                 if escaped {
                     let raw = String(decoding: name, as: UTF8.self)
                     let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
                     if hidesParameter(decoded) { return true }
-                } else if names.parameterLengths.contains(name.count), matchesHiddenName(name) {
+                } else if names.mayHide(length: name.count), matchesHiddenName(name) {
                     return true
                 }
+            case UInt8(ascii: "%"), UInt8(ascii: "+"), UInt8(ascii: "["):
+                escaped = escaped || inName
+            default:
+                break
             }
-            start = end < bytes.endIndex ? end + 1 : end
         }
         return false
     }
 
     /// Whether plain (unescaped) name bytes equal a hidden parameter name, ignoring ASCII case,
     /// without making a string.
-    private func matchesHiddenName(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+    private func matchesHiddenName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         names.parameterBytes.contains { hidden in
             hidden.count == name.count && zip(hidden, name).allSatisfy { pair in
                 let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
@@ -194,10 +212,11 @@ public struct Redaction: Sendable, Hashable {
         }
     }
 
-    /// `body` over the text's UTF-8 bytes, in place when the string is stored contiguously.
-    private static func withBytes<Result>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return Array(text.utf8).withUnsafeBufferPointer(body)
+    /// The first index at or after `start` holding `byte` (`memchr`, which scans a word at a time).
+    private static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress, start < bytes.count,
+              let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// A decoded JSON value with the values of hidden keys (parameter or header names) replaced, at

@@ -43,6 +43,20 @@ import Testing
         #expect(text == "café → naïve 日本")
     }
 
+    @Test func growsPastItsFirstAllocationWithoutLosingBytes() {
+        let piece = String(repeating: "abcdefghij", count: 100)      // 1,000 bytes
+        var expected = ""
+        var buffer = LineBuffer(capacity: 16)
+        for round in 0..<20 {
+            buffer.append(contentsOf: piece)
+            buffer.append(integer: Int64(round))
+            buffer.append(UInt8(ascii: ";"))
+            expected += piece + "\(round);"
+        }
+        #expect(buffer.count == expected.utf8.count)
+        #expect(buffer.string == expected)
+    }
+
     @Test func paintWrapsOnlyWhenAsked() {
         #expect(written { $0.paint("32", false) { $0.append("ok") } } == "ok")
         #expect(written { $0.paint("32", true) { $0.append("ok") } } == "\u{1B}[32mok\u{1B}[0m")

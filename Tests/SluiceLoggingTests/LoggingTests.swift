@@ -50,14 +50,14 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
     @Test func basicIsOneLine() async throws {
         let records = Records()
         _ = try await MiddlewareHarness(logger(.basic, records), replies: [loginReply]).send(loginRequest())
-        #expect(records.all == ["POST https://api.example.com/login?user=ann&token=<redacted> → 200 OK, 25 B, 35 ms, 1 attempt, network"])
+        #expect(records.all == ["POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network"])
     }
 
     @Test func headersAddsBothFieldSectionsRedacted() async throws {
         let records = Records()
         _ = try await MiddlewareHarness(logger(.headers, records), replies: [loginReply]).send(loginRequest())
         #expect(records.all == ["""
-            POST https://api.example.com/login?user=ann&token=<redacted> → 200 OK, 25 B, 35 ms, 1 attempt, network
+            POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
             > Content-Type: application/json
             > Authorization: <redacted>
             > Accept: application/json
@@ -70,7 +70,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         let records = Records()
         _ = try await MiddlewareHarness(logger(.body, records), replies: [loginReply]).send(loginRequest())
         #expect(records.all == ["""
-            POST https://api.example.com/login?user=ann&token=<redacted> → 200 OK, 25 B, 35 ms, 1 attempt, network
+            POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
             > Content-Type: application/json
             > Authorization: <redacted>
             > Accept: application/json
@@ -95,7 +95,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         _ = try await harness.send(HTTPRequest(method: .put, url: URL(string: "https://example.com/note")!,
                                                headers: ["Content-Type": "text/plain"], body: .bytes(Data("hello world".utf8))))
         #expect(records.all == ["""
-            PUT https://example.com/note → 200 OK, 7 B, 35 ms, 1 attempt, network
+            PUT https://example.com/note -> 200 OK, 7 B, 35 ms, 1 attempt, network
             > Content-Type: text/plain
             > hello
             > … (6 more bytes)
@@ -116,7 +116,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
                                                body: .stream(.oneShot(length: 18, chunks))))
         #expect(harness.forwardedBodies == [Data("part one, part two".utf8)])   // all of it reached the transport
         #expect(records.all == ["""
-            POST https://example.com/upload → 201 Created, 0 B, 35 ms, 1 attempt, network
+            POST https://example.com/upload -> 201 Created, 0 B, 35 ms, 1 attempt, network
             > (stream body, 18 B, not read)
             """])
     }
@@ -128,7 +128,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         let url = URL(string: "https://example.com/slow")!
         await #expect(throws: SluiceError.self) { try await failing.send(HTTPRequest(url: url)) }
         #expect(records.all.count == 1)
-        #expect(records.all[0].hasPrefix("GET https://example.com/slow → failed: timedOut"))
+        #expect(records.all[0].hasPrefix("GET https://example.com/slow -> failed: timedOut"))
         #expect(records.all[0].hasSuffix(": connect timed out after 10 s, 35 ms"))
 
         let cancelled = Records()
@@ -143,7 +143,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         await iterator.next()
         call.cancel()
         _ = await call.result
-        #expect(cancelled.all == ["GET https://example.com/slow → cancelled after 35 ms"])
+        #expect(cancelled.all == ["GET https://example.com/slow -> cancelled after 35 ms"])
     }
 
     @Test func attemptsComeFromTheRetryInside() async throws {
@@ -152,7 +152,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         let policy = DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(1)))
         let pipeline = Pipeline(middlewares: [logger(.basic, records), RetryMiddleware(policy: policy)], transport: transport)
         _ = try await pipeline.send(HTTPRequest(url: URL(string: "https://example.com/flaky")!))
-        #expect(records.all == ["GET https://example.com/flaky → 200 OK, 4 B, 35 ms, 2 attempts, network"])
+        #expect(records.all == ["GET https://example.com/flaky -> 200 OK, 4 B, 35 ms, 2 attempts, network"])
     }
 
     @Test func tracingAddsPerMiddlewareTimings() async throws {
@@ -219,6 +219,25 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         #expect(json?["outer"]?[0]["keep"] as? Int == 1)
     }
 
+    @Test(arguments: [
+        "https://e.com/p?signs=1&tokens=2&sig=3&Sign2=4",      // near misses by length and by name
+        "https://e.com/p?a=x%3Dtoken&b=token=1&c=%25sign",     // hidden names only inside values
+        "https://e.com/p?token&x=1",                            // a name without a value
+        "https://e.com/p?",
+        "https://e.com/p#token=1",                              // a fragment is not a query
+        "https://e.com/p",
+    ])
+    func queriesWithNothingHiddenComeBackByteForByte(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(Redaction.default.url(url) == url.absoluteString)
+    }
+
+    @Test func longAddedNamesAreFoundToo() throws {
+        let long = String(repeating: "k", count: 70)
+        let url = try #require(URL(string: "https://e.com/p?\(long)=v&\(long)x=w&\(long.uppercased())=u"))
+        #expect(Redaction.default.adding(parameters: [long]).url(url) == "https://e.com/p?\(long)=<redacted>&\(long)x=w&\(long.uppercased())=<redacted>")
+    }
+
     @Test func moreNamesCanBeAddedAndOnlyDisabledShowsAll() {
         let custom = Redaction.default.adding(headers: ["X-Api-Key"], parameters: ["pin"])
         #expect(custom.value(ofHeader: "x-api-key", "k") == "<redacted>")
@@ -262,7 +281,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         _ = try await client(["SLUICE_LOG": "off"], off).send(HTTPRequest(url: url))
         let raised = client(["SLUICE_LOG": "headers"], headers)
         _ = try await raised.send(HTTPRequest(url: url, headers: ["Accept": "text/plain"]))
-        #expect(unset.all == ["GET https://example.com/ping → 200 OK, 4 B, 35 ms, 1 attempt, network"])
+        #expect(unset.all == ["GET https://example.com/ping -> 200 OK, 4 B, 35 ms, 1 attempt, network"])
         #expect(off.all.isEmpty)
         #expect(client(["SLUICE_LOG": "off"], off).pipeline.middlewares.isEmpty)   // left out: costs nothing
         #expect(headers.all.first?.hasSuffix("\n> Accept: text/plain") == true)
@@ -281,8 +300,8 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         }
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines[0].hasPrefix("GET https://example.com/a → 200 OK, 0 B, "))
-        #expect(lines[1].hasPrefix("GET https://example.com/b → 204 No Content, 0 B, "))
+        #expect(lines[0].hasPrefix("GET https://example.com/a -> 200 OK, 0 B, "))
+        #expect(lines[1].hasPrefix("GET https://example.com/b -> 204 No Content, 0 B, "))
         let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
