@@ -37,7 +37,12 @@ struct LineBuffer: ~Copyable {
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        (start + count).update(from: base, count: bytes.count)
+        if bytes.count <= 16 {
+            // Most pieces are a few bytes: a loop costs less than a call to memcpy.
+            for offset in 0..<bytes.count { start[count + offset] = base[offset] }
+        } else {
+            (start + count).update(from: base, count: bytes.count)
+        }
         count += bytes.count
     }
 
@@ -129,9 +134,15 @@ struct LineBuffer: ~Copyable {
         count += length
     }
 
-    /// Room for `extra` more bytes: doubles the allocation when needed.
+    /// Room for `extra` more bytes.
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(toHold: extra) }
+    }
+
+    /// Doubles the allocation (or more, to fit `extra` bytes).
+    @inline(never)
+    private mutating func grow(toHold extra: Int) {
         let newCapacity = max(capacity * 2, count + extra)
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         grown.moveInitialize(from: start, count: count)
