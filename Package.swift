@@ -95,7 +95,7 @@ let package = Package(
         // `make demo`: the README's example, runnable.
         .executableTarget(
             name: "Quickstart",
-            dependencies: ["Sluice", "SluiceTesting"],
+            dependencies: ["Sluice", "SluiceLogging", "SluiceTesting"],
             path: "Examples/Quickstart",
             swiftSettings: strict
         ),

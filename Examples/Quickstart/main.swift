@@ -3,6 +3,7 @@
 // no network; swap in `CurlTransport()` (module SluiceCurl) for the real thing.
 import Foundation
 import Sluice
+import SluiceLogging
 import SluiceTesting
 
 /// An in-house middleware: stamps every request with the app's tenant.
@@ -13,23 +14,6 @@ struct TenantMiddleware: Middleware {
         var request = request
         try request.headers.set(name: "X-Tenant", value: tenant)
         return try await next(request, context)
-    }
-}
-
-/// A stand-in for debug logging: one line per call. Positioned where logging goes by default.
-struct DebugPrintMiddleware: Middleware {
-    static let defaultPosition = MiddlewarePosition.logging
-
-    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        let start = ContinuousClock.now
-        do {
-            let response = try await next(request, context)
-            print("  [debug] #\(context.requestID) \(request) -> \(response.status) in \(start.duration(to: .now))")
-            return response
-        } catch {
-            print("  [debug] #\(context.requestID) \(request) failed: \(error)")
-            throw error
-        }
     }
 }
 
@@ -53,7 +37,9 @@ let transport = MockTransport { request, _ in
 
 var builder = Client.Builder(transport: transport, configuration: .init(baseURL: URL(string: "https://api.example.com/v1")))
 builder.add(TenantMiddleware(tenant: "acme"))
-builder.add(DebugPrintMiddleware())          // lands outside the tenant middleware: logging comes first
+// Debug logging, one line per call, printed here; lands outside the tenant middleware, as logging
+// comes first. `LoggingMiddleware.fromEnvironment()` would leave it to SLUICE_LOG instead.
+builder.add(LoggingMiddleware(level: .basic, sink: .closure { print("  [log] " + $0) }))
 let client = builder.build()
 
 print("1. A typed call through the pipeline, with debug logging on:")
@@ -61,7 +47,7 @@ let user = try await client.get("users/42", as: User.self)
 print("  decoded:", user.name)
 
 print("\n2. The same client with debug logging toggled off (nothing else re-wired):")
-let quiet = client.rebuilt { $0.disable(DebugPrintMiddleware.self) }
+let quiet = client.rebuilt { $0.disable(LoggingMiddleware.self) }
 print("  status:", try await quiet.get("users/42").status)
 
 print("\n3. Errors name the stage that failed:")
