@@ -31,11 +31,19 @@ public struct Client: Sendable {
         public var decoder: JSONDecoder
         /// Encodes `json:` bodies.
         public var encoder: JSONEncoder
+        /// The most calls the client runs at once; more wait in a queue, by
+        /// ``HTTPRequest/priority`` and then in arrival order. `nil` (the default): no limit.
+        public var maxConcurrentRequests: Int?
+        /// Whether a cancelled call throws `SluiceError` ``SluiceError/Code/cancelled`` (saying
+        /// who cancelled it) instead of `CancellationError`, for callers that treat cancellation
+        /// as one more failure.
+        public var reportsCancellationAsError: Bool
 
         public init(
             baseURL: URL? = nil, timeout: Duration? = nil, isTracing: Bool = false,
             acceptableStatusCodes: Range<Int> = 200..<300,
-            decoder: JSONDecoder = JSONDecoder(), encoder: JSONEncoder = JSONEncoder()
+            decoder: JSONDecoder = JSONDecoder(), encoder: JSONEncoder = JSONEncoder(),
+            maxConcurrentRequests: Int? = nil, reportsCancellationAsError: Bool = false
         ) {
             self.baseURL = baseURL
             self.timeout = timeout
@@ -43,9 +51,12 @@ public struct Client: Sendable {
             self.acceptableStatusCodes = acceptableStatusCodes
             self.decoder = decoder
             self.encoder = encoder
+            self.maxConcurrentRequests = maxConcurrentRequests
+            self.reportsCancellationAsError = reportsCancellationAsError
         }
 
-        /// No base URL, no client deadline, tracing off, 2xx accepted, default JSON coders.
+        /// No base URL, no client deadline, tracing off, 2xx accepted, default JSON coders, no
+        /// concurrency limit, cancellation as `CancellationError`.
         public static let `default` = Configuration()
     }
 
@@ -54,6 +65,9 @@ public struct Client: Sendable {
     public let pipeline: Pipeline
     /// What the client was built from, kept so ``rebuilt(_:)`` can change one thing.
     public let builder: Builder
+    /// The client's calls in flight: the concurrency limit, tags, cancellation. Shared by copies
+    /// of this client; a client from ``rebuilt(_:)`` has its own.
+    let dispatcher: RequestDispatcher
 
     /// A client over `middlewares`, exactly in the order given (index 0 outermost). They all take
     /// position ``MiddlewarePosition/application``, so a middleware added later through
@@ -68,6 +82,7 @@ public struct Client: Sendable {
         self.builder = builder
         self.configuration = builder.configuration
         self.pipeline = Pipeline(middlewares: builder.resolvedMiddlewares, transport: builder.transport)
+        self.dispatcher = RequestDispatcher(limit: builder.configuration.maxConcurrentRequests)
     }
 
     /// A new client made from this one's builder after `change`: toggle debug logging, swap one
@@ -85,20 +100,25 @@ public struct Client: Sendable {
 
     // MARK: Sending
 
-    /// Sends `request` through the pipeline.
+    /// Sends `request` through the pipeline, once the concurrency limit lets it.
     ///
     /// - Parameters:
     ///   - context: the call's context; by default ``makeContext()``.
     ///   - extra: middleware for this call only. They run outside (before) the client's own, so a
     ///     header they add is still signed and logged.
     /// - Returns: the response, whatever its status.
+    /// - Throws: `CancellationError` when the call's task is cancelled or the call is cancelled
+    ///   through ``cancelAll()`` and its kin (`SluiceError` `.cancelled` with
+    ///   ``Configuration/reportsCancellationAsError``).
     public func send(
         _ request: HTTPRequest, context: RequestContext? = nil, with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
         let context = context ?? makeContext()
-        if extra.isEmpty { return try await pipeline.send(request, context: context) }
-        return try await Pipeline(middlewares: extra + pipeline.middlewares, transport: pipeline.transport)
-            .send(request, context: context)
+        let pipeline = extra.isEmpty
+            ? self.pipeline : Pipeline(middlewares: extra + self.pipeline.middlewares, transport: self.pipeline.transport)
+        return try await dispatcher.run(request, cancellationIsError: configuration.reportsCancellationAsError) {
+            try await pipeline.send(request, context: context)
+        }
     }
 
     /// A request for `path` (relative to the base URL, or absolute).

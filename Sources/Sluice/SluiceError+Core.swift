@@ -59,6 +59,10 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public static let decodingFailed = Code(rawValue: "decodingFailed")
         /// The response status is not one the caller accepts.
         public static let unacceptableStatus = Code(rawValue: "unacceptableStatus")
+        /// The call was cancelled: by its task, or by ``Client/cancelAll()`` and its kin. Thrown only
+        /// when ``Client/Configuration/reportsCancellationAsError`` is set; otherwise a cancelled
+        /// call throws `CancellationError`.
+        public static let cancelled = Code(rawValue: "cancelled")
         /// More redirects than allowed.
         public static let tooManyRedirects = Code(rawValue: "tooManyRedirects")
         /// A stage threw an error that is not a `SluiceError`; see ``SluiceError/underlying``.

@@ -158,7 +158,8 @@ public final class MockWebServer: Sendable {
     /// Adds responses to the queue.
     public func enqueue(_ responses: Response...) { state.withLock { $0.queue.append(contentsOf: responses) } }
 
-    /// Answers with `handler` whenever the queue is empty.
+    /// Answers with `handler` whenever the queue is empty. It is called on each connection's own
+    /// thread, possibly several at once.
     public func setHandler(_ handler: @escaping @Sendable (RecordedRequest) -> Response) {
         state.withLock { $0.handler = handler }
     }
@@ -226,11 +227,14 @@ public final class MockWebServer: Sendable {
                 _ = write(fd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 return
             }
-            let response: Response = state.withLock { state in
+            // The handler runs outside the lock, so a handler that takes its time (to hold requests
+            // in flight) does not hold up the other connections.
+            let scripted: Response? = state.withLock { state in
                 state.requests.append(request)
-                if !state.queue.isEmpty { return state.queue.removeFirst() }
-                return state.handler?(request) ?? Response(status: 404, body: "no scripted response\n")
+                return state.queue.isEmpty ? nil : state.queue.removeFirst()
             }
+            let handler = scripted == nil ? state.withLock { $0.handler } : nil
+            let response = scripted ?? handler?(request) ?? Response(status: 404, body: "no scripted response\n")
             guard respond(response, to: request, on: fd) else { return }
             if response.closesConnection || request.header("Connection")?.lowercased() == "close" { return }
         }

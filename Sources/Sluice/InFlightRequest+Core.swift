@@ -1,0 +1,28 @@
+import Foundation
+
+/// One call a ``Client`` has accepted and not yet finished, as ``Client/inFlight`` reports it.
+///
+/// ```swift
+/// for call in client.inFlight where call.state == .queued {
+///     print("waiting:", call.method, call.url, call.tags)
+/// }
+/// ```
+public struct InFlightRequest: Sendable, Hashable, Identifiable {
+    /// Whether the call is waiting for a slot under the concurrency limit or going through the
+    /// pipeline.
+    public enum State: Sendable, Hashable {
+        case queued
+        case running
+    }
+
+    /// Unique within the client, in the order calls arrived.
+    public let id: UInt64
+    public let method: HTTPMethod
+    /// The URL as the caller gave it to the client (before middleware such as URL encoding).
+    public let url: URL
+    public let tags: Set<String>
+    public let priority: RequestPriority
+    public let state: State
+    /// When the client accepted the call.
+    public let accepted: ContinuousClock.Instant
+}

@@ -1,0 +1,28 @@
+/// Where a request waits in a ``Client``'s queue when the client's concurrency limit
+/// (``Client/Configuration/maxConcurrentRequests``) is reached: higher first, first come first
+/// served within one priority. It never reorders requests that are already running.
+///
+/// ```swift
+/// var request = try client.makeRequest(.get, "avatar/42")
+/// request.priority = .high        // the image on screen goes before the prefetches
+/// ```
+public enum RequestPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
+    case low
+    case normal
+    case high
+
+    public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// The per-request option behind ``HTTPRequest/priority``.
+public enum RequestPriorityKey: RequestOptionKey {
+    public static let defaultValue = RequestPriority.normal
+}
+
+extension HTTPRequest {
+    /// The request's place in the client's queue; ``RequestPriority/normal`` by default.
+    public var priority: RequestPriority {
+        get { options[RequestPriorityKey.self] }
+        set { options[RequestPriorityKey.self] = newValue }
+    }
+}
