@@ -27,6 +27,12 @@ public struct Client: Sendable {
         /// The statuses that the typed calls (`get(_:as:)`, `send(_:decoding:)`, ``Client/validate(_:)``)
         /// accept; others throw `.unacceptableStatus`.
         public var acceptableStatusCodes: Range<Int>
+        /// The media types the typed calls accept (`type/subtype`, `type/*`, `*/*`); others throw
+        /// `.unacceptableContentType`. `nil` accepts any. The default is
+        /// ``defaultAcceptableContentTypes``.
+        public var acceptableContentTypes: [String]?
+        /// What error messages hide when they quote a body.
+        public var redaction: Redaction
         /// Decodes bodies in the typed calls.
         public var decoder: JSONDecoder
         /// Encodes `json:` bodies.
@@ -42,6 +48,7 @@ public struct Client: Sendable {
         public init(
             baseURL: URL? = nil, timeout: Duration? = nil, isTracing: Bool = false,
             acceptableStatusCodes: Range<Int> = 200..<300,
+            acceptableContentTypes: [String]? = Configuration.defaultAcceptableContentTypes, redaction: Redaction = .default,
             decoder: JSONDecoder = JSONDecoder(), encoder: JSONEncoder = JSONEncoder(),
             maxConcurrentRequests: Int? = nil, reportsCancellationAsError: Bool = false
         ) {
@@ -49,13 +56,23 @@ public struct Client: Sendable {
             self.timeout = timeout
             self.isTracing = isTracing
             self.acceptableStatusCodes = acceptableStatusCodes
+            self.acceptableContentTypes = acceptableContentTypes
+            self.redaction = redaction
             self.decoder = decoder
             self.encoder = encoder
             self.maxConcurrentRequests = maxConcurrentRequests
             self.reportsCancellationAsError = reportsCancellationAsError
         }
 
-        /// No base URL, no client deadline, tracing off, 2xx accepted, default JSON coders, no
+        /// The media types the seeds' wrappers accepted (HYBNetworking's list): JSON, HTML, plain
+        /// text, JavaScript, XML as `text/xml`, and images. Add yours (`application/xml`,
+        /// `application/problem+json`) or set `nil` to accept any.
+        public static let defaultAcceptableContentTypes = [
+            "application/json", "text/json", "text/javascript", "text/html", "text/plain", "text/xml", "image/*",
+        ]
+
+        /// No base URL, no client deadline, tracing off, 2xx and the default media types accepted,
+        /// secrets hidden in error messages, default JSON coders, no
         /// concurrency limit, cancellation as `CancellationError`.
         public static let `default` = Configuration()
     }

@@ -59,6 +59,8 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public static let decodingFailed = Code(rawValue: "decodingFailed")
         /// The response status is not one the caller accepts.
         public static let unacceptableStatus = Code(rawValue: "unacceptableStatus")
+        /// The response's media type is not one the caller accepts.
+        public static let unacceptableContentType = Code(rawValue: "unacceptableContentType")
         /// The call was cancelled: by its task, or by ``Client/cancelAll()`` and its kin. Thrown only
         /// when ``Client/Configuration/reportsCancellationAsError`` is set; otherwise a cancelled
         /// call throws `CancellationError`.

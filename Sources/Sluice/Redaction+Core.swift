@@ -1,8 +1,10 @@
 import Foundation
-import Sluice
 
-/// Which secrets logs, HAR files and "copy as curl" hide. On by default; only
-/// ``Redaction/disabled`` (an explicit choice) shows everything.
+/// Which secrets logs, HAR files, "copy as curl" and the body snippets in error messages hide. On
+/// by default; only ``Redaction/disabled`` (an explicit choice) shows everything.
+///
+/// It lives in the core because the core's own error messages quote bodies; `SluiceLogging`
+/// uses the same type.
 ///
 /// Hidden by default: the header fields `Authorization`, `Proxy-Authorization`, `Cookie`,
 /// `Set-Cookie` and `X-Amz-Security-Token`, and query, form and JSON parameters named
@@ -240,5 +242,34 @@ public struct Redaction: Sendable, Hashable {
         }
         if let array = value as? [Any] { return array.contains { hidesAnyKey(in: $0) } }
         return false
+    }
+
+    /// How many body bytes ``snippet(of:contentType:)`` shows.
+    public static let snippetLimit = 200
+
+    /// The start of a body for an error message: JSON with hidden keys re-written with their
+    /// values hidden, a form with hidden parameters hidden, other text as it is; control
+    /// characters escaped, quoted, cut at ``snippetLimit`` bytes with the full size said.
+    ///
+    /// ```swift
+    /// Redaction.default.snippet(of: Data(#"{"token":"abc","user":"ann"}"#.utf8), contentType: "application/json")
+    /// // "{\"token\":\"<redacted>\",\"user\":\"ann\"}"
+    /// ```
+    public func snippet(of body: Data, contentType: String?) -> String {
+        if body.isEmpty { return "(empty)" }
+        var shown = body
+        let type = contentType?.lowercased() ?? ""
+        if isEnabled, type.contains("json") || type.isEmpty, body.count <= 1 << 20,
+           let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+           hidesAnyKey(in: object),
+           let redacted = try? JSONSerialization.data(withJSONObject: json(object), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
+            shown = redacted
+        } else if isEnabled, type.hasPrefix("application/x-www-form-urlencoded"), let text = String(data: body, encoding: .utf8) {
+            shown = Data(form(text).utf8)
+        }
+        let text = String(decoding: shown.prefix(Self.snippetLimit), as: UTF8.self)
+        var escaped = String(reflecting: text)
+        if shown.count > Self.snippetLimit { escaped += "… (\(body.count) bytes in all)" }
+        return escaped
     }
 }

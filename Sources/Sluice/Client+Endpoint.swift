@@ -1,0 +1,32 @@
+import Foundation
+
+extension Client {
+    /// The request `endpoint` describes: its method and path joined to the base URL, its query
+    /// encoded, its body as JSON, its headers, then its ``Endpoint/configure(_:)``.
+    ///
+    /// - Throws: `.invalidURL` for a bad path; `.invalidBody` when the body cannot be encoded.
+    public func request<E: Endpoint>(for endpoint: E) throws(SluiceError) -> HTTPRequest {
+        var request: HTTPRequest
+        if let body = endpoint.body {
+            request = try jsonRequest(endpoint.method, endpoint.path, body, headers: endpoint.headers)
+        } else {
+            request = try makeRequest(endpoint.method, endpoint.path, headers: endpoint.headers)
+        }
+        let pairs = endpoint.query.map { item in
+            URLQuery.encode(item.name) + (item.value.map { "=" + URLQuery.encode($0) } ?? "")
+        }
+        request.url = try URLQuery.appending(pairs.joined(separator: "&"), to: request.url)
+        endpoint.configure(&request)
+        return request
+    }
+
+    /// Sends `endpoint`'s request, validates the response, and decodes it as `E.Response`.
+    ///
+    /// ```swift
+    /// let orders = try await client.send(SearchOrders(text: "pen"))
+    /// ```
+    public func send<E: Endpoint>(_ endpoint: E, context: RequestContext? = nil) async throws -> E.Response {
+        let response = try validate(try await send(try request(for: endpoint), context: context))
+        return try endpoint.decode(response, with: self)
+    }
+}

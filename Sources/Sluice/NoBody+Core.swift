@@ -1,0 +1,12 @@
+/// The body of an ``Endpoint`` that sends none (the default `Body`). It encodes to nothing and
+/// is never sent.
+///
+/// ```swift
+/// struct Ping: Endpoint {
+///     typealias Response = String          // Body stays NoBody
+///     var path: String { "ping" }
+/// }
+/// ```
+public struct NoBody: Encodable, Sendable, Hashable {
+    public init() {}
+}
