@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "SluiceOutbox", targets: ["SluiceOutbox"]),
         .library(name: "SluiceHUD", targets: ["SluiceHUD"]),
         .library(name: "SluiceLogging", targets: ["SluiceLogging"]),
+        .library(name: "SluiceXML", targets: ["SluiceXML"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
@@ -67,6 +68,9 @@ let package = Package(
         .executableTarget(name: "SluiceOutboxHelper", dependencies: ["Sluice", "SluiceOutbox"], swiftSettings: strict),
         // SluiceHUD: an activity tracker without flicker, ordered presenter calls, a terminal HUD.
         .target(name: "SluiceHUD", dependencies: ["Sluice"], swiftSettings: strict),
+        // SluiceXML: XML responses as a small element tree (FoundationXML's XMLParser), its own
+        // module so that apps without XML never link libxml2.
+        .target(name: "SluiceXML", dependencies: ["Sluice"], swiftSettings: strict),
         // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
         .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
@@ -114,6 +118,7 @@ let package = Package(
         .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceLoggingTests", dependencies: ["SluiceLogging", "Sluice", "SluiceTesting", "SluiceCurl", "SluiceRetry"], swiftSettings: strict),
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceXMLTests", dependencies: ["SluiceXML", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),
         .testTarget(name: "SluiceReachabilityTests", dependencies: ["SluiceReachability", "Sluice", "SluiceTesting", "SluiceReachabilityProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceRetryTests", dependencies: ["SluiceRetry", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),

@@ -1,0 +1,45 @@
+import Foundation
+import Sluice
+
+/// XML responses as an ``XMLTree`` (the seeds' "response format: XML").
+///
+/// ```swift
+/// let feed = try await client.send(request, decoder: XMLResponseDecoder())
+/// let titles = feed["channel"]?.children(named: "item").compactMap { $0["title"]?.text }
+/// ```
+///
+/// With an ``Sluice/Endpoint``, return it from `decode(_:with:)`:
+///
+/// ```swift
+/// struct Feed: Endpoint {
+///     typealias Response = XMLTree
+///     var path: String { "feed.xml" }
+///     func decode(_ response: HTTPResponse, with client: Client) throws(SluiceError) -> XMLTree {
+///         try XMLResponseDecoder().decode(response)
+///     }
+/// }
+/// ```
+///
+/// Remember that the client's default media types accept `text/xml` but not `application/xml`:
+/// add it to ``Sluice/Client/Configuration/acceptableContentTypes`` when your server sends it.
+public struct XMLResponseDecoder: ResponseDecoder {
+    public let redaction: Redaction
+
+    public init(redaction: Redaction = .default) {
+        self.redaction = redaction
+    }
+
+    /// - Throws: `.decodingFailed` naming where the XML goes wrong, with the start of the body.
+    public func decode(_ response: HTTPResponse) throws(SluiceError) -> XMLTree {
+        let data = try DataResponseDecoder().decode(response)
+        do {
+            return try XMLTree(parsing: data)
+        } catch {
+            var error = error
+            error.message += "; body: " + redaction.snippet(of: data, contentType: response.headers["Content-Type"])
+            error.stage = .client
+            error.response = response
+            throw error
+        }
+    }
+}
