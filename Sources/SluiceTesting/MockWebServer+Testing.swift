@@ -93,8 +93,10 @@ public final class MockWebServer: Sendable {
         public let version: String
         /// Header fields in order, exactly as received.
         public let headers: [(name: String, value: String)]
-        /// The body, de-chunked.
+        /// The body, de-chunked: all of it, or its first ``MockWebServer/recordedBodyLimit`` bytes.
         public let body: Data
+        /// The whole body's length, even when only its start was kept.
+        public let bodyLength: Int
         /// Which accepted connection (from 0) carried it.
         public let connection: Int
 
@@ -116,10 +118,15 @@ public final class MockWebServer: Sendable {
     private let listener: Int32
     /// The port the server listens on.
     public let port: Int
+    /// How many bytes of each request body are kept in ``RecordedRequest/body``; the rest is read
+    /// and counted (``RecordedRequest/bodyLength``) but not kept, so a test can upload hundreds of
+    /// megabytes without the server holding them.
+    public let recordedBodyLimit: Int
     private let state = Mutex(State())
 
     /// Starts a server on 127.0.0.1 and a free port.
-    public init() throws {
+    public init(recordedBodyLimit: Int = .max) throws {
+        self.recordedBodyLimit = max(0, recordedBodyLimit)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
@@ -221,7 +228,7 @@ public final class MockWebServer: Sendable {
         while true {
             let request: RecordedRequest
             do {
-                guard let parsed = try RequestParser.read(from: &reader, connection: connection) else { return }
+                guard let parsed = try RequestParser.read(from: &reader, connection: connection, bodyLimit: recordedBodyLimit) else { return }
                 request = parsed
             } catch {
                 _ = write(fd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")

@@ -17,7 +17,7 @@ enum RequestParser {
     static let maxHeadSize = 64 * 1024
 
     /// The next request, or nil at a clean end of stream between requests.
-    static func read(from reader: inout SocketReader, connection: Int) throws(Failure) -> MockWebServer.RecordedRequest? {
+    static func read(from reader: inout SocketReader, connection: Int, bodyLimit: Int = .max) throws(Failure) -> MockWebServer.RecordedRequest? {
         var headEnd: Int?
         while true {
             headEnd = find(reader.buffer, from: reader.start, pattern: [13, 10, 13, 10])
@@ -49,6 +49,7 @@ enum RequestParser {
         func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name }?.value }
 
         var body = [UInt8]()
+        var bodyLength = 0
         if header("transfer-encoding")?.lowercased().contains("chunked") == true {
             while true {
                 let line = try readLine(&reader)
@@ -58,16 +59,18 @@ enum RequestParser {
                     while try !readLine(&reader).isEmpty {}   // trailers
                     break
                 }
-                body += try readBytes(&reader, count: size)
+                try readBytes(&reader, count: size, into: &body, keeping: bodyLimit)
+                bodyLength += size
                 guard try readLine(&reader).isEmpty else { throw .badChunk }
             }
         } else if let lengthText = header("content-length") {
             guard let length = Int(lengthText), length >= 0 else { throw .badContentLength(lengthText) }
-            body = try readBytes(&reader, count: length)
+            try readBytes(&reader, count: length, into: &body, keeping: bodyLimit)
+            bodyLength = length
         }
         return MockWebServer.RecordedRequest(
             method: String(parts[0]), target: String(parts[1]), version: String(parts[2]), headers: headers,
-            body: Data(body), connection: connection
+            body: Data(body), bodyLength: bodyLength, connection: connection
         )
     }
 
@@ -83,13 +86,19 @@ enum RequestParser {
         }
     }
 
-    private static func readBytes(_ reader: inout SocketReader, count: Int) throws(Failure) -> [UInt8] {
-        while reader.buffer.count - reader.start < count {
-            guard reader.fill() else { throw .truncated }
+    /// Consumes `count` bytes, appending them to `body` while it is shorter than `keeping`.
+    private static func readBytes(_ reader: inout SocketReader, count: Int, into body: inout [UInt8], keeping limit: Int) throws(Failure) {
+        var remaining = count
+        while remaining > 0 {
+            if reader.start == reader.buffer.count {
+                guard reader.fill() else { throw .truncated }
+            }
+            let take = min(remaining, reader.buffer.count - reader.start)
+            let keep = min(take, max(0, limit - body.count))
+            if keep > 0 { body += reader.buffer[reader.start..<reader.start + keep] }
+            reader.start += take
+            remaining -= take
         }
-        let bytes = Array(reader.buffer[reader.start..<reader.start + count])
-        reader.start += count
-        return bytes
     }
 
     private static func find(_ buffer: [UInt8], from start: Int, pattern: [UInt8]) -> Int? {

@@ -1,0 +1,244 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceMultipart
+import SluiceTesting
+import Synchronization
+import Testing
+
+/// A temporary directory removed when the value goes away.
+final class Scratch: Sendable {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-multipart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func file(_ name: String, _ contents: Data) throws -> URL {
+        let file = url.appendingPathComponent(name)
+        try contents.write(to: file)
+        return file
+    }
+}
+
+/// 2026-11-30 09:30:15 UTC.
+let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015) }
+
+@Suite struct MultipartEncodingTests {
+    @Test func theBodyIsExactlyRFC7578() throws {
+        let scratch = try Scratch()
+        let notes = try scratch.file("notes.txt", Data("line one\nline two\n".utf8))
+        var form = MultipartFormData(boundary: "XyZ", now: fixedNow)
+        form.append("Ada Lovelace", name: "author")
+        form.append(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]), name: "photo")
+        form.append(fileAt: notes, name: "attachment")
+        form.append(Data("{}".utf8), name: "meta \"quoted\"", filename: "m.json")
+        let expected = "--XyZ\r\n"
+            + "Content-Disposition: form-data; name=\"author\"\r\n\r\n"
+            + "Ada Lovelace\r\n"
+            + "--XyZ\r\n"
+            + "Content-Disposition: form-data; name=\"photo\"; filename=\"20261130093015.png\"\r\n"
+            + "Content-Type: image/png\r\n\r\n"
+            + "\u{89}PNG\r\n\u{1A}\n\0\r\n"
+            + "--XyZ\r\n"
+            + "Content-Disposition: form-data; name=\"attachment\"; filename=\"notes.txt\"\r\n"
+            + "Content-Type: text/plain\r\n\r\n"
+            + "line one\nline two\n\r\n"
+            + "--XyZ\r\n"
+            + "Content-Disposition: form-data; name=\"meta %22quoted%22\"; filename=\"m.json\"\r\n"
+            + "Content-Type: application/json\r\n\r\n"
+            + "{}\r\n"
+            + "--XyZ--\r\n"
+        var expectedBytes = Data()
+        for scalar in expected.unicodeScalars {
+            // The PNG signature's 0x89 is one byte, not UTF-8: build the expectation byte by byte.
+            if scalar.value < 0x100 { expectedBytes.append(UInt8(scalar.value)) } else { expectedBytes.append(contentsOf: Array(String(scalar).utf8)) }
+        }
+        let encoded = try form.encode()
+        #expect(encoded == expectedBytes)
+        let body = try form.makeBody()
+        #expect(body.length == Int64(encoded.count))
+        #expect(body.isReplayable)
+        #expect(form.contentType == "multipart/form-data; boundary=XyZ")
+    }
+
+    @Test func theStreamedBodyEqualsTheEncodedOneAndCanBeReadTwice() async throws {
+        let scratch = try Scratch()
+        let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var form = MultipartFormData()
+        form.append("x", name: "a")
+        form.append(fileAt: try scratch.file("big.bin", big), name: "big")
+        let body = try form.makeBody()
+        let first = try await body.collect()
+        let second = try await body.collect()
+        #expect(first == (try form.encode()))
+        #expect(second == first)
+        #expect(Int64(first.count) == body.length)
+    }
+
+    @Test(arguments: [("photo.JPG", "image/jpeg"), ("a.tar.gz", "application/gzip"), ("doc.pdf", "application/pdf"),
+                      ("clip.mov", "video/quicktime"), ("README", "application/octet-stream"), ("x.unknownext", "application/octet-stream")])
+    func typesAreGuessedFromTheExtension(path: String, type: String) {
+        #expect(MIMEType.guess(forPath: path) == type)
+    }
+
+    @Test func imagesWithoutANameGetATimestampNameAndOthersDoNot() throws {
+        var form = MultipartFormData(boundary: "b", now: fixedNow)
+        form.append(Data([0xFF, 0xD8, 0xFF, 0xE0]), name: "jpeg")
+        form.append(Data("GIF89a...".utf8), name: "gif")
+        form.append(Data([1, 2, 3]), name: "typed", contentType: "image/webp")
+        form.append(Data([1, 2, 3]), name: "blob")
+        #expect(form.parts.map(\.filename) == ["20261130093015.jpg", "20261130093015.gif", "20261130093015.webp", nil])
+        #expect(form.parts.map(\.contentType) == ["image/jpeg", "image/gif", "image/webp", "application/octet-stream"])
+    }
+}
+
+@Suite struct MultipartErrorTests {
+    func error(_ form: MultipartFormData) -> SluiceError? {
+        do {
+            _ = try form.makeBody()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aMissingFileIsNamed() throws {
+        var form = MultipartFormData()
+        form.append(fileAt: URL(fileURLWithPath: "/nonexistent/photo.jpg"), name: "photo")
+        #expect(error(form)?.code == .invalidBody)
+        #expect(error(form)?.message == #"cannot read the file /nonexistent/photo.jpg for part "photo": No such file or directory"#)
+    }
+
+    @Test func aDirectoryIsNotAFile() throws {
+        let scratch = try Scratch()
+        var form = MultipartFormData()
+        form.append(fileAt: scratch.url, name: "dir")
+        #expect(error(form)?.message == "\(scratch.url.path) for part \"dir\" is not a regular file")
+    }
+
+    @Test func aBadBoundaryOrContentTypeIsRefused() {
+        var form = MultipartFormData(boundary: "has space and \"quote\"")
+        form.append("v", name: "n")
+        #expect(error(form)?.message == #"the multipart boundary "has space and \"quote\"" is not 1–70 characters RFC 2046 allows"#)
+        var injected = MultipartFormData(boundary: "b")
+        injected.append(Data("x".utf8), name: "f", filename: "f.txt", contentType: "text/plain\r\nX-Evil: 1")
+        #expect(error(injected)?.message == #"the content type "text/plain\r\nX-Evil: 1" of part "f" has a line break or NUL"#)
+    }
+
+    @Test func aFileThatChangesSizeFailsTheUploadInsteadOfSendingAWrongBody() async throws {
+        let scratch = try Scratch()
+        let file = try scratch.file("growing.log", Data("0123456789".utf8))
+        var form = MultipartFormData(boundary: "b")
+        form.append(fileAt: file, name: "log")
+        let body = try form.makeBody()
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("more".utf8))
+        try handle.close()
+        await #expect {
+            _ = try await body.collect()
+        } throws: { error in
+            (error as? SluiceError)?.code == .invalidBody
+                && (error as? SluiceError)?.message == "\(file.path) changed size while it was being sent: 10 bytes when the form was made, more now"
+        }
+        try Data("0123".utf8).write(to: file)
+        await #expect {
+            _ = try await body.collect()
+        } throws: { error in
+            (error as? SluiceError)?.message == "\(file.path) changed size while it was being sent: 10 bytes when the form was made, 4 now"
+        }
+    }
+}
+
+@Suite("Multipart uploads over the wire")
+struct MultipartUploadTests {
+    @Test func httpbinEchoesEveryFieldAndFileExactly() async throws {
+        let scratch = try Scratch()
+        let text = "first line\nsecond line: ünïcödé ✓\n"
+        let binary = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        var form = MultipartFormData()
+        form.append("Ada", name: "author")
+        form.append("naïve & <tags> = \"quotes\"", name: "comment")
+        form.append(fileAt: try scratch.file("notes.txt", Data(text.utf8)), name: "notes")
+        form.append(fileAt: try scratch.file("blob.bin", binary), name: "blob")
+        form.append(Data(#"{"k":[1,2]}"#.utf8), name: "meta", filename: "meta.json")
+        var request = HTTPRequest(method: .post, url: try InteropServers.httpbin("/post"))
+        try request.setMultipart(form)
+        let response = try await CurlTransport().send(request, context: RequestContext())
+        #expect(response.status == .ok)
+        let echo = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(echo["form"] as? [String: String] == ["author": "Ada", "comment": "naïve & <tags> = \"quotes\""])
+        let files = try #require(echo["files"] as? [String: String])
+        #expect(files["notes"] == text)
+        #expect(files["meta"] == #"{"k":[1,2]}"#)
+        // httpbin gives binary files back as a data URL.
+        #expect(files["blob"] == "data:application/octet-stream;base64," + binary.base64EncodedString())
+        let headers = try #require(echo["headers"] as? [String: String])
+        #expect(headers["Content-Type"] == form.contentType)
+        #expect(headers["Content-Length"] == String(try form.encode().count))
+    }
+
+    @Test func uploadProgressClimbsToTheWholeBody() async throws {
+        let scratch = try Scratch()
+        let server = try MockWebServer(recordedBodyLimit: 1024)
+        server.setHandler { _ in .init(status: 200, body: "ok") }
+        var form = MultipartFormData()
+        form.append(fileAt: try scratch.file("data.bin", Data(count: 3 << 20)), name: "data")
+        var request = HTTPRequest(method: .post, url: server.url("/upload"))
+        try request.setMultipart(form)
+        let reports = Mutex<[TransferProgress]>([])
+        var context = RequestContext()
+        context.progress = { progress in if progress.direction == .upload { reports.withLock { $0.append(progress) } } }
+        let response = try await CurlTransport().send(request, context: context)
+        #expect(response.status == .ok)
+        let uploads = reports.withLock { $0 }
+        let length = try #require(request.body.length)
+        #expect(uploads.last?.completedBytes == length)
+        #expect(uploads.allSatisfy { $0.totalBytes == length })
+        #expect(zip(uploads, uploads.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
+        #expect(server.requests.first?.bodyLength == Int(length))
+    }
+
+    @Test func twoHundredMegabytesGoOutWithLessThan64MegabytesResident() async throws {
+        let scratch = try Scratch()
+        let file = scratch.url.appendingPathComponent("big.bin")
+        // A sparse file: 200 MB to read, nothing written to disk.
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 200 << 20)
+        try handle.close()
+        let server = try MockWebServer(recordedBodyLimit: 4096)
+        server.setHandler { request in .init(status: 200, body: "\(request.bodyLength)") }
+
+        let process = Process()
+        process.executableURL = try probe()
+        process.arguments = [server.url("/upload").absoluteString, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+        let recorded = try #require(server.requests.first)
+        print("200 MB multipart upload: peak resident \(report["peakResidentKiB"] ?? -1) KiB, \(report["bytesSent"] ?? -1) bytes sent")
+        #expect(report["status"] == 200)
+        #expect(report["contentLength"] == recorded.bodyLength)
+        #expect(recorded.bodyLength > 200 << 20)
+        #expect(recorded.header("Content-Length") == String(recorded.bodyLength))
+        #expect(String(decoding: recorded.body, as: UTF8.self).contains(#"name="file"; filename="big.bin""#))
+        #expect((report["peakResidentKiB"] ?? .max) < 64 * 1024)
+    }
+
+    func probe() throws -> URL {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-multipart-probe") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            struct Missing: Error, CustomStringConvertible { var description: String { "sluice-multipart-probe is not built next to the tests" } }
+            throw Missing()
+        }
+        return found
+    }
+}
