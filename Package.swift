@@ -25,13 +25,14 @@ let package = Package(
         .library(name: "SluiceLogging", targets: ["SluiceLogging"]),
         .library(name: "SluiceXML", targets: ["SluiceXML"]),
         .library(name: "SluiceMultipart", targets: ["SluiceMultipart"]),
+        .library(name: "SluiceDownload", targets: ["SluiceDownload"]),
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
         .executable(name: "sluice-cache-stress", targets: ["SluiceCacheStress"]),
         .executable(name: "sluice-reachability-probe", targets: ["SluiceReachabilityProbe"]),
         .executable(name: "sluice-outbox-helper", targets: ["SluiceOutboxHelper"]),
-        .executable(name: "sluice-multipart-probe", targets: ["SluiceMultipartProbe"]),
+        .executable(name: "sluice-transfer-probe", targets: ["SluiceTransferProbe"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
@@ -75,7 +76,10 @@ let package = Package(
         .target(name: "SluiceXML", dependencies: ["Sluice"], swiftSettings: strict),
         // SluiceMultipart: multipart/form-data bodies, files streamed from disk.
         .target(name: "SluiceMultipart", dependencies: ["Sluice"], swiftSettings: strict),
-        .executableTarget(name: "SluiceMultipartProbe", dependencies: ["Sluice", "SluiceCurl", "SluiceMultipart"], swiftSettings: strict),
+        // SluiceDownload: downloads to a file that pause, resume (Range + If-Range) and check a SHA-256.
+        .target(name: "SluiceDownload", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
+        // sluice-transfer-probe: an upload or a download in a process of its own, for the tests.
+        .executableTarget(name: "SluiceTransferProbe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart"], swiftSettings: strict),
         // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
         .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
@@ -124,7 +128,8 @@ let package = Package(
         .testTarget(name: "SluiceLoggingTests", dependencies: ["SluiceLogging", "Sluice", "SluiceTesting", "SluiceCurl", "SluiceRetry"], swiftSettings: strict),
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceXMLTests", dependencies: ["SluiceXML", "Sluice", "SluiceTesting"], swiftSettings: strict),
-        .testTarget(name: "SluiceMultipartTests", dependencies: ["SluiceMultipart", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceMultipartProbe"], swiftSettings: strict),
+        .testTarget(name: "SluiceDownloadTests", dependencies: ["SluiceDownload", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
+        .testTarget(name: "SluiceMultipartTests", dependencies: ["SluiceMultipart", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),
         .testTarget(name: "SluiceReachabilityTests", dependencies: ["SluiceReachability", "Sluice", "SluiceTesting", "SluiceReachabilityProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceRetryTests", dependencies: ["SluiceRetry", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),

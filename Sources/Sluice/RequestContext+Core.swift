@@ -23,6 +23,11 @@ public struct RequestContext: Sendable {
     /// own thread (for curl, the event thread every transfer shares): keep it short, and hand
     /// anything slow to another task.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Receives each response head (status and fields) as soon as it is read, before the body:
+    /// interim 1xx heads and redirects the transport follows too, the final head last. A
+    /// download uses it to save the validators of a file before its body is complete. Called on
+    /// the transport's thread, like ``progress``.
+    public var responseHead: (@Sendable (HTTPStatus, HTTPFields) -> Void)?
     /// Whether the pipeline times each middleware; see ``PipelineTrace``. Off costs nothing.
     public var isTracing: Bool
 

@@ -65,6 +65,8 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         /// when ``Client/Configuration/reportsCancellationAsError`` is set; otherwise a cancelled
         /// call throws `CancellationError`.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// A downloaded file's checksum is not the one expected; the file was not kept.
+        public static let checksumMismatch = Code(rawValue: "checksumMismatch")
         /// More redirects than allowed.
         public static let tooManyRedirects = Code(rawValue: "tooManyRedirects")
         /// A stage threw an error that is not a `SluiceError`; see ``SluiceError/underlying``.

@@ -31,6 +31,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     // Response.
     @exclusivity(unchecked) private var statusLineReason = ""
+    /// The status code of the section being read, from its status line (0 when unparsable).
+    @exclusivity(unchecked) private var statusLineCode = 0
     @exclusivity(unchecked) private var headers = HTTPFields()
     /// The raw lines of the header section being received (then of any trailers).
     @exclusivity(unchecked) private var headerSection: [UInt8] = []
@@ -356,6 +358,7 @@ final class CurlTransfer: @unchecked Sendable {
             headerSection.reserveCapacity(512)
             headersComplete = false
             statusLineReason = Self.reasonPhrase(line)
+            statusLineCode = Self.statusCode(line)
             return count
         }
         if line[0] == 0x0D || line[0] == 0x0A {
@@ -382,7 +385,19 @@ final class CurlTransfer: @unchecked Sendable {
         }
         headerSection = []          // the fields now own the bytes
         headersComplete = true
+        context.responseHead?(HTTPStatus(code: statusLineCode, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers)
         return true
+    }
+
+    /// The three digits after the protocol in a status line (`HTTP/1.1 206 Partial Content`).
+    private static func statusCode(_ line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: 0x20), space + 3 < line.count else { return 0 }
+        var code = 0
+        for byte in line[(space + 1)...(space + 3)] {
+            guard byte >= 0x30 && byte <= 0x39 else { return 0 }
+            code = code * 10 + Int(byte - 0x30)
+        }
+        return code
     }
 
     /// Adds trailer fields (lines after the header section, from a chunked body) to `headers`.

@@ -214,7 +214,7 @@ struct MultipartUploadTests {
 
         let process = Process()
         process.executableURL = try probe()
-        process.arguments = [server.url("/upload").absoluteString, file.path]
+        process.arguments = ["upload", server.url("/upload").absoluteString, file.path]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -234,9 +234,9 @@ struct MultipartUploadTests {
 
     func probe() throws -> URL {
         let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-multipart-probe") }
+                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-transfer-probe") }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            struct Missing: Error, CustomStringConvertible { var description: String { "sluice-multipart-probe is not built next to the tests" } }
+            struct Missing: Error, CustomStringConvertible { var description: String { "sluice-transfer-probe is not built next to the tests" } }
             throw Missing()
         }
         return found

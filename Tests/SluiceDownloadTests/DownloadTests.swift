@@ -1,0 +1,313 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceDownload
+import SluiceTesting
+import Synchronization
+import Testing
+
+/// The SHA-256 of `data` from coreutils' `sha256sum`: an oracle independent of the code under test.
+func sha256sum(_ data: Data) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(data)
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return String(text.prefix(64))
+}
+
+/// A file server on MockWebServer that honours `Range` and `If-Range` the way nginx does, and
+/// can be told to misbehave on the next request.
+final class RangeServer: Sendable {
+    struct File: Sendable {
+        var data: Data
+        var etag: String
+        var ignoresRanges = false
+        /// Send this many body bytes of the next response, then drop the connection.
+        var dropAfter: Int?
+        /// Send the body in pieces of this size, pausing between them.
+        var throttle: (bytes: Int, interval: Duration)?
+    }
+
+    private final class Box: Sendable {
+        let file: Mutex<File>
+        init(_ file: File) { self.file = Mutex(file) }
+    }
+
+    let server: MockWebServer
+    private let box: Box
+
+    init(_ data: Data, etag: String = "\"v1\"") throws {
+        server = try MockWebServer()
+        let box = Box(File(data: data, etag: etag))
+        self.box = box
+        server.setHandler { request in
+            var next = box.file.withLock { file -> File in
+                let current = file
+                file.dropAfter = nil
+                return current
+            }
+            var response: MockWebServer.Response
+            let total = next.data.count
+            if let range = request.header("Range"), !next.ignoresRanges,
+               request.header("If-Range").map({ $0 == next.etag }) ?? true,
+               let start = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
+                if start >= total {
+                    response = .init(status: 416, headers: [("Content-Range", "bytes */\(total)")], body: Data("not satisfiable".utf8))
+                } else {
+                    response = .init(status: 206, headers: [("ETag", next.etag), ("Content-Range", "bytes \(start)-\(total - 1)/\(total)"),
+                                                            ("Accept-Ranges", "bytes")], body: next.data.subdata(in: start..<total))
+                }
+            } else {
+                response = .init(status: 200, headers: [("ETag", next.etag), ("Accept-Ranges", "bytes")], body: next.data)
+            }
+            if let drop = next.dropAfter { response = response.with(fault: .disconnectAfterBodyBytes(drop)) }
+            if let throttle = next.throttle { response = response.with(throttle: throttle.bytes, every: throttle.interval) }
+            next.dropAfter = nil
+            return response
+        }
+    }
+
+    /// Changes what the server serves from the next request on.
+    func update(_ change: (inout File) -> Void) {
+        box.file.withLock { change(&$0) }
+    }
+
+    var url: URL { server.url("/files/data.bin") }
+    var requests: [MockWebServer.RecordedRequest] { server.requests }
+}
+
+/// A temporary directory removed when the value goes away.
+final class Scratch: Sendable {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.contains("sluice-partial") }.sorted()
+    }
+}
+
+func payload(_ count: Int, seed: UInt8 = 7) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) &+ seed })
+}
+
+@Suite("Downloads against MockWebServer")
+struct DownloadTests {
+    let client = Client(transport: CurlTransport())
+
+    @Test func aDroppedConnectionIsResumedAndTheChecksumMatches() async throws {
+        let data = payload(3 << 20)
+        let server = try RangeServer(data)
+        server.update { $0.dropAfter = 1_200_000 }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let expected = try sha256sum(data)
+        let result = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(expectedSHA256: expected.uppercased()))
+        #expect(result.sha256 == expected)
+        #expect(result.bytes == Int64(data.count))
+        #expect(result.requests == 2)
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(server.requests.count == 2)
+        #expect(server.requests[0].header("Range") == nil)
+        #expect(server.requests[1].header("Range") == "bytes=1200000-")
+        #expect(server.requests[1].header("If-Range") == "\"v1\"")
+        #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "identity" })
+        #expect(try scratch.leftovers() == [])
+    }
+
+    @Test func aBrokenRunKeepsItsBytesAndTheNextRunContinues() async throws {
+        let data = payload(2 << 20)
+        let server = try RangeServer(data)
+        server.update { $0.dropAfter = 700_000 }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        await #expect {
+            _ = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(resumeAttempts: 0))
+        } throws: { error in
+            (error as? SluiceError)?.code == .connectionLost
+        }
+        #expect(try scratch.leftovers() == ["data.bin.sluice-partial", "data.bin.sluice-partial.json"])
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        let result = try await client.download(HTTPRequest(url: server.url), to: destination)
+        #expect(result.resumedFrom == 700_000)
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(server.requests.last?.header("Range") == "bytes=700000-")
+    }
+
+    @Test func aChangedFileAnswers200AndTheDownloadRestartsCleanly() async throws {
+        let server = try RangeServer(payload(1 << 20))
+        server.update { $0.dropAfter = 400_000 }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        _ = try? await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(resumeAttempts: 0))
+        let changed = payload(900_000, seed: 99)
+        server.update { $0.data = changed; $0.etag = "\"v2\"" }
+        let result = try await client.download(HTTPRequest(url: server.url), to: destination,
+                                               configuration: .init(expectedSHA256: try sha256sum(changed)))
+        #expect(server.requests.last?.header("If-Range") == "\"v1\"")
+        #expect(result.response.status == .ok)
+        #expect(try Data(contentsOf: destination) == changed)
+        #expect(try scratch.leftovers() == [])
+    }
+
+    @Test func aServerThatIgnoresRangesGetsTheWholeFileOnce() async throws {
+        let data = payload(600_000)
+        let server = try RangeServer(data)
+        server.update { $0.dropAfter = 100_000; $0.ignoresRanges = true }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let result = try await client.download(HTTPRequest(url: server.url), to: destination)
+        #expect(result.requests == 2)
+        #expect(try Data(contentsOf: destination) == data)
+    }
+
+    @Test func a416ForAWholePartialFinishesAndForAShrunkFileRestarts() async throws {
+        let data = payload(300_000)
+        let server = try RangeServer(data)
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        // A run that got every byte but died before moving the file into place.
+        try data.write(to: destination.appendingPathExtension("sluice-partial"))
+        try Data(#"{"url":"\#(server.url.absoluteString)","etag":"\"v1\"","totalBytes":300000}"#.utf8)
+            .write(to: destination.appendingPathExtension("sluice-partial.json"))
+        let whole = try await client.download(HTTPRequest(url: server.url), to: destination)
+        #expect(whole.response.status.code == 416)
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(server.requests.count == 1)
+
+        // The file on the server shrank below what we hold: 416, then a clean restart.
+        try FileManager.default.removeItem(at: destination)
+        try payload(500_000).write(to: destination.appendingPathExtension("sluice-partial"))
+        try Data(#"{"url":"\#(server.url.absoluteString)","etag":"\"v1\"","totalBytes":800000}"#.utf8)
+            .write(to: destination.appendingPathExtension("sluice-partial.json"))
+        let restarted = try await client.download(HTTPRequest(url: server.url), to: destination)
+        #expect(server.requests.suffix(2).map { $0.header("Range") } == ["bytes=500000-", nil])
+        #expect(restarted.response.status == .ok)
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(try scratch.leftovers() == [])
+    }
+
+    @Test func pauseKeepsTheBytesAndResumeContinuesThem() async throws {
+        let data = payload(2 << 20)
+        let server = try RangeServer(data)
+        server.update { $0.throttle = (64 * 1024, .milliseconds(20)) }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let reports = Mutex<[DownloadProgress]>([])
+        let download = Download(HTTPRequest(url: server.url), to: destination, using: client,
+                                configuration: .init(progress: { progress in reports.withLock { $0.append(progress) } }))
+        let running = Task { try await download.run() }
+        while reports.withLock({ $0.last?.completedBytes ?? 0 }) < 300_000 { try await Task.sleep(for: .milliseconds(5)) }
+        download.pause()
+        await #expect(throws: CancellationError.self) { try await running.value }
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial")[.size] as? Int)
+        #expect(kept >= 300_000 && kept < data.count)
+        #expect(try scratch.leftovers() == ["data.bin.sluice-partial", "data.bin.sluice-partial.json"])
+
+        server.update { $0.throttle = nil }
+        let result = try await download.run()
+        #expect(result.resumedFrom == Int64(kept))
+        #expect(server.requests.last?.header("Range") == "bytes=\(kept)-")
+        #expect(try Data(contentsOf: destination) == data)
+        let seen = reports.withLock { $0 }
+        #expect(seen.last?.completedBytes == Int64(data.count))
+        #expect(seen.allSatisfy { $0.totalBytes == Int64(data.count) })
+        #expect(seen.contains { ($0.bytesPerSecond ?? 0) > 0 && $0.estimatedTimeRemaining != nil })
+    }
+
+    @Test func cancelDropsTheBytes() async throws {
+        let server = try RangeServer(payload(1 << 20))
+        server.update { $0.throttle = (32 * 1024, .milliseconds(20)) }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let download = Download(HTTPRequest(url: server.url), to: destination, using: client)
+        let running = Task { try await download.run() }
+        try await Task.sleep(for: .milliseconds(150))
+        download.cancel()
+        await #expect(throws: CancellationError.self) { try await running.value }
+        #expect(try scratch.leftovers() == [])
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test func aWrongChecksumKeepsNothing() async throws {
+        let server = try RangeServer(payload(100_000))
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let actual = try sha256sum(payload(100_000))
+        let wrong = String(repeating: "0", count: 64)
+        do {
+            _ = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(expectedSHA256: wrong))
+            Issue.record("kept a file with the wrong checksum")
+        } catch let error as SluiceError {
+            #expect(error.code == .checksumMismatch)
+            #expect(error.message == "GET \(server.url.absoluteString): the file's SHA-256 is \(actual), expected \(wrong); it was not kept")
+        }
+        #expect(try scratch.leftovers() == [])
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test func anErrorPageIsNotSavedAsTheFile() async throws {
+        let server = try MockWebServer()
+        server.enqueue(.init(status: 404, body: "no such file"))
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        do {
+            _ = try await client.download(HTTPRequest(url: server.url("/missing")), to: destination)
+            Issue.record("saved a 404")
+        } catch let error as SluiceError {
+            #expect(error.code == .unacceptableStatus)
+            #expect(error.message == "GET \(server.url("/missing").absoluteString) answered 404 Not Found, not the file")
+        }
+        #expect(try scratch.leftovers() == [])
+    }
+
+    @Test func aKilledProcessLeavesBytesThatTheNextProcessResumes() async throws {
+        let data = payload(4 << 20)
+        let server = try RangeServer(data)
+        server.update { $0.throttle = (64 * 1024, .milliseconds(25)) }
+        let scratch = try Scratch()
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let partial = destination.path + ".sluice-partial"
+
+        let child = Process()
+        child.executableURL = try probe()
+        child.arguments = ["download", server.url.absoluteString, destination.path]
+        try child.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 500_000 {
+            guard ContinuousClock.now < deadline else { Issue.record("the child never wrote 500 KB"); break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal)
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int)
+
+        server.update { $0.throttle = nil }
+        let result = try await client.download(HTTPRequest(url: server.url), to: destination,
+                                               configuration: .init(expectedSHA256: try sha256sum(data)))
+        #expect(result.resumedFrom == Int64(kept))
+        #expect(server.requests.last?.header("Range") == "bytes=\(kept)-")
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(try scratch.leftovers() == [])
+    }
+
+    func probe() throws -> URL {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-transfer-probe") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            struct Missing: Error, CustomStringConvertible { var description: String { "sluice-transfer-probe is not built next to the tests" } }
+            throw Missing()
+        }
+        return found
+    }
+}
