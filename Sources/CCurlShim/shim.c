@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdlib.h>
 #include "CCurlShim.h"
 
 CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
@@ -39,3 +40,70 @@ void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
 }
 
 void sluice_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
+
+/* A share handle used from several threads (the cookie jar of a transport with several event
+   threads, and the helpers below) needs a lock per kind of data. */
+typedef struct { pthread_mutex_t locks[CURL_LOCK_DATA_LAST]; } sluice_share_locks;
+
+static void sluice_share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *user) {
+    (void)handle; (void)access;
+    pthread_mutex_lock(&((sluice_share_locks *)user)->locks[data]);
+}
+
+static void sluice_share_unlock(CURL *handle, curl_lock_data data, void *user) {
+    (void)handle;
+    pthread_mutex_unlock(&((sluice_share_locks *)user)->locks[data]);
+}
+
+void *sluice_share_enable_locking(CURLSH *share) {
+    sluice_share_locks *locks = malloc(sizeof(sluice_share_locks));
+    if (!locks) return NULL;
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&locks->locks[i], NULL);
+    curl_share_setopt(share, CURLSHOPT_USERDATA, locks);
+    curl_share_setopt(share, CURLSHOPT_LOCKFUNC, sluice_share_lock);
+    curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, sluice_share_unlock);
+    return locks;
+}
+
+void sluice_share_free_locking(void *locks) {
+    if (!locks) return;
+    sluice_share_locks *all = locks;
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&all->locks[i]);
+    free(all);
+}
+
+/* The cookie jar of a share, through a short-lived easy handle attached to it. */
+static CURL *sluice_cookie_handle(CURLSH *share) {
+    CURL *handle = curl_easy_init();
+    if (!handle) return NULL;
+    curl_easy_setopt(handle, CURLOPT_SHARE, share);
+    curl_easy_setopt(handle, CURLOPT_COOKIEFILE, "");
+    return handle;
+}
+
+CURLcode sluice_cookies_load(CURLSH *share, const char *path) {
+    CURL *handle = sluice_cookie_handle(share);
+    if (!handle) return CURLE_OUT_OF_MEMORY;
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_COOKIEFILE, path);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_COOKIELIST, "RELOAD");
+    curl_easy_cleanup(handle);
+    return result;
+}
+
+CURLcode sluice_cookies_flush(CURLSH *share, const char *path) {
+    CURL *handle = sluice_cookie_handle(share);
+    if (!handle) return CURLE_OUT_OF_MEMORY;
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_COOKIEJAR, path);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_COOKIELIST, "FLUSH");
+    curl_easy_setopt(handle, CURLOPT_COOKIEJAR, NULL);   /* no second write at cleanup */
+    curl_easy_cleanup(handle);
+    return result;
+}
+
+CURLcode sluice_cookies_clear(CURLSH *share) {
+    CURL *handle = sluice_cookie_handle(share);
+    if (!handle) return CURLE_OUT_OF_MEMORY;
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_COOKIELIST, "ALL");
+    curl_easy_cleanup(handle);
+    return result;
+}

@@ -33,6 +33,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let share: UnsafeMutableRawPointer
+    /// The transport's cookie jar, whose share this loop uses instead of its own.
+    private let cookieJar: CurlCookieJar?
     private let state = Mutex(State())
     /// Transfers sent to this loop and not yet finished, for choosing the least busy loop.
     let load = Atomic<Int>(0)
@@ -49,14 +51,19 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     private let index: Int
 
-    init(configuration: CurlTransport.Configuration, index: Int) {
+    init(configuration: CurlTransport.Configuration, index: Int, cookieJar: CurlCookieJar? = nil) {
         self.index = index
         _ = Self.globalInit
         self.configuration = configuration
+        self.cookieJar = cookieJar
         multi = curl_multi_init()
-        share = curl_share_init()
-        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
-        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        if let cookieJar {
+            share = cookieJar.share
+        } else {
+            share = curl_share_init()
+            sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+            sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        }
         if configuration.maxConnections > 0 {
             sluice_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
         }
@@ -167,7 +174,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         for handle in idle { destroy(handle) }
         idle.removeAll()
         curl_multi_cleanup(multi)
-        curl_share_cleanup(share)
+        if cookieJar == nil { curl_share_cleanup(share) }
     }
 
     private func apply(_ operation: Operation) {
@@ -233,6 +240,9 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             let result = message.pointee.data.result
             curl_multi_remove_handle(multi, handle)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
+            // Saved before the caller resumes, so the file holds the cookie once the call returns.
+            // A failure here is not the request's: saveCookies() reports it.
+            if let cookieJar, cookieJar.file != nil, transfer.receivedCookies { try? cookieJar.save() }
             transfer.complete(result, errorBuffer: errorBuffers[handle]!)
             transfer.releaseResources()
             recycle(handle)
@@ -245,6 +255,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             throw SluiceError(.other, "curl_easy_init failed (out of memory?)")
         }
         sluice_easy_setopt_share(handle, share)
+        cookieJar?.enable(on: handle)
         do {
             try CurlTransfer.configureShared(handle, configuration)
         } catch {

@@ -438,6 +438,9 @@ final class CurlTransfer: @unchecked Sendable {
         return digits > 0 ? length : nil
     }
 
+    /// Whether the response set cookies (for saving a file-backed jar).
+    var receivedCookies: Bool { headers.contains("Set-Cookie") }
+
     fileprivate func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
         if let outputFile {
             let written = fwrite(buffer, 1, count, outputFile)

@@ -128,6 +128,11 @@ public final class CurlTransport: HTTPTransport {
         public var idleHandlePoolSize: Int = 64
         /// The `User-Agent` sent when a request has none of its own; `nil` sends none.
         public var userAgent: String? = CurlTransport.defaultUserAgent
+        /// curl's cookie engine, off by default: cookies the servers set are kept and sent back
+        /// by curl's rules (domain, path, expiry, `Secure`), shared by every event thread, in
+        /// memory or in a Netscape cookie file that is loaded at start and saved whenever a
+        /// response sets a cookie. See ``CurlTransport/cookies``.
+        public var cookieJar: CookieJar?
         /// How many event threads, each driving its own `curl_multi` handle, connection pool and
         /// DNS/TLS-session cache. One is right for an app; a process that sends many requests at
         /// once can use one per core. A request goes to the thread the caller runs on (see
@@ -138,6 +143,14 @@ public final class CurlTransport: HTTPTransport {
 
         public init() {}
 
+        /// Where a transport keeps cookies.
+        public enum CookieJar: Sendable, Hashable {
+            /// For the transport's lifetime.
+            case memory
+            /// In this Netscape cookie file (curl's and wget's format), across runs.
+            case file(String)
+        }
+
         /// 10 s connect timeout, no overall limit, 10 redirects, 64 MiB in memory, HTTP/2 where
         /// offered, verified TLS 1.2+, no proxy, no content decoding.
         public static let `default` = Configuration()
@@ -145,11 +158,39 @@ public final class CurlTransport: HTTPTransport {
 
     public let configuration: Configuration
     let loops: [CurlEventLoop]
+    let cookieJar: CurlCookieJar?
 
     /// A transport with its own event threads and connection pools.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
-        self.loops = (0..<max(1, configuration.eventThreads)).map { CurlEventLoop(configuration: configuration, index: $0) }
+        let jar = configuration.cookieJar.map(CurlCookieJar.init)
+        self.cookieJar = jar
+        self.loops = (0..<max(1, configuration.eventThreads)).map { CurlEventLoop(configuration: configuration, index: $0, cookieJar: jar) }
+    }
+
+    /// The cookies in the jar, one Netscape cookie-file line each; empty without a jar.
+    ///
+    /// ```swift
+    /// var configuration = CurlTransport.Configuration()
+    /// configuration.cookieJar = .file("/var/lib/app/cookies.txt")
+    /// let transport = CurlTransport(configuration: configuration)
+    /// // … after a login …
+    /// transport.cookies   // ["api.example.com\tFALSE\t/\tTRUE\t0\tsession\tabc123"]
+    /// ```
+    public var cookies: [String] { cookieJar?.lines ?? [] }
+
+    /// Forgets every cookie (a sign-out). A file-backed jar is saved empty.
+    public func clearCookies() throws(SluiceError) {
+        cookieJar?.clear()
+        try cookieJar?.save()
+    }
+
+    /// Writes a file-backed jar now (it is also saved whenever a response sets a cookie, and
+    /// when the transport goes away).
+    ///
+    /// - Throws: `.writeFailed` when the file cannot be written.
+    public func saveCookies() throws(SluiceError) {
+        try cookieJar?.save()
     }
 
     deinit { for loop in loops { loop.shutdown() } }

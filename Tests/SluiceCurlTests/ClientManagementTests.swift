@@ -6,16 +6,20 @@ import Synchronization
 import Testing
 
 /// A MockWebServer whose handler holds each request for a while and counts how many it is
-/// holding at once: the concurrency the client really produced, seen from the server.
+/// holding at once: the concurrency the client really produced, seen from the server. Requests
+/// whose path contains "slow" wait until ``release()`` (or 10 s), so a test decides when they end
+/// however loaded the machine is.
 final class CountingServer: Sendable {
     private final class Counts: Sendable {
         let state = Mutex((current: 0, peak: 0, order: [String]()))
+        let gate = NSCondition()
+        let released = Atomic<Bool>(false)
     }
 
     let server: MockWebServer
     private let counts = Counts()
 
-    init(hold: Duration = .milliseconds(60), slowHold: Duration = .seconds(3)) throws {
+    init(hold: Duration = .milliseconds(60)) throws {
         server = try MockWebServer()
         let counts = self.counts
         server.setHandler { request in
@@ -24,12 +28,27 @@ final class CountingServer: Sendable {
                 counts.peak = max(counts.peak, counts.current)
                 counts.order.append(request.target)
             }
-            // Paths with "slow" are held long enough to be cancelled while the server holds them.
-            let wait = request.target.contains("slow") ? slowHold : hold
-            Thread.sleep(forTimeInterval: wait.timeInterval)
+            if request.target.contains("slow") {
+                let deadline = Date().addingTimeInterval(10)
+                counts.gate.lock()
+                while !counts.released.load(ordering: .acquiring) && counts.gate.wait(until: deadline) {}
+                counts.gate.unlock()
+            } else {
+                Thread.sleep(forTimeInterval: hold.timeInterval)
+            }
             counts.state.withLock { $0.current -= 1 }
             return .init(status: 200, body: request.target)
         }
+    }
+
+    deinit { release() }
+
+    /// Lets every held "slow" request (and any later one) answer.
+    func release() {
+        counts.gate.lock()
+        counts.released.store(true, ordering: .releasing)
+        counts.gate.broadcast()
+        counts.gate.unlock()
     }
 
     var peak: Int { counts.state.withLock { $0.peak } }
@@ -68,8 +87,15 @@ struct ClientManagementTests {
         let client = client(limit: 3)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
-                group.addTask { try await client.send(HTTPRequest(url: server.url("/item/\(index)"))).status.code }
+                group.addTask { try await client.send(HTTPRequest(url: server.url("/slow/item/\(index)"))).status.code }
             }
+            // The server holds the first three; the other seventeen must wait in the client.
+            try await eventually("three are held and seventeen queued") {
+                server.received == 3 && client.inFlight.filter { $0.state == .queued }.count == 17
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.received == 3)
+            server.release()
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses == Array(repeating: 200, count: 20))
@@ -80,7 +106,7 @@ struct ClientManagementTests {
     }
 
     @Test func theQueueServesHigherPriorityFirstThenInArrivalOrder() async throws {
-        let server = try CountingServer(hold: .milliseconds(20), slowHold: .milliseconds(300))
+        let server = try CountingServer(hold: .milliseconds(20))
         let client = client(limit: 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { _ = try await client.send(request(server.url("/slow-first"))) }
@@ -90,13 +116,14 @@ struct ClientManagementTests {
                 try await eventually("\(path) is queued") { client.inFlight.contains { $0.url.path == path && $0.state == .queued } }
             }
             #expect(client.inFlight.map(\.state) == [.running, .queued, .queued, .queued, .queued, .queued])
+            server.release()
             try await group.waitForAll()
         }
         #expect(server.order == ["/slow-first", "/high-1", "/normal-1", "/normal-2", "/low-1", "/low-2"])
     }
 
     @Test func cancelByTagEndsOnlyTheTaggedRequests() async throws {
-        let server = try CountingServer(hold: .milliseconds(400))
+        let server = try CountingServer()
         let client = client()
         let outcomes = try await withThrowingTaskGroup(of: (String, String).self) { group in
             for index in 0..<6 {
@@ -117,6 +144,7 @@ struct ClientManagementTests {
             #expect(client.cancel(tag: "screen-a") == 3)
             try await eventually("the tagged ones end") { client.isFinished(tags: ["screen-a"]) }
             #expect(!client.isFinished(tags: ["screen-b"]))
+            server.release()
             return try await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 }
         }
         #expect(outcomes == ["/slow/0": "cancelled", "/slow/2": "cancelled", "/slow/4": "cancelled",
@@ -125,7 +153,7 @@ struct ClientManagementTests {
     }
 
     @Test func cancelByURLPrefixEndsOnlyTheMatchingRequests() async throws {
-        let server = try CountingServer(hold: .milliseconds(400))
+        let server = try CountingServer()
         let client = client()
         let paths = ["/slow/search?q=a", "/slow/search?q=b", "/slow/searching", "/slow/feed", "/slow/profile"]
         let outcomes = try await withThrowingTaskGroup(of: (String, String).self) { group in
@@ -141,6 +169,8 @@ struct ClientManagementTests {
             try await eventually("all five reach the server") { server.received == 5 }
             #expect(!client.isFinished(urls: [server.url("/slow/feed")]))
             #expect(client.cancel(urlPrefix: server.url("/slow/search").absoluteString) == 3)
+            try await eventually("the matching ones end") { client.inFlight.count == 2 }
+            server.release()
             return try await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 }
         }
         #expect(outcomes == ["/slow/search?q=a": "cancelled", "/slow/search?q=b": "cancelled", "/slow/searching": "cancelled",
@@ -177,7 +207,7 @@ struct ClientManagementTests {
     }
 
     @Test func aCancelledCallerLeavesTheQueueAndFreesNothingItDidNotHold() async throws {
-        let server = try CountingServer(hold: .milliseconds(20), slowHold: .milliseconds(300))
+        let server = try CountingServer(hold: .milliseconds(20))
         let client = client(limit: 1)
         let holder = Task { try await client.send(request(server.url("/slow/holder"))) }
         try await eventually("the holder runs") { server.received == 1 }
@@ -186,13 +216,14 @@ struct ClientManagementTests {
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(client.inFlight.map(\.url.path) == ["/slow/holder"])
+        server.release()
         #expect(try await holder.value.status.code == 200)
         #expect(try await client.send(request(server.url("/next"))).status.code == 200)
         #expect(!server.order.contains("/queued"))
     }
 
     @Test func cancellationCanBeReportedAsAnErrorThatSaysWho() async throws {
-        let server = try CountingServer(hold: .milliseconds(400))
+        let server = try CountingServer()
         let client = client(cancellationIsError: true)
         let call = Task { try await client.send(request(server.url("/slow/x"), tags: ["upload"])) }
         try await eventually("the call reaches the server") { server.received == 1 }

@@ -48,4 +48,14 @@ typedef struct {
 
 void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info);
 
+/// Locks for a share handle used from several threads; returns what to free with
+/// sluice_share_free_locking after curl_share_cleanup.
+void *sluice_share_enable_locking(CURLSH *share);
+void sluice_share_free_locking(void *locks);
+
+/// A share's cookie jar: load a Netscape cookie file into it, write it to one, empty it.
+CURLcode sluice_cookies_load(CURLSH *share, const char *path);
+CURLcode sluice_cookies_flush(CURLSH *share, const char *path);
+CURLcode sluice_cookies_clear(CURLSH *share);
+
 #endif

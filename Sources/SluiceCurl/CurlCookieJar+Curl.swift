@@ -1,0 +1,81 @@
+import CCurl
+import CCurlShim
+import Foundation
+import Sluice
+
+/// curl's cookie engine for one transport: a share handle holding the cookies (and the DNS and
+/// TLS-session caches) that every event thread's easy handles use, loaded from and saved to a
+/// Netscape cookie file when the jar is file-backed.
+///
+/// Each call of a `sluice_cookies_*` helper binds its result with an explicit `CURLcode` type:
+/// left to inference, Swift 6.3 then fails to find other `CURLcode` constants (such as
+/// `CURLE_UNSUPPORTED_PROTOCOL`) in files compiled in the same batch.
+final class CurlCookieJar: @unchecked Sendable {
+    // @unchecked: `share` is used from every event thread and from the helpers below at once;
+    // curl serialises that through the lock callbacks installed by
+    // `sluice_share_enable_locking`, one mutex per kind of shared data. `file` never changes.
+
+    let share: UnsafeMutableRawPointer
+    private let locks: UnsafeMutableRawPointer?
+    /// Where the jar is saved; `nil` keeps it in memory.
+    let file: String?
+
+    init(_ storage: CurlTransport.Configuration.CookieJar) {
+        share = curl_share_init()
+        locks = sluice_share_enable_locking(share)
+        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+        sluice_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        switch storage {
+        case .memory:
+            file = nil
+        case .file(let path):
+            file = path
+            if FileManager.default.fileExists(atPath: path) {
+                let loaded: CURLcode = sluice_cookies_load(share, path)
+                _ = loaded
+            }
+        }
+    }
+
+    deinit {
+        // Every easy handle using the share has been cleaned up: the loops hold the jar until
+        // their threads have destroyed their handles.
+        if let file {
+            let saved: CURLcode = sluice_cookies_flush(share, file)
+            _ = saved
+        }
+        curl_share_cleanup(share)
+        sluice_share_free_locking(locks)
+    }
+
+    /// Turns the cookie engine on for a new easy handle (the jar's cookies, nothing loaded).
+    func enable(on handle: UnsafeMutableRawPointer) {
+        sluice_easy_setopt_string(handle, CURLOPT_COOKIEFILE, "")
+    }
+
+    /// Every cookie, one Netscape cookie-file line each (`domain TAB flag TAB path TAB secure TAB
+    /// expiry TAB name TAB value`).
+    var lines: [String] {
+        // Written to a private temporary file and read back: curl's own Netscape format.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cookies-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        let written: CURLcode = sluice_cookies_flush(share, path)
+        guard written.rawValue == 0, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.hasPrefix("# ") && $0 != "#" }
+    }
+
+    func clear() {
+        let cleared: CURLcode = sluice_cookies_clear(share)
+        _ = cleared
+    }
+
+    /// Writes the jar to its file (nothing for a memory jar).
+    func save() throws(SluiceError) {
+        guard let file else { return }
+        let result: CURLcode = sluice_cookies_flush(share, file)
+        guard result.rawValue == 0, FileManager.default.fileExists(atPath: file) || lines.isEmpty else {
+            throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): curl error \(result.rawValue)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceTesting
+import Testing
+
+@Suite("CurlTransport's cookie jar against MockWebServer")
+struct CookieJarTests {
+    let server: MockWebServer
+
+    init() throws {
+        server = try MockWebServer()
+        server.setHandler { request in
+            if request.target == "/login" {
+                return .init(status: 200, headers: [("Set-Cookie", "session=abc123; Path=/; HttpOnly")], body: "welcome")
+            }
+            return .init(status: 200, body: request.header("Cookie") ?? "(no cookie)")
+        }
+    }
+
+    func transport(_ jar: CurlTransport.Configuration.CookieJar?, eventThreads: Int = 1) -> CurlTransport {
+        var configuration = CurlTransport.Configuration()
+        configuration.cookieJar = jar
+        configuration.eventThreads = eventThreads
+        return CurlTransport(configuration: configuration)
+    }
+
+    func get(_ path: String, _ transport: CurlTransport) async throws -> String {
+        try await transport.send(HTTPRequest(url: server.url(path)), context: RequestContext()).text ?? ""
+    }
+
+    @Test func withoutAJarNoCookieIsKept() async throws {
+        let transport = transport(nil)
+        _ = try await get("/login", transport)
+        #expect(try await get("/me", transport) == "(no cookie)")
+        #expect(transport.cookies.isEmpty)
+    }
+
+    @Test func aMemoryJarSendsTheCookieBackUntilItIsCleared() async throws {
+        let transport = transport(.memory)
+        #expect(try await get("/me", transport) == "(no cookie)")
+        _ = try await get("/login", transport)
+        #expect(try await get("/me", transport) == "session=abc123")
+        #expect(transport.cookies.count == 1)
+        #expect(transport.cookies.first?.hasSuffix("\tsession\tabc123") == true)
+        try transport.clearCookies()
+        #expect(transport.cookies.isEmpty)
+        #expect(try await get("/me", transport) == "(no cookie)")
+    }
+
+    @Test func everyEventThreadSharesOneJar() async throws {
+        let transport = transport(.memory, eventThreads: 2)
+        _ = try await get("/login", transport)
+        let seen = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<12 { group.addTask { try await get("/me/\(index)", transport) } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(seen == ["session=abc123"])
+    }
+
+    @Test func aCookieIsNotSentToAnotherHost() async throws {
+        let transport = transport(.memory)
+        _ = try await get("/login", transport)       // set by 127.0.0.1
+        let other = URL(string: "http://localhost:\(server.port)/me")!
+        let response = try await transport.send(HTTPRequest(url: other), context: RequestContext())
+        #expect(response.text == "(no cookie)")
+    }
+
+    @Test func aFileJarOutlivesTheTransport() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cookies-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            let first = transport(.file(file.path))
+            _ = try await get("/login", first)
+            // Saved as soon as the response set the cookie.
+            let saved = try String(contentsOf: file, encoding: .utf8)
+            #expect(saved.contains("\tsession\tabc123"))
+        }
+        let second = transport(.file(file.path))
+        #expect(try await get("/me", second) == "session=abc123")
+    }
+
+    @Test func anUnwritableJarFileIsATypedError() async throws {
+        let transport = transport(.file("/nonexistent-directory/cookies.txt"))
+        _ = try await get("/login", transport)
+        #expect {
+            try transport.saveCookies()
+        } throws: { error in
+            (error as? SluiceError)?.code == .writeFailed
+                && (error as? SluiceError)?.message.hasPrefix("cannot save the cookie jar to /nonexistent-directory/cookies.txt") == true
+        }
+    }
+}
