@@ -48,6 +48,8 @@ public final class MockWebServer: Sendable {
         public var headersDelay: Duration?
         /// Send the body in pieces of `bytes`, pausing `interval` after each.
         public var throttle: (bytes: Int, interval: Duration)?
+        /// Stop sending the body after this many bytes until the gate opens.
+        public var stall: (afterBytes: Int, gate: TestGate)?
         public var fault: Fault?
         /// Replace the status line (e.g. `"HTTP/1.1 abc"`) to test parsers.
         public var rawStatusLine: String?
@@ -72,6 +74,11 @@ public final class MockWebServer: Sendable {
 
         public func with(fault: Fault) -> Response { var copy = self; copy.fault = fault; return copy }
         public func with(headersDelay: Duration) -> Response { var copy = self; copy.headersDelay = headersDelay; return copy }
+        /// Sends `bytes` of the body, then waits for `gate` before sending the rest: a transfer
+        /// caught mid-way for as long as the test wants.
+        public func with(stallAfter bytes: Int, until gate: TestGate) -> Response {
+            var copy = self; copy.stall = (bytes, gate); return copy
+        }
         public func with(throttle bytes: Int, every interval: Duration) -> Response {
             var copy = self; copy.throttle = (bytes, interval); return copy
         }
@@ -283,6 +290,11 @@ public final class MockWebServer: Sendable {
             payload = chunked
         }
         if let cutAfter { payload = payload.prefix(cutAfter) }
+        if let (bytes, gate) = response.stall, bytes < payload.count {
+            guard write(fd, payload.prefix(bytes)) else { return false }
+            gate.wait()
+            payload = Data(payload.dropFirst(bytes))
+        }
         if let (bytes, interval) = response.throttle {
             var offset = 0
             while offset < payload.count {

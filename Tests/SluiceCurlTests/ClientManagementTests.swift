@@ -12,8 +12,7 @@ import Testing
 final class CountingServer: Sendable {
     private final class Counts: Sendable {
         let state = Mutex((current: 0, peak: 0, order: [String]()))
-        let gate = NSCondition()
-        let released = Atomic<Bool>(false)
+        let gate = TestGate()
     }
 
     let server: MockWebServer
@@ -29,10 +28,7 @@ final class CountingServer: Sendable {
                 counts.order.append(request.target)
             }
             if request.target.contains("slow") {
-                let deadline = Date().addingTimeInterval(10)
-                counts.gate.lock()
-                while !counts.released.load(ordering: .acquiring) && counts.gate.wait(until: deadline) {}
-                counts.gate.unlock()
+                counts.gate.wait(timeout: .seconds(10))
             } else {
                 Thread.sleep(forTimeInterval: hold.timeInterval)
             }
@@ -45,10 +41,7 @@ final class CountingServer: Sendable {
 
     /// Lets every held "slow" request (and any later one) answer.
     func release() {
-        counts.gate.lock()
-        counts.released.store(true, ordering: .releasing)
-        counts.gate.broadcast()
-        counts.gate.unlock()
+        counts.gate.open()
     }
 
     var peak: Int { counts.state.withLock { $0.peak } }

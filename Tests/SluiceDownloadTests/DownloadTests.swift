@@ -32,6 +32,8 @@ final class RangeServer: Sendable {
         var dropAfter: Int?
         /// Send the body in pieces of this size, pausing between them.
         var throttle: (bytes: Int, interval: Duration)?
+        /// Send this many body bytes, then wait for the gate.
+        var stall: (bytes: Int, gate: TestGate)?
     }
 
     private final class Box: Sendable {
@@ -68,6 +70,7 @@ final class RangeServer: Sendable {
             }
             if let drop = next.dropAfter { response = response.with(fault: .disconnectAfterBodyBytes(drop)) }
             if let throttle = next.throttle { response = response.with(throttle: throttle.bytes, every: throttle.interval) }
+            if let stall = next.stall { response = response.with(stallAfter: stall.bytes, until: stall.gate) }
             next.dropAfter = nil
             return response
         }
@@ -98,6 +101,18 @@ final class Scratch: Sendable {
 
 func payload(_ count: Int, seed: UInt8 = 7) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) &+ seed })
+}
+
+/// Waits until `condition` holds, for at most 20 s.
+func eventually(_ what: String, _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
 }
 
 @Suite("Downloads against MockWebServer")
@@ -199,21 +214,23 @@ struct DownloadTests {
     @Test func pauseKeepsTheBytesAndResumeContinuesThem() async throws {
         let data = payload(2 << 20)
         let server = try RangeServer(data)
-        server.update { $0.throttle = (64 * 1024, .milliseconds(20)) }
+        let gate = TestGate()
+        defer { gate.open() }
+        server.update { $0.stall = (300_000, gate) }
         let scratch = try Scratch()
         let destination = scratch.url.appendingPathComponent("data.bin")
         let reports = Mutex<[DownloadProgress]>([])
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client,
                                 configuration: .init(progress: { progress in reports.withLock { $0.append(progress) } }))
         let running = Task { try await download.run() }
-        while reports.withLock({ $0.last?.completedBytes ?? 0 }) < 300_000 { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("300 KB arrive") { reports.withLock { $0.last?.completedBytes ?? 0 } >= 300_000 }
         download.pause()
         await #expect(throws: CancellationError.self) { try await running.value }
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial")[.size] as? Int)
-        #expect(kept >= 300_000 && kept < data.count)
+        #expect(kept == 300_000)
         #expect(try scratch.leftovers() == ["data.bin.sluice-partial", "data.bin.sluice-partial.json"])
 
-        server.update { $0.throttle = nil }
+        server.update { $0.stall = nil }
         let result = try await download.run()
         #expect(result.resumedFrom == Int64(kept))
         #expect(server.requests.last?.header("Range") == "bytes=\(kept)-")
@@ -226,12 +243,17 @@ struct DownloadTests {
 
     @Test func cancelDropsTheBytes() async throws {
         let server = try RangeServer(payload(1 << 20))
-        server.update { $0.throttle = (32 * 1024, .milliseconds(20)) }
+        let gate = TestGate()
+        defer { gate.open() }
+        server.update { $0.stall = (100_000, gate) }
         let scratch = try Scratch()
         let destination = scratch.url.appendingPathComponent("data.bin")
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client)
         let running = Task { try await download.run() }
-        try await Task.sleep(for: .milliseconds(150))
+        try await eventually("the partial file fills") {
+            // The transport writes through a buffered FILE, so the size on disk trails the bytes sent.
+            ((try? FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial")[.size] as? Int) ?? 0) >= 80_000
+        }
         download.cancel()
         await #expect(throws: CancellationError.self) { try await running.value }
         #expect(try scratch.leftovers() == [])
@@ -273,7 +295,9 @@ struct DownloadTests {
     @Test func aKilledProcessLeavesBytesThatTheNextProcessResumes() async throws {
         let data = payload(4 << 20)
         let server = try RangeServer(data)
-        server.update { $0.throttle = (64 * 1024, .milliseconds(25)) }
+        let gate = TestGate()
+        defer { gate.open() }
+        server.update { $0.stall = (500_000, gate) }
         let scratch = try Scratch()
         let destination = scratch.url.appendingPathComponent("data.bin")
         let partial = destination.path + ".sluice-partial"
@@ -283,8 +307,9 @@ struct DownloadTests {
         child.arguments = ["download", server.url.absoluteString, destination.path]
         try child.run()
         let deadline = ContinuousClock.now + .seconds(20)
-        while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 500_000 {
-            guard ContinuousClock.now < deadline else { Issue.record("the child never wrote 500 KB"); break }
+        // The child writes through a buffered FILE: what reaches the disk trails the 500 KB sent.
+        while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 400_000 {
+            guard ContinuousClock.now < deadline, child.isRunning else { Issue.record("the child stopped, or 400 KB never reached its partial file"); break }
             try await Task.sleep(for: .milliseconds(10))
         }
         kill(child.processIdentifier, SIGKILL)
@@ -292,7 +317,8 @@ struct DownloadTests {
         #expect(child.terminationReason == .uncaughtSignal)
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int)
 
-        server.update { $0.throttle = nil }
+        #expect(kept >= 400_000 && kept <= 500_000)
+        server.update { $0.stall = nil }
         let result = try await client.download(HTTPRequest(url: server.url), to: destination,
                                                configuration: .init(expectedSHA256: try sha256sum(data)))
         #expect(result.resumedFrom == Int64(kept))

@@ -170,7 +170,9 @@ struct RetryMiddlewareTests {
         let url = dead.url("/gone")
         dead.shutdown()
         let attempts = Counter()
-        let budget = RetryBudget()
+        // One window for the whole run, however long a loaded machine takes over 1,000 calls (the
+        // per-second floor scaled down with it, so the 20% ratio is what caps the retries).
+        let budget = RetryBudget(configuration: .init(ratio: 0.2, minimumPerSecond: 0.1, window: .seconds(600)))
         let pipeline = Pipeline(
             middlewares: [RetryMiddleware(policy: fast(5), budget: budget), CountingMiddleware(counter: attempts)],
             transport: CurlTransport()
