@@ -33,6 +33,8 @@ let package = Package(
         .executable(name: "sluice-reachability-probe", targets: ["SluiceReachabilityProbe"]),
         .executable(name: "sluice-outbox-helper", targets: ["SluiceOutboxHelper"]),
         .executable(name: "sluice-transfer-probe", targets: ["SluiceTransferProbe"]),
+        .executable(name: "sluice", targets: ["SluiceCLI"]),
+        .library(name: "SluiceCommandLine", targets: ["SluiceCommandLine"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
@@ -78,6 +80,12 @@ let package = Package(
         .target(name: "SluiceMultipart", dependencies: ["Sluice"], swiftSettings: strict),
         // SluiceDownload: downloads to a file that pause, resume (Range + If-Range) and check a SHA-256.
         .target(name: "SluiceDownload", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
+        // sluice: the command-line client; its parser and runner are a library, so they have tests.
+        .target(name: "SluiceCommandLine", dependencies: [
+            "Sluice", "SluiceCurl", "SluiceCache", "SluiceRetry", "SluiceGzip", "SluiceHeaders", "SluiceSigning",
+            "SluiceLogging", "SluiceHUD", "SluiceMultipart", "SluiceDownload",
+        ], swiftSettings: strict),
+        .executableTarget(name: "SluiceCLI", dependencies: ["SluiceCommandLine"], swiftSettings: strict),
         // sluice-transfer-probe: an upload or a download in a process of its own, for the tests.
         .executableTarget(name: "SluiceTransferProbe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart"], swiftSettings: strict),
         // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
@@ -128,6 +136,7 @@ let package = Package(
         .testTarget(name: "SluiceLoggingTests", dependencies: ["SluiceLogging", "Sluice", "SluiceTesting", "SluiceCurl", "SluiceRetry"], swiftSettings: strict),
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceXMLTests", dependencies: ["SluiceXML", "Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceCommandLineTests", dependencies: ["SluiceCommandLine", "Sluice", "SluiceTesting", "SluiceCLI"], swiftSettings: strict),
         .testTarget(name: "SluiceDownloadTests", dependencies: ["SluiceDownload", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceMultipartTests", dependencies: ["SluiceMultipart", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),

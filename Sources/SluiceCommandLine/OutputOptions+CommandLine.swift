@@ -1,0 +1,77 @@
+import Foundation
+import Sluice
+
+/// What `sluice` prints and how: httpie's `--print` letters (by default the response's head and
+/// body on a terminal, the body alone when piped), colours on a terminal, JSON pretty-printed,
+/// binary bodies kept off a terminal.
+struct OutputOptions {
+    let requestHeaders: Bool
+    let requestBody: Bool
+    let responseHeaders: Bool
+    let responseBody: Bool
+    let colours: Bool
+    let isTerminal: Bool
+
+    init(_ invocation: Invocation, isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
+        let letters = invocation.print ?? (isTerminal ? "hb" : "b")
+        requestHeaders = letters.contains("H")
+        requestBody = letters.contains("B")
+        responseHeaders = letters.contains("h")
+        responseBody = letters.contains("b")
+        self.isTerminal = isTerminal
+        colours = isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
+    private func paint(_ text: String, _ code: String) -> String {
+        colours ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// `HTTP/1.1 200 OK` and the fields, then an empty line.
+    func head(of response: HTTPResponse) -> String {
+        let version = response.metrics?.httpVersion ?? "1.1"
+        let code = response.status.code
+        let colour = code >= 500 ? "31" : code >= 400 ? "33" : code >= 300 ? "36" : "32"
+        var text = paint("HTTP/\(version) \(response.status)", "1;\(colour)") + "\n"
+        for field in response.headers { text += paint(field.name, "36") + ": " + field.value + "\n" }
+        return text + "\n"
+    }
+
+    /// The request as it was sent: its line, fields and (with `B`) body.
+    func describe(request: HTTPRequest) async throws -> String {
+        var text = ""
+        if requestHeaders {
+            let path = request.url.path.isEmpty ? "/" : request.url.path
+            let query = request.url.query.map { "?" + $0 } ?? ""
+            text += paint("\(request.method) \(path)\(query) HTTP/1.1", "1;34") + "\n"
+            text += paint("Host", "36") + ": " + (request.url.host ?? "") + "\n"
+            for field in request.headers { text += paint(field.name, "36") + ": " + field.value + "\n" }
+            text += "\n"
+        }
+        if requestBody {
+            switch request.body {
+            case .empty: break
+            case .bytes(let data): text += String(decoding: data, as: UTF8.self) + "\n\n"
+            case .file(let url): text += "(the file \(url.path))\n\n"
+            case .stream: text += "(a streamed body of \(request.body.length.map { "\($0) bytes" } ?? "unknown length"))\n\n"
+            }
+        }
+        return text
+    }
+
+    /// The body: JSON pretty-printed, text as it is; on a terminal, binary data is described
+    /// rather than written.
+    func body(of response: HTTPResponse) -> Data {
+        let body = response.body
+        guard !body.isEmpty else { return Data() }
+        let type = response.headers["Content-Type"]?.lowercased() ?? ""
+        if type.contains("json"),
+           let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) {
+            return pretty + Data("\n".utf8)
+        }
+        if isTerminal, body.contains(0) || String(data: body, encoding: .utf8) == nil {
+            return Data("(\(body.count) bytes of binary data not shown on a terminal: use --download FILE or redirect the output)\n".utf8)
+        }
+        return body
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// One `ITEM` after the URL, in httpie's syntax: a header, a query parameter, a JSON field (a
+/// string, or raw JSON), or a file for a multipart form.
+///
+/// ```swift
+/// try RequestItem(parsing: "X-Api-Key:abc")      // .header("X-Api-Key", "abc")
+/// try RequestItem(parsing: "q==café")            // .query("q", "café")
+/// try RequestItem(parsing: "name=Ada")           // .field("name", "Ada")
+/// try RequestItem(parsing: "age:=36")            // .jsonField("age", "36")
+/// try RequestItem(parsing: "photo@/tmp/a.jpg")   // .file("photo", "/tmp/a.jpg")
+/// ```
+///
+/// The separator that comes first wins; at the same place the longer one does (`:=` before `:`,
+/// `==` before `=`). A backslash before a separator character keeps it in the name.
+public enum RequestItem: Sendable, Hashable {
+    case header(String, String)
+    case query(String, String)
+    case field(String, String)
+    case jsonField(String, String)
+    case file(String, String)
+
+    public init(parsing text: String) throws(UsageError) {
+        let characters = Array(text)
+        var name = ""
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if character == "\\", index + 1 < characters.count, ":=@".contains(characters[index + 1]) {
+                name.append(characters[index + 1])
+                index += 2
+                continue
+            }
+            let rest = String(characters[(index + 1)...])
+            switch character {
+            case ":" where rest.hasPrefix("="):
+                self = .jsonField(name, String(rest.dropFirst()))
+            case "=" where rest.hasPrefix("="):
+                self = .query(name, String(rest.dropFirst()))
+            case "=":
+                self = .field(name, rest)
+            case "@":
+                self = .file(name, rest)
+            case ":":
+                self = .header(name, rest.hasPrefix(" ") ? String(rest.dropFirst()) : rest)
+            default:
+                name.append(character)
+                index += 1
+                continue
+            }
+            guard !name.isEmpty else {
+                throw UsageError("\(String(reflecting: text)) has no name before its separator")
+            }
+            return
+        }
+        throw UsageError("\(String(reflecting: text)) is not an item: use Header:Value, name==value, field=value, field:=json or field@file")
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import Sluice
+import SluiceCommandLine
+import SluiceTesting
+import Testing
+
+@Suite struct RequestItemTests {
+    @Test(arguments: [
+        ("X-Api-Key:abc", RequestItem.header("X-Api-Key", "abc")),
+        ("Accept: text/html", .header("Accept", "text/html")),
+        ("X-Empty:", .header("X-Empty", "")),
+        ("Authorization:Bearer a=b", .header("Authorization", "Bearer a=b")),
+        ("q==café", .query("q", "café")),
+        ("url==http://x/?a=1", .query("url", "http://x/?a=1")),
+        ("name=Ada", .field("name", "Ada")),
+        ("expr=a==b", .field("expr", "a==b")),
+        ("age:=36", .jsonField("age", "36")),
+        ("tags:=[\"a\",\"b\"]", .jsonField("tags", "[\"a\",\"b\"]")),
+        ("photo@/tmp/a.jpg", .file("photo", "/tmp/a.jpg")),
+        ("a\\:b==1", .query("a:b", "1")),
+        ("mail\\@home=x", .field("mail@home", "x")),
+    ])
+    func itemsParse(text: String, item: RequestItem) throws {
+        #expect(try RequestItem(parsing: text) == item)
+    }
+
+    @Test func badItemsSayWhy() {
+        #expect(throws: UsageError(#""=x" has no name before its separator"#)) { try RequestItem(parsing: "=x") }
+        #expect(throws: UsageError(#""plain" is not an item: use Header:Value, name==value, field=value, field:=json or field@file"#)) {
+            try RequestItem(parsing: "plain")
+        }
+    }
+}
+
+@Suite struct InvocationTests {
+    @Test func methodURLItemsAndFlags() throws {
+        let invocation = try Invocation.parse(["-vv", "--retry", "3", "--cache", "--gzip", "--timeout=2.5", "POST", "api.example.com/notes",
+                                              "title=Hi", "draft:=true", "--check-status", "--sign", "hmac:key-1", "--aws-sigv4=eu-west-1:s3"])
+        #expect(invocation.method == .post)
+        #expect(invocation.url == "http://api.example.com/notes")
+        #expect(invocation.items == [.field("title", "Hi"), .jsonField("draft", "true")])
+        #expect(invocation.verbosity == 2)
+        #expect(invocation.retry == 3)
+        #expect(invocation.cache == "")
+        #expect(invocation.gzip)
+        #expect(invocation.timeout == 2.5)
+        #expect(invocation.checkStatus)
+        #expect(invocation.sign == "key-1")
+        #expect(invocation.awsSigV4?.region == "eu-west-1" && invocation.awsSigV4?.service == "s3")
+    }
+
+    @Test func urlsAreCompletedAndSchemesChecked() throws {
+        #expect(try Invocation.parse([":8080/x"]).url == "http://localhost:8080/x")
+        #expect(try Invocation.parse(["https://example.com"]).url == "https://example.com")
+        #expect(try Invocation.parse(["GET"]).url == "http://GET")          // one word is a host, not a method
+        #expect(throws: UsageError(#""ftp://example.com/f" is not an http or https URL"#)) { try Invocation.parse(["ftp://example.com/f"]) }
+    }
+
+    @Test(arguments: [
+        (["--bogus", "x"], "unknown option --bogus; see sluice --help"),
+        (["-z", "x"], "unknown option -z; see sluice --help"),
+        ([String](), "no URL given; usage: sluice [METHOD] URL [ITEM…]; see sluice --help"),
+        (["--retry", "many", "x"], #"--retry expects a whole number from 0 to 10, not "many""#),
+        (["x", "--retry"], "--retry needs a value; see sluice --help"),
+        (["--timeout", "-1", "x"], #"--timeout expects a number of seconds above 0, not "-1""#),
+        (["--sign", "rsa:k", "x"], #"--sign expects hmac:KEYID, not "rsa:k""#),
+        (["--aws-sigv4", "us-east-1", "x"], #"--aws-sigv4 expects REGION:SERVICE (like us-east-1:s3), not "us-east-1""#),
+        (["--pin", "abc", "x"], #"--pin expects sha256//BASE64 (curl's --pinnedpubkey form), not "abc""#),
+        (["--print", "hx", "x"], #"--print takes letters from H, B, h and b, not "hx""#),
+        (["--cache-policy", "never", "x"], #"--cache-policy must be one of use-protocol, reload, return-cache-else-load, return-cache-dont-load, offline-fallback, not "never""#),
+        (["-c", "x"], "-c continues a download: give --download FILE too"),
+        (["--key", "k.pem", "x"], "--key needs --cert: the key belongs to a client certificate"),
+        (["-vvvv", "x"], "-v can be given at most three times (-vvv)"),
+    ])
+    func badCommandLinesSayWhatIsWrong(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try Invocation.parse(arguments) }
+    }
+
+    @Test func helpCoversEveryFlagAndExitCode() {
+        let help = HelpText.text
+        for flag in ["-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
+                     "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
+                     "--insecure", "--check-status", "--print", "--help", "--version"] {
+            #expect(help.contains(flag), "help does not mention \(flag)")
+        }
+        for code in ExitCode.allCases { #expect(help.contains("  \(code.rawValue)"), "help does not list exit code \(code.rawValue)") }
+    }
+}
+
+/// Runs the built `sluice` binary.
+struct Sluice {
+    struct Result {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+        func json() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: stdout) as? [String: Any])
+        }
+    }
+
+    static func binary() throws -> URL {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            struct Missing: Error, CustomStringConvertible { var description: String { "the sluice binary is not built next to the tests" } }
+            throw Missing()
+        }
+        return found
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "SLUICE_LOG")
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (process, stdout, stderr)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment)
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: out, stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// A temporary directory removed when the value goes away.
+final class Scratch: Sendable {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+@Suite("The sluice binary against httpbin")
+struct SluiceBinaryTests {
+    let httpbin: String
+
+    init() throws {
+        httpbin = try InteropServers.httpbin().absoluteString
+    }
+
+    @Test func aGetWithQueryAndHeader() throws {
+        let result = try Sluice.run(["\(httpbin)/get", "q==café & co", "X-Test:yes"])
+        #expect(result.status == 0)
+        let echo = try result.json()
+        #expect(echo["args"] as? [String: String] == ["q": "café & co"])
+        #expect((echo["headers"] as? [String: String])?["X-Test"] == "yes")
+    }
+
+    @Test func aPostWithJSON() throws {
+        let result = try Sluice.run(["POST", "\(httpbin)/post", "name=Ada", "age:=36", "tags:=[\"x\",\"y\"]", "nested:={\"a\":null}"])
+        #expect(result.status == 0)
+        let echo = try result.json()
+        let json = try #require(echo["json"] as? [String: Any])
+        #expect(json["name"] as? String == "Ada")
+        #expect(json["age"] as? Int == 36)
+        #expect(json["tags"] as? [String] == ["x", "y"])
+        #expect((json["nested"] as? [String: Any])?["a"] is NSNull)
+        #expect((echo["headers"] as? [String: String])?["Content-Type"] == "application/json")
+    }
+
+    @Test func aMultipartPostWithAFile() throws {
+        let scratch = try Scratch()
+        try Data("hello from a file\n".utf8).write(to: URL(fileURLWithPath: scratch.path("note.txt")))
+        let result = try Sluice.run(["\(httpbin)/post", "caption=Holiday", "note@\(scratch.path("note.txt"))"])
+        #expect(result.status == 0)
+        let echo = try result.json()
+        #expect(echo["form"] as? [String: String] == ["caption": "Holiday"])
+        #expect(echo["files"] as? [String: String] == ["note": "hello from a file\n"])
+        #expect((echo["headers"] as? [String: String])?["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+    }
+
+    @Test func veryVerboseLogsHeadersWithAuthorizationRedacted() throws {
+        let result = try Sluice.run(["-vv", "\(httpbin)/headers", "Authorization:Bearer s3cr3t-token"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("GET \(httpbin)/headers -> 200 OK"))
+        #expect(result.stderr.contains("> Authorization: <redacted>"))
+        #expect(result.stderr.contains("< Content-Type: application/json"))
+        #expect(!result.stderr.contains("s3cr3t-token"))
+        // The server did get the token: only the log hides it.
+        #expect(result.text.contains("Bearer s3cr3t-token"))
+    }
+
+    @Test func theSecondCachedCallIsAHit() throws {
+        let scratch = try Scratch()
+        let url = "\(httpbin)/cache/60"
+        let first = try Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
+        let second = try Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
+        #expect(first.status == 0 && second.status == 0)
+        #expect(first.stderr.hasSuffix(", 1 attempt, network\n"))
+        #expect(second.stderr.hasSuffix(", 1 attempt, cache\n"))
+        #expect(second.stdout == first.stdout)
+        #expect(FileManager.default.fileExists(atPath: scratch.path("cache/cache.sqlite")))
+    }
+
+    @Test func aDownloadKilledMidwayIsContinuedWithC() async throws {
+        let scratch = try Scratch()
+        let file = scratch.path("range.bin")
+        // httpbin sends these 100,000 bytes (its most) over 4 seconds; the first run is killed on the way.
+        let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
+        let (process, _, _) = try Sluice.start(["--download", file, url])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ((try? FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int) ?? 0) < 15_000 {
+            guard ContinuousClock.now < deadline, process.isRunning else { Issue.record("the first run stopped before 15 KB"); break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
+        #expect(kept > 0 && kept < 100_000)
+
+        let result = try Sluice.run(["--download", file, "-c", url])
+        #expect(result.status == 0)
+        #expect(result.stderr == "sluice: saved 100000 bytes to \(file) (continued from byte \(kept))\n")
+        // httpbin's /range bytes are the alphabet over and over.
+        let expected = Data((0..<100_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == expected)
+    }
+
+    @Test func badFlagsGiveExitCode2AndOneLine() throws {
+        for arguments in [["--bogus", httpbin], ["--retry", "x", httpbin], [httpbin, "not-an-item"], ["ftp://x/y"]] {
+            let result = try Sluice.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.hasPrefix("sluice: "), "\(arguments)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test func checkStatusMapsClassesToExitCodes() throws {
+        #expect(try Sluice.run(["\(httpbin)/status/404"]).status == 0)
+        #expect(try Sluice.run(["--check-status", "\(httpbin)/status/404"]).status == 4)
+        #expect(try Sluice.run(["--check-status", "\(httpbin)/status/503"]).status == 5)
+        #expect(try Sluice.run(["--check-status", "\(httpbin)/status/204"]).status == 0)
+    }
+
+    @Test func aRefusedConnectionHasItsOwnExitCode() throws {
+        let dead = try MockWebServer()
+        let url = dead.url("/x").absoluteString
+        dead.shutdown()
+        let result = try Sluice.run([url])
+        #expect(result.status == ExitCode.cannotConnect.rawValue)
+        #expect(result.stderr.hasPrefix("sluice: "))
+    }
+
+    @Test func signingNeedsItsSecretFromTheEnvironment() throws {
+        let missing = try Sluice.run(["--sign", "hmac:k1", "\(httpbin)/get"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "sluice: --sign hmac:k1 needs the secret in SLUICE_HMAC_SECRET\n")
+        let signed = try Sluice.run(["--sign", "hmac:k1", "\(httpbin)/headers"], environment: ["SLUICE_HMAC_SECRET": "shh"])
+        #expect(signed.status == 0)
+        let headers = try #require(try signed.json()["headers"] as? [String: String])
+        #expect(headers["X-Key-Id"] == "k1")
+        #expect(headers["X-Signature"]?.count == 64)
+    }
+
+    @Test func harAndHelp() throws {
+        let scratch = try Scratch()
+        let har = scratch.path("call.har")
+        #expect(try Sluice.run(["--har", har, "\(httpbin)/get"]).status == 0)
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])
+        #expect(((log["log"] as? [String: Any])?["entries"] as? [Any])?.count == 1)
+        let help = try Sluice.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.text == HelpText.text + "\n")
+    }
+}
