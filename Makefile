@@ -1,6 +1,7 @@
 # Sluice: the commands a new user and CI run.
-#   make test         install missing system packages, build, check the new-middleware plugin, run every test
-#   make demo         run the quickstart example (Examples/Quickstart)
+#   make test         install missing system packages, build, check the new-middleware plugin, run every test,
+#                     then run every example (Examples/)
+#   make demo         the tour of the default pipeline against an embedded mock server (Examples/Tour)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
 #   make bench-cache  SluiceCache beside Python's requests-cache: hit latency, miss + store rate
 #   make bench-middleware  each middleware's cost per request without I/O; gzip beside zlib from C
@@ -32,8 +33,12 @@ build: deps
 
 # The interop servers run for the length of the test run, on free loopback ports, and are
 # stopped however the run ends.
+# The example programs: each checks what it shows and exits non-zero when a claim does not hold.
+EXAMPLES := sluice-quickstart sluice-tour sluice-example-custom-pipeline sluice-example-in-house sluice-example-debug-logging
+
 test: deps
 	swift build --build-tests
+	@for example in $(EXAMPLES); do swift build --product "$$example" || exit 1; done
 	.ci/check-new-middleware
 	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-servers.XXXXXX"); \
 	trap 'Tests/Servers/nginx.sh down "$$servers"; Tests/Servers/httpbin.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
@@ -42,9 +47,13 @@ test: deps
 	. "$$servers/nginx.env"; \
 	. "$$servers/httpbin.env"; \
 	swift test
+	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
+	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
+	done
 
 demo: deps
-	swift run sluice-quickstart
+	swift build --product sluice-tour
+	@"$$(swift build --show-bin-path)/sluice-tour"
 
 # nginx on a free port for the length of the run. ARGS go to sluice-bench (--json, --rounds N, …).
 bench: deps

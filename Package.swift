@@ -29,6 +29,10 @@ let package = Package(
         .executable(name: "sluice-microbench", targets: ["SluiceMicroBench"]),
         .executable(name: "sluice-bench", targets: ["SluiceBench"]),
         .executable(name: "sluice-quickstart", targets: ["Quickstart"]),
+        .executable(name: "sluice-tour", targets: ["Tour"]),
+        .executable(name: "sluice-example-custom-pipeline", targets: ["CustomPipeline"]),
+        .executable(name: "sluice-example-in-house", targets: ["InHouseDemo"]),
+        .executable(name: "sluice-example-debug-logging", targets: ["DebugLogging"]),
         .executable(name: "sluice-cache-stress", targets: ["SluiceCacheStress"]),
         .executable(name: "sluice-reachability-probe", targets: ["SluiceReachabilityProbe"]),
         .executable(name: "sluice-outbox-helper", targets: ["SluiceOutboxHelper"]),
@@ -120,6 +124,27 @@ let package = Package(
             path: "Examples/Quickstart",
             swiftSettings: strict
         ),
+
+        // `make demo`: the tour of the default pipeline against an embedded MockWebServer.
+        .executableTarget(
+            name: "Tour",
+            dependencies: ["Sluice", "SluiceCache", "SluiceCurl", "SluiceGzip", "SluiceHUD", "SluiceLogging", "SluiceReachability",
+                           "SluiceRetry", "SluiceSigning", "SluiceTesting"],
+            path: "Examples/Tour",
+            swiftSettings: strict
+        ),
+
+        // Examples/: each builds and runs in `make test`.
+        .executableTarget(name: "CustomPipeline", dependencies: ["Sluice", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceTesting"],
+                          path: "Examples/CustomPipeline", swiftSettings: strict),
+        .executableTarget(name: "DebugLogging", dependencies: ["Sluice", "SluiceLogging", "SluiceTesting"],
+                          path: "Examples/DebugLogging", swiftSettings: strict),
+        // A company's own middleware module, with its own tests, and a program that uses it.
+        .target(name: "AcmeSession", dependencies: ["Sluice"], path: "Examples/InHouseMiddleware/Sources/AcmeSession", swiftSettings: strict),
+        .testTarget(name: "AcmeSessionTests", dependencies: ["AcmeSession", "Sluice", "SluiceTesting"],
+                    path: "Examples/InHouseMiddleware/Tests/AcmeSessionTests", swiftSettings: strict),
+        .executableTarget(name: "InHouseDemo", dependencies: ["AcmeSession", "Sluice", "SluiceLogging", "SluiceTesting"],
+                          path: "Examples/InHouseMiddleware/Sources/InHouseDemo", swiftSettings: strict),
 
         // `swift package new-middleware Tenant`: the skeleton of an in-house middleware module.
         .plugin(
