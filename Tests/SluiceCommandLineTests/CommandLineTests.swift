@@ -89,7 +89,7 @@ import Testing
 
 /// Runs the built `sluice` binary.
 struct Sluice {
-    struct Result {
+    struct Result: Sendable {
         let status: Int32
         let stdout: Data
         let stderr: String
@@ -124,12 +124,36 @@ struct Sluice {
         return (process, stdout, stderr)
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs it to the end, waiting on a thread of its own (not one of the cooperative threads).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         let (process, stdout, stderr) = try start(arguments, environment: environment)
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: out, stderr: String(decoding: err, as: UTF8.self))
+        return try await Blocking.run {
+            // Standard error is read on another thread at the same time, so neither pipe fills.
+            let errors = Thread.detachedRead(stderr.fileHandleForReading)
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(status: process.terminationStatus, stdout: out, stderr: String(decoding: errors(), as: UTF8.self))
+        }
+    }
+}
+
+extension Thread {
+    /// Starts reading `handle` to its end on a new thread; the returned function waits for the data.
+    static func detachedRead(_ handle: FileHandle) -> @Sendable () -> Data {
+        let done = DispatchSemaphore(value: 0)
+        final class Box: @unchecked Sendable {
+            // Written once by the reading thread before it signals `done`; read only after the wait.
+            var data = Data()
+        }
+        let box = Box()
+        Thread.detachNewThread {
+            box.data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+        return {
+            done.wait()
+            return box.data
+        }
     }
 }
 
@@ -152,16 +176,16 @@ struct SluiceBinaryTests {
         httpbin = try InteropServers.httpbin().absoluteString
     }
 
-    @Test func aGetWithQueryAndHeader() throws {
-        let result = try Sluice.run(["\(httpbin)/get", "q==café & co", "X-Test:yes"])
+    @Test func aGetWithQueryAndHeader() async throws {
+        let result = try await Sluice.run(["\(httpbin)/get", "q==café & co", "X-Test:yes"])
         #expect(result.status == 0)
         let echo = try result.json()
         #expect(echo["args"] as? [String: String] == ["q": "café & co"])
         #expect((echo["headers"] as? [String: String])?["X-Test"] == "yes")
     }
 
-    @Test func aPostWithJSON() throws {
-        let result = try Sluice.run(["POST", "\(httpbin)/post", "name=Ada", "age:=36", "tags:=[\"x\",\"y\"]", "nested:={\"a\":null}"])
+    @Test func aPostWithJSON() async throws {
+        let result = try await Sluice.run(["POST", "\(httpbin)/post", "name=Ada", "age:=36", "tags:=[\"x\",\"y\"]", "nested:={\"a\":null}"])
         #expect(result.status == 0)
         let echo = try result.json()
         let json = try #require(echo["json"] as? [String: Any])
@@ -172,10 +196,10 @@ struct SluiceBinaryTests {
         #expect((echo["headers"] as? [String: String])?["Content-Type"] == "application/json")
     }
 
-    @Test func aMultipartPostWithAFile() throws {
+    @Test func aMultipartPostWithAFile() async throws {
         let scratch = try Scratch()
         try Data("hello from a file\n".utf8).write(to: URL(fileURLWithPath: scratch.path("note.txt")))
-        let result = try Sluice.run(["\(httpbin)/post", "caption=Holiday", "note@\(scratch.path("note.txt"))"])
+        let result = try await Sluice.run(["\(httpbin)/post", "caption=Holiday", "note@\(scratch.path("note.txt"))"])
         #expect(result.status == 0)
         let echo = try result.json()
         #expect(echo["form"] as? [String: String] == ["caption": "Holiday"])
@@ -183,8 +207,8 @@ struct SluiceBinaryTests {
         #expect((echo["headers"] as? [String: String])?["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
     }
 
-    @Test func veryVerboseLogsHeadersWithAuthorizationRedacted() throws {
-        let result = try Sluice.run(["-vv", "\(httpbin)/headers", "Authorization:Bearer s3cr3t-token"])
+    @Test func veryVerboseLogsHeadersWithAuthorizationRedacted() async throws {
+        let result = try await Sluice.run(["-vv", "\(httpbin)/headers", "Authorization:Bearer s3cr3t-token"])
         #expect(result.status == 0)
         #expect(result.stderr.contains("GET \(httpbin)/headers -> 200 OK"))
         #expect(result.stderr.contains("> Authorization: <redacted>"))
@@ -194,11 +218,11 @@ struct SluiceBinaryTests {
         #expect(result.text.contains("Bearer s3cr3t-token"))
     }
 
-    @Test func theSecondCachedCallIsAHit() throws {
+    @Test func theSecondCachedCallIsAHit() async throws {
         let scratch = try Scratch()
         let url = "\(httpbin)/cache/60"
-        let first = try Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
-        let second = try Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
+        let first = try await Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
+        let second = try await Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
         #expect(first.status == 0 && second.status == 0)
         #expect(first.stderr.hasSuffix(", 1 attempt, network\n"))
         #expect(second.stderr.hasSuffix(", 1 attempt, cache\n"))
@@ -211,18 +235,22 @@ struct SluiceBinaryTests {
         let file = scratch.path("range.bin")
         // httpbin sends these 100,000 bytes (its most) over 4 seconds; the first run is killed on the way.
         let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
-        let (process, _, _) = try Sluice.start(["--download", file, url])
-        let deadline = ContinuousClock.now + .seconds(20)
+        let (process, _, stderrPipe) = try Sluice.start(["--download", file, url])
+        let deadline = ContinuousClock.now + .seconds(60)
         while ((try? FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int) ?? 0) < 15_000 {
-            guard ContinuousClock.now < deadline, process.isRunning else { Issue.record("the first run stopped before 15 KB"); break }
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                let reason = String(decoding: stderrPipe.fileHandleForReading.availableData, as: UTF8.self)
+                Issue.record("the first run stopped before 15 KB: \(reason)")
+                break
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        try await Blocking.run { process.waitUntilExit() }
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
         #expect(kept > 0 && kept < 100_000)
 
-        let result = try Sluice.run(["--download", file, "-c", url])
+        let result = try await Sluice.run(["--download", file, "-c", url])
         #expect(result.status == 0)
         #expect(result.stderr == "sluice: saved 100000 bytes to \(file) (continued from byte \(kept))\n")
         // httpbin's /range bytes are the alphabet over and over.
@@ -230,9 +258,9 @@ struct SluiceBinaryTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == expected)
     }
 
-    @Test func badFlagsGiveExitCode2AndOneLine() throws {
+    @Test func badFlagsGiveExitCode2AndOneLine() async throws {
         for arguments in [["--bogus", httpbin], ["--retry", "x", httpbin], [httpbin, "not-an-item"], ["ftp://x/y"]] {
-            let result = try Sluice.run(arguments)
+            let result = try await Sluice.run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.hasPrefix("sluice: "), "\(arguments)")
             #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.stderr)")
@@ -240,40 +268,40 @@ struct SluiceBinaryTests {
         }
     }
 
-    @Test func checkStatusMapsClassesToExitCodes() throws {
-        #expect(try Sluice.run(["\(httpbin)/status/404"]).status == 0)
-        #expect(try Sluice.run(["--check-status", "\(httpbin)/status/404"]).status == 4)
-        #expect(try Sluice.run(["--check-status", "\(httpbin)/status/503"]).status == 5)
-        #expect(try Sluice.run(["--check-status", "\(httpbin)/status/204"]).status == 0)
+    @Test func checkStatusMapsClassesToExitCodes() async throws {
+        #expect(try await Sluice.run(["\(httpbin)/status/404"]).status == 0)
+        #expect(try await Sluice.run(["--check-status", "\(httpbin)/status/404"]).status == 4)
+        #expect(try await Sluice.run(["--check-status", "\(httpbin)/status/503"]).status == 5)
+        #expect(try await Sluice.run(["--check-status", "\(httpbin)/status/204"]).status == 0)
     }
 
-    @Test func aRefusedConnectionHasItsOwnExitCode() throws {
+    @Test func aRefusedConnectionHasItsOwnExitCode() async throws {
         let dead = try MockWebServer()
         let url = dead.url("/x").absoluteString
         dead.shutdown()
-        let result = try Sluice.run([url])
+        let result = try await Sluice.run([url])
         #expect(result.status == ExitCode.cannotConnect.rawValue)
         #expect(result.stderr.hasPrefix("sluice: "))
     }
 
-    @Test func signingNeedsItsSecretFromTheEnvironment() throws {
-        let missing = try Sluice.run(["--sign", "hmac:k1", "\(httpbin)/get"])
+    @Test func signingNeedsItsSecretFromTheEnvironment() async throws {
+        let missing = try await Sluice.run(["--sign", "hmac:k1", "\(httpbin)/get"])
         #expect(missing.status == 2)
         #expect(missing.stderr == "sluice: --sign hmac:k1 needs the secret in SLUICE_HMAC_SECRET\n")
-        let signed = try Sluice.run(["--sign", "hmac:k1", "\(httpbin)/headers"], environment: ["SLUICE_HMAC_SECRET": "shh"])
+        let signed = try await Sluice.run(["--sign", "hmac:k1", "\(httpbin)/headers"], environment: ["SLUICE_HMAC_SECRET": "shh"])
         #expect(signed.status == 0)
         let headers = try #require(try signed.json()["headers"] as? [String: String])
         #expect(headers["X-Key-Id"] == "k1")
         #expect(headers["X-Signature"]?.count == 64)
     }
 
-    @Test func harAndHelp() throws {
+    @Test func harAndHelp() async throws {
         let scratch = try Scratch()
         let har = scratch.path("call.har")
-        #expect(try Sluice.run(["--har", har, "\(httpbin)/get"]).status == 0)
+        #expect(try await Sluice.run(["--har", har, "\(httpbin)/get"]).status == 0)
         let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])
         #expect(((log["log"] as? [String: Any])?["entries"] as? [Any])?.count == 1)
-        let help = try Sluice.run(["--help"])
+        let help = try await Sluice.run(["--help"])
         #expect(help.status == 0)
         #expect(help.text == HelpText.text + "\n")
     }

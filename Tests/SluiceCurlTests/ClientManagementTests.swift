@@ -28,7 +28,7 @@ final class CountingServer: Sendable {
                 counts.order.append(request.target)
             }
             if request.target.contains("slow") {
-                counts.gate.wait(timeout: .seconds(10))
+                counts.gate.wait(timeout: .seconds(60))
             } else {
                 Thread.sleep(forTimeInterval: hold.timeInterval)
             }
@@ -50,9 +50,9 @@ final class CountingServer: Sendable {
     func url(_ path: String) -> URL { server.url(path) }
 }
 
-/// Waits until `condition` holds, for at most 10 s.
+/// Waits until `condition` holds, for at most 60 s (CI runs on a loaded machine).
 func eventually(_ what: String, _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while !condition() {
         guard ContinuousClock.now < deadline else {
             Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)

@@ -218,9 +218,12 @@ struct MultipartUploadTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (data, status) = try await Blocking.run {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (data, process.terminationStatus)
+        }
+        #expect(status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
         let recorded = try #require(server.requests.first)
         print("200 MB multipart upload: peak resident \(report["peakResidentKiB"] ?? -1) KiB, \(report["bytesSent"] ?? -1) bytes sent")

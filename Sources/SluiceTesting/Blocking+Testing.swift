@@ -1,0 +1,28 @@
+import Foundation
+
+/// Runs blocking work (waiting for a child process, reading a pipe to its end) on a thread of
+/// its own, so a test that awaits it does not hold one of Swift's few cooperative threads: on a
+/// 2-core machine, two blocked tests would stall every other test in the run.
+///
+/// ```swift
+/// let output = try await Blocking.run {
+///     let data = pipe.fileHandleForReading.readDataToEndOfFile()
+///     process.waitUntilExit()
+///     return data
+/// }
+/// ```
+public enum Blocking {
+    public static func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do {
+                    continuation.resume(returning: try body())
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "sluice-test-blocking"
+            thread.start()
+        }
+    }
+}
