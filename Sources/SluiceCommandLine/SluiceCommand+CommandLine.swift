@@ -93,7 +93,8 @@ public struct SluiceCommand: Sendable {
             if !invocation.resume {
                 for suffix in [".sluice-partial", ".sluice-partial.json", ".sluice-partial.next"] { unlink(path + suffix) }
             }
-            let result = try await client.download(request, to: destination)
+            // --retry also bounds the automatic resumes after a broken connection or a timeout.
+            let result = try await client.download(request, to: destination, configuration: .init(resumeAttempts: invocation.retry ?? 3))
             if output.responseHeaders { Self.write(output.head(of: result.response)) }
             let resumed = result.resumedFrom > 0 ? " (continued from byte \(result.resumedFrom))" : ""
             FileHandle.standardError.write(Data("sluice: saved \(result.bytes) bytes to \(path)\(resumed)\n".utf8))

@@ -100,13 +100,7 @@ struct Sluice {
     }
 
     static func binary() throws -> URL {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice") }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            struct Missing: Error, CustomStringConvertible { var description: String { "the sluice binary is not built next to the tests" } }
-            throw Missing()
-        }
-        return found
+        try BuiltProducts.executable("sluice")
     }
 
     static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
@@ -230,23 +224,15 @@ struct SluiceBinaryTests {
         #expect(FileManager.default.fileExists(atPath: scratch.path("cache/cache.sqlite")))
     }
 
-    @Test func aDownloadKilledMidwayIsContinuedWithC() async throws {
+    @Test func aDownloadCutShortIsContinuedWithC() async throws {
         let scratch = try Scratch()
         let file = scratch.path("range.bin")
-        // httpbin sends these 100,000 bytes (its most) over 4 seconds; the first run is killed on the way.
+        // httpbin sends these 100,000 bytes (its most) over 4 seconds. The first run gives up after
+        // one second, with no automatic resume, and keeps what it has; -c continues from there.
         let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
-        let (process, _, stderrPipe) = try Sluice.start(["--download", file, url])
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ((try? FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int) ?? 0) < 15_000 {
-            guard ContinuousClock.now < deadline, process.isRunning else {
-                let reason = String(decoding: stderrPipe.fileHandleForReading.availableData, as: UTF8.self)
-                Issue.record("the first run stopped before 15 KB: \(reason)")
-                break
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        kill(process.processIdentifier, SIGKILL)
-        try await Blocking.run { process.waitUntilExit() }
+        let first = try await Sluice.run(["--timeout", "1", "--retry", "0", "--download", file, url])
+        #expect(first.status == ExitCode.timedOut.rawValue)
+        #expect(!FileManager.default.fileExists(atPath: file))
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
         #expect(kept > 0 && kept < 100_000)
 
@@ -256,6 +242,15 @@ struct SluiceBinaryTests {
         // httpbin's /range bytes are the alphabet over and over.
         let expected = Data((0..<100_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == expected)
+    }
+
+    @Test func withoutCAnEarlierPartialIsDropped() async throws {
+        let scratch = try Scratch()
+        let file = scratch.path("range.bin")
+        let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
+        _ = try await Sluice.run(["--timeout", "1", "--retry", "0", "--download", file, url])
+        let fresh = try await Sluice.run(["--download", file, "\(httpbin)/range/3000"])
+        #expect(fresh.stderr == "sluice: saved 3000 bytes to \(file)\n")
     }
 
     @Test func badFlagsGiveExitCode2AndOneLine() async throws {

@@ -50,18 +50,6 @@ final class CountingServer: Sendable {
     func url(_ path: String) -> URL { server.url(path) }
 }
 
-/// Waits until `condition` holds, for at most 60 s (CI runs on a loaded machine).
-func eventually(_ what: String, _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
 @Suite("Client request management against MockWebServer")
 struct ClientManagementTests {
     func client(limit: Int? = nil, cancellationIsError: Bool = false) -> Client {
@@ -83,7 +71,7 @@ struct ClientManagementTests {
                 group.addTask { try await client.send(HTTPRequest(url: server.url("/slow/item/\(index)"))).status.code }
             }
             // The server holds the first three; the other seventeen must wait in the client.
-            try await eventually("three are held and seventeen queued") {
+            try await Wait.until("three are held and seventeen queued") {
                 server.received == 3 && client.inFlight.filter { $0.state == .queued }.count == 17
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -103,10 +91,10 @@ struct ClientManagementTests {
         let client = client(limit: 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { _ = try await client.send(request(server.url("/slow-first"))) }
-            try await eventually("the first request holds the only slot") { server.received == 1 }
+            try await Wait.until("the first request holds the only slot") { server.received == 1 }
             for (path, priority) in [("/low-1", RequestPriority.low), ("/normal-1", .normal), ("/low-2", .low), ("/high-1", .high), ("/normal-2", .normal)] {
                 group.addTask { _ = try await client.send(request(server.url(path), priority: priority)) }
-                try await eventually("\(path) is queued") { client.inFlight.contains { $0.url.path == path && $0.state == .queued } }
+                try await Wait.until("\(path) is queued") { client.inFlight.contains { $0.url.path == path && $0.state == .queued } }
             }
             #expect(client.inFlight.map(\.state) == [.running, .queued, .queued, .queued, .queued, .queued])
             server.release()
@@ -131,11 +119,11 @@ struct ClientManagementTests {
                     }
                 }
             }
-            try await eventually("all six reach the server") { server.received == 6 }
+            try await Wait.until("all six reach the server") { server.received == 6 }
             #expect(client.inFlight.count == 6)
             #expect(!client.isFinished(tags: ["screen-a"]))
             #expect(client.cancel(tag: "screen-a") == 3)
-            try await eventually("the tagged ones end") { client.isFinished(tags: ["screen-a"]) }
+            try await Wait.until("the tagged ones end") { client.isFinished(tags: ["screen-a"]) }
             #expect(!client.isFinished(tags: ["screen-b"]))
             server.release()
             return try await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 }
@@ -159,10 +147,10 @@ struct ClientManagementTests {
                     }
                 }
             }
-            try await eventually("all five reach the server") { server.received == 5 }
+            try await Wait.until("all five reach the server") { server.received == 5 }
             #expect(!client.isFinished(urls: [server.url("/slow/feed")]))
             #expect(client.cancel(urlPrefix: server.url("/slow/search").absoluteString) == 3)
-            try await eventually("the matching ones end") { client.inFlight.count == 2 }
+            try await Wait.until("the matching ones end") { client.inFlight.count == 2 }
             server.release()
             return try await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 }
         }
@@ -185,7 +173,7 @@ struct ClientManagementTests {
                     }
                 }
             }
-            try await eventually("two run and three wait") {
+            try await Wait.until("two run and three wait") {
                 client.inFlight.filter { $0.state == .running }.count == 2 && client.inFlight.filter { $0.state == .queued }.count == 3
             }
             #expect(client.cancelAll() == 5)
@@ -203,9 +191,9 @@ struct ClientManagementTests {
         let server = try CountingServer(hold: .milliseconds(20))
         let client = client(limit: 1)
         let holder = Task { try await client.send(request(server.url("/slow/holder"))) }
-        try await eventually("the holder runs") { server.received == 1 }
+        try await Wait.until("the holder runs") { server.received == 1 }
         let waiter = Task { try await client.send(request(server.url("/queued"))) }
-        try await eventually("the waiter is queued") { client.inFlight.count == 2 }
+        try await Wait.until("the waiter is queued") { client.inFlight.count == 2 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(client.inFlight.map(\.url.path) == ["/slow/holder"])
@@ -219,7 +207,7 @@ struct ClientManagementTests {
         let server = try CountingServer()
         let client = client(cancellationIsError: true)
         let call = Task { try await client.send(request(server.url("/slow/x"), tags: ["upload"])) }
-        try await eventually("the call reaches the server") { server.received == 1 }
+        try await Wait.until("the call reaches the server") { server.received == 1 }
         client.cancel(tag: "upload")
         do {
             _ = try await call.value

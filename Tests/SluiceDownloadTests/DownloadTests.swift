@@ -103,18 +103,6 @@ func payload(_ count: Int, seed: UInt8 = 7) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) &+ seed })
 }
 
-/// Waits until `condition` holds, for at most 60 s (CI runs on a loaded machine).
-func eventually(_ what: String, _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
 @Suite("Downloads against MockWebServer")
 struct DownloadTests {
     let client = Client(transport: CurlTransport())
@@ -223,7 +211,7 @@ struct DownloadTests {
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client,
                                 configuration: .init(progress: { progress in reports.withLock { $0.append(progress) } }))
         let running = Task { try await download.run() }
-        try await eventually("300 KB arrive") { reports.withLock { $0.last?.completedBytes ?? 0 } >= 300_000 }
+        try await Wait.until("300 KB arrive") { reports.withLock { $0.last?.completedBytes ?? 0 } >= 300_000 }
         download.pause()
         await #expect(throws: CancellationError.self) { try await running.value }
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial")[.size] as? Int)
@@ -250,7 +238,7 @@ struct DownloadTests {
         let destination = scratch.url.appendingPathComponent("data.bin")
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client)
         let running = Task { try await download.run() }
-        try await eventually("the partial file fills") {
+        try await Wait.until("the partial file fills") {
             // The transport writes through a buffered FILE, so the size on disk trails the bytes sent.
             ((try? FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial")[.size] as? Int) ?? 0) >= 80_000
         }
@@ -306,7 +294,7 @@ struct DownloadTests {
         child.executableURL = try probe()
         child.arguments = ["download", server.url.absoluteString, destination.path]
         try child.run()
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         // The child writes through a buffered FILE: what reaches the disk trails the 500 KB sent.
         while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 400_000 {
             guard ContinuousClock.now < deadline, child.isRunning else { Issue.record("the child stopped, or 400 KB never reached its partial file"); break }
@@ -328,12 +316,6 @@ struct DownloadTests {
     }
 
     func probe() throws -> URL {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-transfer-probe") }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            struct Missing: Error, CustomStringConvertible { var description: String { "sluice-transfer-probe is not built next to the tests" } }
-            throw Missing()
-        }
-        return found
+        try BuiltProducts.executable("sluice-transfer-probe")
     }
 }

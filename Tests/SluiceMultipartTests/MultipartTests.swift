@@ -236,12 +236,6 @@ struct MultipartUploadTests {
     }
 
     func probe() throws -> URL {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                          Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-transfer-probe") }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            struct Missing: Error, CustomStringConvertible { var description: String { "sluice-transfer-probe is not built next to the tests" } }
-            throw Missing()
-        }
-        return found
+        try BuiltProducts.executable("sluice-transfer-probe")
     }
 }

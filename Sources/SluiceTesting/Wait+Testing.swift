@@ -1,0 +1,25 @@
+import Foundation
+
+/// Waiting for a state instead of sleeping for a guessed time: polls `condition` every few
+/// milliseconds until it holds, and throws ``TimedOut`` (which says what never happened) after
+/// `timeout`. The default is generous because CI machines are loaded; a passing test waits only
+/// as long as it must.
+///
+/// ```swift
+/// try await Wait.until("three requests are held") { server.requests.count == 3 }
+/// ```
+public enum Wait {
+    public struct TimedOut: Error, CustomStringConvertible {
+        public let what: String
+        public let timeout: Duration
+        public var description: String { "timed out after \(timeout) waiting until \(what)" }
+    }
+
+    public static func until(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut(what: what, timeout: timeout) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
