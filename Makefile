@@ -1,6 +1,7 @@
 # Sluice: the commands a new user and CI run.
 #   make test         install missing system packages, build, check the new-middleware plugin, run every test,
 #                     then run every example (Examples/)
+#   make test-tsan, make test-asan   the suite under ThreadSanitizer / AddressSanitizer
 #   make demo         the tour of the default pipeline against an embedded mock server (Examples/Tour)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
 #   make bench-cache  SluiceCache beside Python's requests-cache: hit latency, miss + store rate
@@ -15,7 +16,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build test demo bench bench-cache bench-middleware bench-instructions bench-micro clean
+.PHONY: deps build test test-tsan test-asan demo bench bench-cache bench-middleware bench-instructions bench-micro clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -40,16 +41,22 @@ test: deps
 	swift build --build-tests
 	@for example in $(EXAMPLES); do swift build --product "$$example" || exit 1; done
 	.ci/check-new-middleware
-	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-servers.XXXXXX"); \
-	trap 'Tests/Servers/nginx.sh down "$$servers"; Tests/Servers/httpbin.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
-	Tests/Servers/nginx.sh up "$$servers"; \
-	Tests/Servers/httpbin.sh up "$$servers"; \
-	. "$$servers/nginx.env"; \
-	. "$$servers/httpbin.env"; \
-	swift test
+	Tests/Servers/with-servers.sh swift test
 	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
 	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
 	done
+
+# The whole suite under ThreadSanitizer or AddressSanitizer, in build folders of their own
+# (.build/tsan, .build/asan). Not yet clean: see the README's status of issue 10.
+test-tsan: deps
+	swift build --build-tests --sanitize=thread --scratch-path .build/tsan
+	TSAN_OPTIONS="halt_on_error=0 $${TSAN_OPTIONS:-}" Tests/Servers/with-servers.sh \
+	  swift test --skip-build --sanitize=thread --scratch-path .build/tsan
+
+test-asan: deps
+	swift build --build-tests --sanitize=address --scratch-path .build/asan
+	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" Tests/Servers/with-servers.sh \
+	  swift test --skip-build --sanitize=address --scratch-path .build/asan
 
 demo: deps
 	swift build --product sluice-tour

@@ -110,7 +110,9 @@ final class Lines: Sendable {
     var all: [String] { lines.withLock { $0 } }
 
     /// Waits up to `timeout` for a line equal to `line`.
-    func waitFor(_ line: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+    /// Generous: netlink events reach a helper process on a machine that may be loaded (or slowed
+    /// by a sanitizer); a passing run waits only as long as it must.
+    func waitFor(_ line: String, timeout: Duration = .seconds(60)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if all.contains(line) { return true }
