@@ -508,6 +508,12 @@ final class CurlTransfer: @unchecked Sendable {
         if let failure { return failure }
         let detail = String(cString: errorBuffer)
         let curl = CurlError(result, detail: detail)
+        if result.rawValue == CURLE_OUT_OF_MEMORY.rawValue && !headersComplete {
+            // libcurl refuses a response header section past its 100 KB buffer this way; the
+            // machine is not out of memory, the server sent a head too large to accept.
+            return SluiceError(.invalidResponse, "\(request): the response's header section is larger than libcurl's 100 KB limit",
+                               underlying: curl)
+        }
         let what = detail.isEmpty ? curl.summary : detail
         return SluiceError(curl.sluiceCode, "\(request): \(what)", underlying: curl)
     }
