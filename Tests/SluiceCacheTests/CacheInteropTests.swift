@@ -1,19 +1,9 @@
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceTesting
 import SluiceCurl
 import Testing
-
-/// A server `make test` started (Tests/Servers/*.sh), from the environment.
-func serverURL(_ variable: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
-    guard let value = ProcessInfo.processInfo.environment[variable], let url = URL(string: value) else {
-        Issue.record("\(variable) is not set: run `make test` (it starts nginx and httpbin)", sourceLocation: sourceLocation)
-        throw MissingServer()
-    }
-    return url
-}
-
-struct MissingServer: Error {}
 
 @Suite("CacheMiddleware against nginx and httpbin")
 struct CacheInteropTests {
@@ -40,29 +30,29 @@ struct CacheInteropTests {
     }
 
     @Test func nginxRevalidatesByETag() async throws {
-        let url = try serverURL("SLUICE_NGINX_URL").appendingPathComponent("validate/etag.json")
+        let url = try InteropServers.url("SLUICE_NGINX_URL").appendingPathComponent("validate/etag.json")
         #expect(try await sources(url) == [.network, .revalidated, .revalidated])
     }
 
     @Test func nginxRevalidatesByLastModified() async throws {
-        let url = try serverURL("SLUICE_NGINX_URL").appendingPathComponent("validate/modified.json")
+        let url = try InteropServers.url("SLUICE_NGINX_URL").appendingPathComponent("validate/modified.json")
         #expect(try await sources(url) == [.network, .revalidated, .revalidated])
     }
 
     @Test func nginxMaxAgeIsServedFromTheCache() async throws {
-        let url = try serverURL("SLUICE_NGINX_URL").appendingPathComponent("small.json")
+        let url = try InteropServers.url("SLUICE_NGINX_URL").appendingPathComponent("small.json")
         #expect(try await sources(url) == [.network, .cache, .cache])
         let cached = try await pipeline.send(HTTPRequest(url: url))
         #expect(cached.headers["Age"] != nil && cached.headers["ETag"] != nil)
     }
 
     @Test func httpbinsUnquotedETagRevalidates() async throws {
-        let url = try serverURL("SLUICE_HTTPBIN_URL").appendingPathComponent("etag/sluice-tag")
+        let url = try InteropServers.url("SLUICE_HTTPBIN_URL").appendingPathComponent("etag/sluice-tag")
         #expect(try await sources(url) == [.network, .revalidated, .revalidated])
     }
 
     @Test func httpbinsCacheEndpointAnswers304ToTheConditionalRequest() async throws {
-        let url = try serverURL("SLUICE_HTTPBIN_URL").appendingPathComponent("cache")
+        let url = try InteropServers.url("SLUICE_HTTPBIN_URL").appendingPathComponent("cache")
         #expect(try await sources(url, times: 2) == [.network, .revalidated])
     }
 }

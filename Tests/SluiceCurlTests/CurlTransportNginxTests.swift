@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceCurl
+import SluiceTesting
 import Testing
 
 @Suite("CurlTransport against nginx")
@@ -13,7 +14,7 @@ struct CurlTransportNginxTests {
     }
 
     @Test func getsASmallBodyAndReusesTheConnection() async throws {
-        let base = try Servers.nginx()
+        let base = try InteropServers.nginx()
         let url = base.appendingPathComponent("small.json")
         let first = try await transport.send(HTTPRequest(url: url), context: RequestContext())
         let second = try await transport.send(HTTPRequest(url: url), context: RequestContext())
@@ -28,7 +29,7 @@ struct CurlTransportNginxTests {
     }
 
     @Test func getsAOneMebibyteBody() async throws {
-        let url = try Servers.nginx().appendingPathComponent("big.bin")
+        let url = try InteropServers.nginx().appendingPathComponent("big.bin")
         let response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
         #expect(response.body.count == 1 << 20)
         #expect(response.body == (try expected("big.bin")))
@@ -41,8 +42,8 @@ struct CurlTransportNginxLoadTests {
     /// 10,000 requests for small.json with 16 in flight; worker `i` runs on `executors[i % n]`
     /// when executors are given. Returns how many came back 200 with the exact file.
     func tenThousandRequests(_ transport: CurlTransport, on executors: [any TaskExecutor] = []) async throws -> Int {
-        let base = try Servers.nginx()
-        let expected = try Data(contentsOf: URL(fileURLWithPath: try Servers.value("SLUICE_NGINX_ROOT")).appendingPathComponent("small.json"))
+        let base = try InteropServers.nginx()
+        let expected = try Data(contentsOf: URL(fileURLWithPath: try InteropServers.value("SLUICE_NGINX_ROOT")).appendingPathComponent("small.json"))
         let url = base.appendingPathComponent("small.json")
         let total = 10_000, inFlight = 16
         return try await withThrowingTaskGroup(of: Int.self) { group in
@@ -71,7 +72,7 @@ struct CurlTransportNginxLoadTests {
     }
 
     @Test func redirectsAgainstNginx() async throws {
-        let base = try Servers.nginx()
+        let base = try InteropServers.nginx()
         let transport = CurlTransport()
         let followed = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect")), context: RequestContext())
         #expect(followed.status == .ok)
@@ -94,8 +95,8 @@ struct CurlTransportNginxLoadTests {
 @Suite("CurlTransport through a proxy")
 struct CurlTransportProxyTests {
     @Test func requestsGoThroughTheConfiguredProxy() async throws {
-        let proxy = try Servers.value("SLUICE_NGINX_PROXY")
-        let target = try Servers.nginx().appendingPathComponent("small.json")
+        let proxy = try InteropServers.value("SLUICE_NGINX_PROXY")
+        let target = try InteropServers.nginx().appendingPathComponent("small.json")
         let proxied = try await makeTransport { $0.proxy = proxy }.send(HTTPRequest(url: target), context: RequestContext())
         #expect(proxied.status == .ok)
         #expect(proxied.headers["X-Relayed-By"] == "sluice-test-proxy")
@@ -105,16 +106,16 @@ struct CurlTransportProxyTests {
     }
 
     @Test func noProxyHostsBypassIt() async throws {
-        let proxy = try Servers.value("SLUICE_NGINX_PROXY")
+        let proxy = try InteropServers.value("SLUICE_NGINX_PROXY")
         let response = try await makeTransport { $0.proxy = proxy; $0.noProxy = "127.0.0.1" }
-            .send(HTTPRequest(url: try Servers.nginx().appendingPathComponent("small.json")), context: RequestContext())
+            .send(HTTPRequest(url: try InteropServers.nginx().appendingPathComponent("small.json")), context: RequestContext())
         #expect(response.headers["X-Relayed-By"] == nil)
     }
 
     @Test func anUnreachableProxyIsCannotConnect() async throws {
         do {
             _ = try await makeTransport { $0.proxy = "http://127.0.0.1:1" }
-                .send(HTTPRequest(url: try Servers.nginx().appendingPathComponent("small.json")), context: RequestContext())
+                .send(HTTPRequest(url: try InteropServers.nginx().appendingPathComponent("small.json")), context: RequestContext())
             Issue.record("a dead proxy did not fail")
         } catch let error as SluiceError {
             #expect(error.code == .cannotConnect)

@@ -1,24 +1,25 @@
 import Foundation
 import Sluice
 import SluiceCurl
+import SluiceTesting
 import Testing
 
 @Suite("CurlTransport TLS and HTTP/2 against nginx")
 struct CurlTransportTLSTests {
-    func tlsURL() throws -> URL { URL(string: try Servers.value("SLUICE_NGINX_TLS_URL") + "/small.json")! }
+    func tlsURL() throws -> URL { URL(string: try InteropServers.value("SLUICE_NGINX_TLS_URL") + "/small.json")! }
 
     func failure(_ transport: CurlTransport, _ url: URL) async throws -> SluiceError {
         do {
             let response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
             Issue.record("expected a TLS failure, got \(response)")
-            throw Servers.MissingServer()
+            throw UnexpectedSuccess()
         } catch let error as SluiceError {
             return error
         }
     }
 
     @Test func trustsTheGivenCAAndSpeaksHTTP2ByALPN() async throws {
-        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let ca = try InteropServers.value("SLUICE_NGINX_CA")
         let secure = makeTransport { $0.tls.caFile = ca }
         let response = try await secure.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
         #expect(response.status == .ok)
@@ -28,7 +29,7 @@ struct CurlTransportTLSTests {
     }
 
     @Test func http1OnlyStaysOnHTTP1OverTLS() async throws {
-        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let ca = try InteropServers.value("SLUICE_NGINX_CA")
         let http1 = makeTransport { $0.tls.caFile = ca; $0.httpVersion = .http1_1 }
         let response = try await http1.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
         #expect(response.metrics?.httpVersion == "1.1")
@@ -41,7 +42,7 @@ struct CurlTransportTLSTests {
     }
 
     @Test func theRightPinPassesAndAWrongPinFails() async throws {
-        let ca = try Servers.value("SLUICE_NGINX_CA"), pin = try Servers.value("SLUICE_NGINX_PIN")
+        let ca = try InteropServers.value("SLUICE_NGINX_CA"), pin = try InteropServers.value("SLUICE_NGINX_PIN")
         let pinned = makeTransport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = pin }
         #expect(try await pinned.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
 
@@ -57,13 +58,13 @@ struct CurlTransportTLSTests {
     }
 
     @Test func tls13MinimumIsAccepted() async throws {
-        let ca = try Servers.value("SLUICE_NGINX_CA")
+        let ca = try InteropServers.value("SLUICE_NGINX_CA")
         let modern = makeTransport { $0.tls.caFile = ca; $0.tls.minimumVersion = .tls1_3 }
         #expect(try await modern.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
     }
 
     @Test func h2cPriorKnowledgeSpeaksHTTP2WithoutTLS() async throws {
-        let url = URL(string: try Servers.value("SLUICE_NGINX_H2C_URL") + "/small.json")!
+        let url = URL(string: try InteropServers.value("SLUICE_NGINX_H2C_URL") + "/small.json")!
         let h2c = makeTransport { $0.httpVersion = .http2PriorKnowledge }
         let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<20 { group.addTask { try await h2c.send(HTTPRequest(url: url), context: RequestContext()) } }
@@ -85,11 +86,11 @@ struct CurlTransportTLSTests {
 
     // MARK: Client certificates (seed D)
 
-    func mtlsURL() throws -> URL { URL(string: try Servers.value("SLUICE_NGINX_MTLS_URL") + "/small.json")! }
+    func mtlsURL() throws -> URL { URL(string: try InteropServers.value("SLUICE_NGINX_MTLS_URL") + "/small.json")! }
 
     @Test func aPEMClientCertificateIsPresented() async throws {
-        let ca = try Servers.value("SLUICE_NGINX_CA")
-        let cert = try Servers.value("SLUICE_NGINX_CLIENT_PEM"), key = try Servers.value("SLUICE_NGINX_CLIENT_KEY")
+        let ca = try InteropServers.value("SLUICE_NGINX_CA")
+        let cert = try InteropServers.value("SLUICE_NGINX_CLIENT_PEM"), key = try InteropServers.value("SLUICE_NGINX_CLIENT_KEY")
         let withCertificate = makeTransport {
             $0.tls.caFile = ca
             $0.tls.clientCertificate = .init(path: cert, format: .pem, keyPath: key)
@@ -102,7 +103,7 @@ struct CurlTransportTLSTests {
     }
 
     @Test func aP12ClientCertificateWithItsPasswordIsPresented() async throws {
-        let ca = try Servers.value("SLUICE_NGINX_CA"), p12 = try Servers.value("SLUICE_NGINX_CLIENT_P12")
+        let ca = try InteropServers.value("SLUICE_NGINX_CA"), p12 = try InteropServers.value("SLUICE_NGINX_CLIENT_P12")
         let right = makeTransport {
             $0.tls.caFile = ca
             $0.tls.clientCertificate = .init(path: p12, format: .p12, password: "sluice-secret")
@@ -118,3 +119,6 @@ struct CurlTransportTLSTests {
         #expect((error.underlying as? CurlError)?.code == 58)
     }
 }
+
+/// Thrown after recording an issue when a call that had to fail did not.
+struct UnexpectedSuccess: Error {}

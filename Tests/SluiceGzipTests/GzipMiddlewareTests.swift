@@ -69,8 +69,6 @@ struct GzipMiddlewareTests {
     }
 }
 
-struct MissingServer: Error {}
-
 @Suite("GzipMiddleware over real HTTP")
 struct GzipInteropTests {
     @Test func aCompressedRequestBodyArrivesAndInflatesToTheOriginal() async throws {
@@ -85,18 +83,10 @@ struct GzipInteropTests {
         #expect(try GzipCodec.decompress(received.body, format: .gzip) == original)
     }
 
-    func httpbin(_ path: String) throws -> URL {
-        guard let value = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"], let url = URL(string: value) else {
-            Issue.record("SLUICE_HTTPBIN_URL is not set: run `make test` (it starts httpbin)")
-            throw MissingServer()
-        }
-        return url.appendingPathComponent(path)
-    }
-
     @Test(arguments: ["gzip", "deflate"])
     func httpbinsCompressedEndpointsAreDecoded(path: String) async throws {
         let pipeline = Pipeline(middlewares: [GzipMiddleware()], transport: CurlTransport())
-        let response = try await pipeline.send(HTTPRequest(url: try httpbin(path)))
+        let response = try await pipeline.send(HTTPRequest(url: try InteropServers.httpbin("/" + path)))
         #expect(response.status == .ok)
         #expect(response.headers["Content-Encoding"] == nil)
         #expect(response.headers["Content-Length"] == String(response.body.count))

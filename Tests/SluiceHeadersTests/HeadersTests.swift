@@ -12,16 +12,6 @@ final class Counter: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
-struct MissingServer: Error {}
-
-func httpbin(_ path: String) throws -> URL {
-    guard let value = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"], let url = URL(string: value) else {
-        Issue.record("SLUICE_HTTPBIN_URL is not set: run `make test` (it starts httpbin)")
-        throw MissingServer()
-    }
-    return URL(string: url.absoluteString + path)!
-}
-
 @Suite("HeadersMiddleware")
 struct HeadersMiddlewareTests {
     let url = URL(string: "https://api.example.com/x")!
@@ -68,7 +58,7 @@ struct HeadersMiddlewareTests {
             middlewares: [HeadersMiddleware(configuration: .init(fields: ["X-Sluice-Test": "yes"], providers: [{ ["X-Provided": "42"] }]))],
             transport: CurlTransport()
         )
-        let response = try await pipeline.send(HTTPRequest(url: try httpbin("/headers")))
+        let response = try await pipeline.send(HTTPRequest(url: try InteropServers.httpbin("/headers")))
         let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: [String: String]])
         let headers = try #require(json["headers"])
         #expect(headers["X-Sluice-Test"] == "yes" && headers["X-Provided"] == "42")
@@ -195,14 +185,14 @@ struct CommonParametersTests {
             middlewares: [CommonParametersMiddleware(configuration: .init(placement: .formBody, parameters: parameters))],
             transport: CurlTransport()
         )
-        let response = try await pipeline.send(HTTPRequest(method: .post, url: try httpbin("/anything")))
+        let response = try await pipeline.send(HTTPRequest(method: .post, url: try InteropServers.httpbin("/anything")))
         let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let form = try #require(json["form"] as? [String: String])
         #expect(form == ["app_version": "4.2", "channel": "store", "note": "a b&c=é"])
         let queried = try await Pipeline(
             middlewares: [CommonParametersMiddleware(configuration: .init(placement: .query, parameters: parameters))],
             transport: CurlTransport()
-        ).send(HTTPRequest(url: try httpbin("/anything?x=1")))
+        ).send(HTTPRequest(url: try InteropServers.httpbin("/anything?x=1")))
         let args = try #require((try JSONSerialization.jsonObject(with: queried.body) as? [String: Any])?["args"] as? [String: String])
         #expect(args == ["x": "1", "app_version": "4.2", "channel": "store", "note": "a b&c=é"])
     }

@@ -23,10 +23,7 @@ func temporaryHAR() -> URL {
     }
 
     @Test func aRecordingAgainstHttpbinParsesBackWithTheRequiredFields() async throws {
-        guard let httpbin = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"] else {
-            Issue.record("SLUICE_HTTPBIN_URL is not set: run `make test` (it starts httpbin)")
-            return
-        }
+        let httpbin = try InteropServers.value("SLUICE_HTTPBIN_URL")
         let recorder = HARRecorder()
         let pipeline = Pipeline(middlewares: [HARRecorderMiddleware(recorder: recorder)], transport: CurlTransport())
         _ = try await pipeline.send(HTTPRequest(url: URL(string: httpbin + "/get?x=1&token=abc")!, headers: ["Authorization": "Bearer s3cr3t"]))

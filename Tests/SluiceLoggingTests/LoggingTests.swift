@@ -340,10 +340,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
     }
 
     @Test func theCommandRunsAgainstHttpbin() throws {
-        guard let base = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"] else {
-            Issue.record("SLUICE_HTTPBIN_URL is not set: run `make test` (it starts httpbin)")
-            return
-        }
+        let base = try InteropServers.value("SLUICE_HTTPBIN_URL")
         let url = URL(string: base + "/anything/it's?q=a%20b&token=t0k")!
         let request = HTTPRequest(method: .post, url: url,
                                   headers: ["Content-Type": "application/octet-stream", "X-Quote": "it's \"quoted\"", "Authorization": "Bearer abc"],

@@ -5,16 +5,6 @@ import SluiceTesting
 import SluiceURLEncoding
 import Testing
 
-struct MissingServer: Error {}
-
-func httpbin(_ path: String) throws -> URL {
-    guard let value = ProcessInfo.processInfo.environment["SLUICE_HTTPBIN_URL"], let url = URL(string: value) else {
-        Issue.record("SLUICE_HTTPBIN_URL is not set: run `make test` (it starts httpbin)")
-        throw MissingServer()
-    }
-    return URL(string: url.absoluteString + path)!
-}
-
 @Suite("PercentEncoding")
 struct PercentEncodingTests {
     @Test func encodesWhatEachComponentMustAndKeepsExistingEscapes() {
@@ -120,7 +110,7 @@ struct URLEncodingMiddlewareTests {
     @Test func httpbinEchoesEncodedQueryAndFormParametersExactly() async throws {
         let pipeline = Pipeline(middlewares: [URLEncodingMiddleware(configuration: .init(encoder: .init(arrayStyle: .brackets)))],
                                 transport: CurlTransport())
-        var request = HTTPRequest(method: .post, url: try httpbin("/anything"))
+        var request = HTTPRequest(method: .post, url: try InteropServers.httpbin("/anything"))
         request.queryParameters = ["q": "naïve & more", "tags": ["x", "y z"], "n": 5]
         request.formParameters = ["city": "Zürich", "note": "a+b=c"]
         let response = try await pipeline.send(request)
