@@ -7,12 +7,12 @@ import Testing
 
 @Suite("CacheMiddleware against nginx and httpbin")
 struct CacheInteropTests {
-    let folder: TempFolder
+    let folder: TemporaryDirectory
     let pipeline: Pipeline
 
     init() throws {
-        folder = try TempFolder()
-        let store = try SQLiteCacheStore(path: folder.file("interop.sqlite"))
+        folder = try TemporaryDirectory(prefix: "sluice-cache")
+        let store = try SQLiteCacheStore(path: folder.filePath("interop.sqlite"))
         pipeline = Pipeline(middlewares: [CacheMiddleware(store: store)], transport: CurlTransport())
     }
 

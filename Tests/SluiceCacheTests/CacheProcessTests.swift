@@ -42,8 +42,8 @@ func integrity(_ path: String) -> String {
 @Suite("SQLiteCacheStore across processes")
 struct CacheProcessTests {
     @Test func fourProcessesHammerOneFileForThirtySeconds() async throws {
-        let folder = try TempFolder()
-        let path = folder.file("shared.sqlite")
+        let folder = try TemporaryDirectory(prefix: "sluice-cache")
+        let path = folder.filePath("shared.sqlite")
         let helper = try stressHelper()
         var processes: [(Process, Pipe)] = []
         for seed in 1...4 {
@@ -74,8 +74,8 @@ struct CacheProcessTests {
     }
 
     @Test func aWriterKilledAHundredTimesLosesNothingItReported() async throws {
-        let folder = try TempFolder()
-        let path = folder.file("killed.sqlite")
+        let folder = try TemporaryDirectory(prefix: "sluice-cache")
+        let path = folder.filePath("killed.sqlite")
         let helper = try stressHelper()
         var reported = 0
         for round in 0..<100 {

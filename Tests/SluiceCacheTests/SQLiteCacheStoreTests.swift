@@ -3,18 +3,8 @@ import Foundation
 import Sluice
 import SluiceCache
 import Synchronization
+import SluiceTesting
 import Testing
-
-/// A fresh folder for one test, removed when the test ends.
-final class TempFolder {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cache-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// Collects what a store logs.
 final class LogLines: Sendable {
@@ -34,15 +24,15 @@ func sampleEntry(_ body: Data = Data("hello".utf8), url: String = "https://examp
 
 @Suite("SQLiteCacheStore")
 struct SQLiteCacheStoreTests {
-    let folder: TempFolder
+    let folder: TemporaryDirectory
     let log = LogLines()
 
-    init() throws { folder = try TempFolder() }
+    init() throws { folder = try TemporaryDirectory(prefix: "sluice-cache") }
 
     func store(_ change: (inout SQLiteCacheStore.Configuration) -> Void = { _ in }) throws -> SQLiteCacheStore {
         var configuration = SQLiteCacheStore.Configuration(log: { [log] in log.add($0) })
         change(&configuration)
-        return try SQLiteCacheStore(path: folder.file("cache.sqlite"), configuration: configuration)
+        return try SQLiteCacheStore(path: folder.filePath("cache.sqlite"), configuration: configuration)
     }
 
     @Test func anEntryComesBackExactly() async throws {
@@ -83,16 +73,16 @@ struct SQLiteCacheStoreTests {
         let store = try store { $0.bodyFileThreshold = 1_024 }
         let body = Data((0..<100_000).map { UInt8($0 % 251) })
         try await store.put(sampleEntry(body), for: "big")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.filePath("cache.sqlite.bodies"))
         #expect(files.count == 1)
-        let attributes = try FileManager.default.attributesOfItem(atPath: folder.file("cache.sqlite.bodies/\(files[0])"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.filePath("cache.sqlite.bodies/\(files[0])"))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(try await store.get("big")?.body == body)
         // Replacing and deleting remove the old files.
         try await store.put(sampleEntry(body + body), for: "big")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies")).count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.filePath("cache.sqlite.bodies")).count == 1)
         try await store.delete("big")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("cache.sqlite.bodies")).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.filePath("cache.sqlite.bodies")).isEmpty)
     }
 
     @Test func orphanedBodyFilesOlderThanAnHourAreRemovedOnOpen() async throws {
@@ -100,7 +90,7 @@ struct SQLiteCacheStoreTests {
             let store = try store { $0.bodyFileThreshold = 10 }
             try await store.put(sampleEntry(Data(repeating: 1, count: 100)), for: "kept")
         }
-        let bodies = folder.file("cache.sqlite.bodies")
+        let bodies = folder.filePath("cache.sqlite.bodies")
         let old = bodies + "/orphan-old", young = bodies + "/.orphan-young.tmp"
         #expect(FileManager.default.createFile(atPath: old, contents: Data("x".utf8)))
         #expect(FileManager.default.createFile(atPath: young, contents: Data("y".utf8)))
@@ -114,8 +104,8 @@ struct SQLiteCacheStoreTests {
     @Test func theDatabaseIsPrivateToItsOwner() async throws {
         let store = try store()
         try await store.put(sampleEntry(), for: "k")
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.file("cache.sqlite" + suffix)) {
-            let attributes = try FileManager.default.attributesOfItem(atPath: folder.file("cache.sqlite" + suffix))
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.filePath("cache.sqlite" + suffix)) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.filePath("cache.sqlite" + suffix))
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "cache.sqlite\(suffix)")
         }
     }
@@ -182,7 +172,7 @@ struct SQLiteCacheStoreTests {
     // MARK: Recovery
 
     @Test func aFileOfRandomBytesIsMovedAsideAndReplaced() async throws {
-        let path = folder.file("cache.sqlite")
+        let path = folder.filePath("cache.sqlite")
         var generator = SystemRandomNumberGenerator()
         try Data((0..<8_192).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: path))
         let store = try store()
@@ -199,10 +189,10 @@ struct SQLiteCacheStoreTests {
         }
         // Fold the WAL in, then cut the database in half.
         var db: OpaquePointer?
-        sqlite3_open(folder.file("cache.sqlite"), &db)
+        sqlite3_open(folder.filePath("cache.sqlite"), &db)
         sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
         sqlite3_close(db)
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: folder.file("cache.sqlite")))
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: folder.filePath("cache.sqlite")))
         let size = try handle.seekToEnd()
         try handle.truncate(atOffset: size / 2)
         try handle.close()
@@ -221,10 +211,10 @@ struct SQLiteCacheStoreTests {
         for index in 0..<50 { try await store.put(sampleEntry(Data(repeating: 5, count: 3_000)), for: "k\(index)") }
         // Fold the WAL in, then scribble over the file behind the store's back.
         var db: OpaquePointer?
-        sqlite3_open(folder.file("cache.sqlite"), &db)
+        sqlite3_open(folder.filePath("cache.sqlite"), &db)
         sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
         sqlite3_close(db)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("cache.sqlite")))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.filePath("cache.sqlite")))
         try handle.write(contentsOf: Data(repeating: 0xA5, count: 64 << 10))
         try handle.close()
         // Every call is answered (a miss at worst); the store recovers and works again.
@@ -237,7 +227,7 @@ struct SQLiteCacheStoreTests {
     @Test func anUnknownSchemaVersionIsMovedAside() async throws {
         do { _ = try store() }
         var db: OpaquePointer?
-        sqlite3_open(folder.file("cache.sqlite"), &db)
+        sqlite3_open(folder.filePath("cache.sqlite"), &db)
         sqlite3_exec(db, "PRAGMA user_version = 99", nil, nil, nil)
         sqlite3_close(db)
         let store = try store()

@@ -151,17 +151,6 @@ extension Thread {
     }
 }
 
-/// A temporary directory removed when the value goes away.
-final class Scratch: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 @Suite("The sluice binary against httpbin")
 struct SluiceBinaryTests {
     let httpbin: String
@@ -191,9 +180,9 @@ struct SluiceBinaryTests {
     }
 
     @Test func aMultipartPostWithAFile() async throws {
-        let scratch = try Scratch()
-        try Data("hello from a file\n".utf8).write(to: URL(fileURLWithPath: scratch.path("note.txt")))
-        let result = try await Sluice.run(["\(httpbin)/post", "caption=Holiday", "note@\(scratch.path("note.txt"))"])
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
+        try Data("hello from a file\n".utf8).write(to: URL(fileURLWithPath: scratch.filePath("note.txt")))
+        let result = try await Sluice.run(["\(httpbin)/post", "caption=Holiday", "note@\(scratch.filePath("note.txt"))"])
         #expect(result.status == 0)
         let echo = try result.json()
         #expect(echo["form"] as? [String: String] == ["caption": "Holiday"])
@@ -213,20 +202,20 @@ struct SluiceBinaryTests {
     }
 
     @Test func theSecondCachedCallIsAHit() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
         let url = "\(httpbin)/cache/60"
-        let first = try await Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
-        let second = try await Sluice.run(["-v", "--cache=\(scratch.path("cache"))", url])
+        let first = try await Sluice.run(["-v", "--cache=\(scratch.filePath("cache"))", url])
+        let second = try await Sluice.run(["-v", "--cache=\(scratch.filePath("cache"))", url])
         #expect(first.status == 0 && second.status == 0)
         #expect(first.stderr.hasSuffix(", 1 attempt, network\n"))
         #expect(second.stderr.hasSuffix(", 1 attempt, cache\n"))
         #expect(second.stdout == first.stdout)
-        #expect(FileManager.default.fileExists(atPath: scratch.path("cache/cache.sqlite")))
+        #expect(FileManager.default.fileExists(atPath: scratch.filePath("cache/cache.sqlite")))
     }
 
     @Test func aDownloadCutShortIsContinuedWithC() async throws {
-        let scratch = try Scratch()
-        let file = scratch.path("range.bin")
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
+        let file = scratch.filePath("range.bin")
         // httpbin sends these 100,000 bytes (its most) over 4 seconds. The first run gives up after
         // one second, with no automatic resume, and keeps what it has; -c continues from there.
         let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
@@ -245,8 +234,8 @@ struct SluiceBinaryTests {
     }
 
     @Test func withoutCAnEarlierPartialIsDropped() async throws {
-        let scratch = try Scratch()
-        let file = scratch.path("range.bin")
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
+        let file = scratch.filePath("range.bin")
         let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
         _ = try await Sluice.run(["--timeout", "1", "--retry", "0", "--download", file, url])
         let fresh = try await Sluice.run(["--download", file, "\(httpbin)/range/3000"])
@@ -291,8 +280,8 @@ struct SluiceBinaryTests {
     }
 
     @Test func harAndHelp() async throws {
-        let scratch = try Scratch()
-        let har = scratch.path("call.har")
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
+        let har = scratch.filePath("call.har")
         #expect(try await Sluice.run(["--har", har, "\(httpbin)/get"]).status == 0)
         let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any])
         #expect(((log["log"] as? [String: Any])?["entries"] as? [Any])?.count == 1)

@@ -85,17 +85,10 @@ final class RangeServer: Sendable {
     var requests: [MockWebServer.RecordedRequest] { server.requests }
 }
 
-/// A temporary directory removed when the value goes away.
-final class Scratch: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-download-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
+extension TemporaryDirectory {
+    /// The files a download leaves beside its destination while unfinished.
     func leftovers() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.contains("sluice-partial") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.contains("sluice-partial") }.sorted()
     }
 }
 
@@ -111,7 +104,7 @@ struct DownloadTests {
         let data = payload(3 << 20)
         let server = try RangeServer(data)
         server.update { $0.dropAfter = 1_200_000 }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let expected = try sha256sum(data)
         let result = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(expectedSHA256: expected.uppercased()))
@@ -131,7 +124,7 @@ struct DownloadTests {
         let data = payload(2 << 20)
         let server = try RangeServer(data)
         server.update { $0.dropAfter = 700_000 }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         await #expect {
             _ = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(resumeAttempts: 0))
@@ -149,7 +142,7 @@ struct DownloadTests {
     @Test func aChangedFileAnswers200AndTheDownloadRestartsCleanly() async throws {
         let server = try RangeServer(payload(1 << 20))
         server.update { $0.dropAfter = 400_000 }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         _ = try? await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(resumeAttempts: 0))
         let changed = payload(900_000, seed: 99)
@@ -166,7 +159,7 @@ struct DownloadTests {
         let data = payload(600_000)
         let server = try RangeServer(data)
         server.update { $0.dropAfter = 100_000; $0.ignoresRanges = true }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let result = try await client.download(HTTPRequest(url: server.url), to: destination)
         #expect(result.requests == 2)
@@ -176,7 +169,7 @@ struct DownloadTests {
     @Test func a416ForAWholePartialFinishesAndForAShrunkFileRestarts() async throws {
         let data = payload(300_000)
         let server = try RangeServer(data)
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         // A run that got every byte but died before moving the file into place.
         try data.write(to: destination.appendingPathExtension("sluice-partial"))
@@ -205,7 +198,7 @@ struct DownloadTests {
         let gate = TestGate()
         defer { gate.open() }
         server.update { $0.stall = (300_000, gate) }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let reports = Mutex<[DownloadProgress]>([])
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client,
@@ -234,7 +227,7 @@ struct DownloadTests {
         let gate = TestGate()
         defer { gate.open() }
         server.update { $0.stall = (100_000, gate) }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client)
         let running = Task { try await download.run() }
@@ -250,7 +243,7 @@ struct DownloadTests {
 
     @Test func aWrongChecksumKeepsNothing() async throws {
         let server = try RangeServer(payload(100_000))
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let actual = try sha256sum(payload(100_000))
         let wrong = String(repeating: "0", count: 64)
@@ -268,7 +261,7 @@ struct DownloadTests {
     @Test func anErrorPageIsNotSavedAsTheFile() async throws {
         let server = try MockWebServer()
         server.enqueue(.init(status: 404, body: "no such file"))
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         do {
             _ = try await client.download(HTTPRequest(url: server.url("/missing")), to: destination)
@@ -286,7 +279,7 @@ struct DownloadTests {
         let gate = TestGate()
         defer { gate.open() }
         server.update { $0.stall = (500_000, gate) }
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let partial = destination.path + ".sluice-partial"
 

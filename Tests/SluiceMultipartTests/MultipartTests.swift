@@ -6,29 +6,13 @@ import SluiceTesting
 import Synchronization
 import Testing
 
-/// A temporary directory removed when the value goes away.
-final class Scratch: Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-multipart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func file(_ name: String, _ contents: Data) throws -> URL {
-        let file = url.appendingPathComponent(name)
-        try contents.write(to: file)
-        return file
-    }
-}
-
 /// 2026-11-30 09:30:15 UTC.
 let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015) }
 
 @Suite struct MultipartEncodingTests {
     @Test func theBodyIsExactlyRFC7578() throws {
-        let scratch = try Scratch()
-        let notes = try scratch.file("notes.txt", Data("line one\nline two\n".utf8))
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
+        let notes = try scratch.write(Data("line one\nline two\n".utf8), to: "notes.txt")
         var form = MultipartFormData(boundary: "XyZ", now: fixedNow)
         form.append("Ada Lovelace", name: "author")
         form.append(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]), name: "photo")
@@ -64,11 +48,11 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
     }
 
     @Test func theStreamedBodyEqualsTheEncodedOneAndCanBeReadTwice() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
         let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         var form = MultipartFormData()
         form.append("x", name: "a")
-        form.append(fileAt: try scratch.file("big.bin", big), name: "big")
+        form.append(fileAt: try scratch.write(big, to: "big.bin"), name: "big")
         let body = try form.makeBody()
         let first = try await body.collect()
         let second = try await body.collect()
@@ -112,7 +96,7 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
     }
 
     @Test func aDirectoryIsNotAFile() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
         var form = MultipartFormData()
         form.append(fileAt: scratch.url, name: "dir")
         #expect(error(form)?.message == "\(scratch.url.path) for part \"dir\" is not a regular file")
@@ -128,8 +112,8 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
     }
 
     @Test func aFileThatChangesSizeFailsTheUploadInsteadOfSendingAWrongBody() async throws {
-        let scratch = try Scratch()
-        let file = try scratch.file("growing.log", Data("0123456789".utf8))
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
+        let file = try scratch.write(Data("0123456789".utf8), to: "growing.log")
         var form = MultipartFormData(boundary: "b")
         form.append(fileAt: file, name: "log")
         let body = try form.makeBody()
@@ -155,14 +139,14 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
 @Suite("Multipart uploads over the wire")
 struct MultipartUploadTests {
     @Test func httpbinEchoesEveryFieldAndFileExactly() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
         let text = "first line\nsecond line: ünïcödé ✓\n"
         let binary = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
         var form = MultipartFormData()
         form.append("Ada", name: "author")
         form.append("naïve & <tags> = \"quotes\"", name: "comment")
-        form.append(fileAt: try scratch.file("notes.txt", Data(text.utf8)), name: "notes")
-        form.append(fileAt: try scratch.file("blob.bin", binary), name: "blob")
+        form.append(fileAt: try scratch.write(Data(text.utf8), to: "notes.txt"), name: "notes")
+        form.append(fileAt: try scratch.write(binary, to: "blob.bin"), name: "blob")
         form.append(Data(#"{"k":[1,2]}"#.utf8), name: "meta", filename: "meta.json")
         var request = HTTPRequest(method: .post, url: try InteropServers.httpbin("/post"))
         try request.setMultipart(form)
@@ -181,11 +165,11 @@ struct MultipartUploadTests {
     }
 
     @Test func uploadProgressClimbsToTheWholeBody() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
         let server = try MockWebServer(recordedBodyLimit: 1024)
         server.setHandler { _ in .init(status: 200, body: "ok") }
         var form = MultipartFormData()
-        form.append(fileAt: try scratch.file("data.bin", Data(count: 3 << 20)), name: "data")
+        form.append(fileAt: try scratch.write(Data(count: 3 << 20), to: "data.bin"), name: "data")
         var request = HTTPRequest(method: .post, url: server.url("/upload"))
         try request.setMultipart(form)
         let reports = Mutex<[TransferProgress]>([])
@@ -202,7 +186,7 @@ struct MultipartUploadTests {
     }
 
     @Test func twoHundredMegabytesGoOutWithLessThan64MegabytesResident() async throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory(prefix: "sluice-multipart")
         let file = scratch.url.appendingPathComponent("big.bin")
         // A sparse file: 200 MB to read, nothing written to disk.
         #expect(FileManager.default.createFile(atPath: file.path, contents: nil))

@@ -11,16 +11,6 @@ import Testing
 import Glibc
 #endif
 
-/// A fresh folder for one test, removed when the test ends.
-final class TempFolder {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-outbox-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// A monitor the test sets by hand.
 final class ManualMonitor: ReachabilityMonitor {
     private let state = Mutex<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unreachable, []))
@@ -55,11 +45,11 @@ func helper() throws -> URL {
 
 @Suite("Outbox")
 struct OutboxTests {
-    let folder: TempFolder
+    let folder: TemporaryDirectory
     let server: MockWebServer
 
     init() throws {
-        folder = try TempFolder()
+        folder = try TemporaryDirectory(prefix: "sluice-outbox")
         server = try MockWebServer()
     }
 
