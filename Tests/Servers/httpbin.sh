@@ -27,7 +27,7 @@ if [ "$action" = venv ]; then echo "$venv/bin/python"; exit 0; fi
 
 mkdir -p "$dir"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$venv/bin/gunicorn" --bind "127.0.0.1:$port" --workers 2 --daemon --pid "$dir/httpbin.pid" \
+"$venv/bin/gunicorn" --bind "127.0.0.1:$port" --workers 2 --threads 16 --daemon --pid "$dir/httpbin.pid" \
   --error-logfile "$dir/httpbin-error.log" httpbin:app
 for _ in $(seq 100); do
   if python3 -c "import urllib.request; urllib.request.build_opener(urllib.request.ProxyHandler({})).open('http://127.0.0.1:$port/get', timeout=1)" 2>/dev/null; then

@@ -216,10 +216,10 @@ struct SluiceBinaryTests {
     @Test func aDownloadCutShortIsContinuedWithC() async throws {
         let scratch = try TemporaryDirectory(prefix: "sluice-cli")
         let file = scratch.filePath("range.bin")
-        // httpbin sends these 100,000 bytes (its most) over 4 seconds. The first run gives up after
-        // one second, with no automatic resume, and keeps what it has; -c continues from there.
-        let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
-        let first = try await Sluice.run(["--timeout", "1", "--retry", "0", "--download", file, url])
+        // httpbin sends these 100,000 bytes (its most) over 6 seconds. The first run gives up after
+        // two seconds, with no automatic resume, and keeps what it has; -c continues from there.
+        let url = "\(httpbin)/range/100000?duration=6&chunk_size=1000"
+        let first = try await Sluice.run(["--timeout", "2", "--retry", "0", "--download", file, url])
         #expect(first.status == ExitCode.timedOut.rawValue)
         #expect(!FileManager.default.fileExists(atPath: file))
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
@@ -236,8 +236,8 @@ struct SluiceBinaryTests {
     @Test func withoutCAnEarlierPartialIsDropped() async throws {
         let scratch = try TemporaryDirectory(prefix: "sluice-cli")
         let file = scratch.filePath("range.bin")
-        let url = "\(httpbin)/range/100000?duration=4&chunk_size=1000"
-        _ = try await Sluice.run(["--timeout", "1", "--retry", "0", "--download", file, url])
+        let url = "\(httpbin)/range/100000?duration=6&chunk_size=1000"
+        _ = try await Sluice.run(["--timeout", "2", "--retry", "0", "--download", file, url])
         let fresh = try await Sluice.run(["--download", file, "\(httpbin)/range/3000"])
         #expect(fresh.stderr == "sluice: saved 3000 bytes to \(file)\n")
     }
