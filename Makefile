@@ -2,6 +2,7 @@
 #   make test         install missing system packages, build, check the new-middleware plugin, run every test,
 #                     then run every example (Examples/)
 #   make test-tsan, make test-asan   the suite under ThreadSanitizer / AddressSanitizer
+#   make fuzz         each libFuzzer target (Tests/Fuzz) for FUZZ_SECONDS (default 60) with ASan and leak checks
 #   make demo         the tour of the default pipeline against an embedded mock server (Examples/Tour)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
 #   make bench-cache  SluiceCache beside Python's requests-cache: hit latency, miss + store rate
@@ -16,7 +17,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build test test-tsan test-asan demo bench bench-cache bench-middleware bench-instructions bench-micro clean
+.PHONY: deps build test test-tsan test-asan fuzz demo bench bench-cache bench-middleware bench-instructions bench-micro clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -57,6 +58,12 @@ test-asan: deps
 	swift build --build-tests --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" Tests/Servers/with-servers.sh \
 	  swift test --skip-build --sanitize=address --scratch-path .build/asan
+
+# libFuzzer over each target of sluice-fuzz (Tests/Fuzz/fuzz.sh): FUZZ_SECONDS per target,
+# FUZZ_TARGETS to pick some. Crashes, leaks, and inputs slower than 1 s fail the run.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/Fuzz/fuzz.sh
 
 demo: deps
 	swift build --product sluice-tour

@@ -37,6 +37,7 @@ let package = Package(
         .executable(name: "sluice-reachability-probe", targets: ["SluiceReachabilityProbe"]),
         .executable(name: "sluice-outbox-helper", targets: ["SluiceOutboxHelper"]),
         .executable(name: "sluice-transfer-probe", targets: ["SluiceTransferProbe"]),
+        .executable(name: "sluice-fuzz", targets: ["SluiceFuzz"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         .library(name: "SluiceCommandLine", targets: ["SluiceCommandLine"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
@@ -91,6 +92,15 @@ let package = Package(
         ], swiftSettings: strict),
         .executableTarget(name: "SluiceCLI", dependencies: ["SluiceCommandLine"], swiftSettings: strict),
         // sluice-transfer-probe: an upload or a download in a process of its own, for the tests.
+        // sluice-fuzz: the libFuzzer targets under Tests/Fuzz (`make fuzz`), and a replay mode that
+        // `make test` runs over their seed corpora. The C driver calls libFuzzer only in fuzz builds.
+        .target(name: "CSluiceFuzzDriver", path: "Tests/Fuzz/CDriver"),
+        .executableTarget(
+            name: "SluiceFuzz",
+            dependencies: ["CSluiceFuzzDriver", "Sluice", "SluiceCache", "SluiceRetry", "SluiceURLEncoding", "SluiceGzip",
+                           "SluiceTesting", "SluiceLogging", "SluiceCommandLine", "SluiceXML"],
+            path: "Tests/Fuzz/Driver", swiftSettings: strict
+        ),
         .executableTarget(name: "SluiceTransferProbe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart"], swiftSettings: strict),
         // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
         .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
@@ -162,6 +172,7 @@ let package = Package(
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceXMLTests", dependencies: ["SluiceXML", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCommandLineTests", dependencies: ["SluiceCommandLine", "Sluice", "SluiceTesting", "SluiceCLI"], swiftSettings: strict),
+        .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceFuzz"], swiftSettings: strict),
         .testTarget(name: "SluiceDownloadTests", dependencies: ["SluiceDownload", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceMultipartTests", dependencies: ["SluiceMultipart", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceOutboxTests", dependencies: ["SluiceOutbox", "Sluice", "SluiceCurl", "SluiceReachability", "SluiceTesting", "SluiceOutboxHelper"], swiftSettings: strict),

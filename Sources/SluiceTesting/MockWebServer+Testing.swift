@@ -226,6 +226,25 @@ public final class MockWebServer: Sendable {
         }
     }
 
+    /// The requests in `bytes`, read as the server reads one connection, and why reading stopped:
+    /// nil at a clean end of the stream, else the fault the server answers with a 400. The server's
+    /// parser without a socket, for the `sluice-fuzz` target; not part of the testing API.
+    @_spi(Fuzzing) public static func parseRequests(_ bytes: [UInt8], bodyLimit: Int = .max) -> (requests: [RecordedRequest], failure: String?) {
+        var reader = SocketReader(fd: -1)   // recv on -1 fails, which the reader takes as the end of the stream
+        reader.buffer = bytes
+        var requests: [RecordedRequest] = []
+        while true {
+            do {
+                guard let request = try RequestParser.read(from: &reader, connection: 0, bodyLimit: bodyLimit) else {
+                    return (requests, nil)
+                }
+                requests.append(request)
+            } catch {
+                return (requests, String(describing: error))
+            }
+        }
+    }
+
     private func serve(_ fd: Int32, connection: Int) {
         var reader = SocketReader(fd: fd)
         defer {

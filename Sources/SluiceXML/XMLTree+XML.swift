@@ -35,10 +35,12 @@ public struct XMLTree: Sendable, Hashable {
 
     /// The root element of `data`.
     ///
-    /// - Throws: `.decodingFailed` naming the line and column where the XML goes wrong.
+    /// - Throws: `.decodingFailed` naming the line and column where the XML goes wrong, or the byte
+    ///   that is not in the document's encoding (UTF-8 unless it declares ISO-8859-1, US-ASCII,
+    ///   windows-1252 or UTF-16).
     public init(parsing data: Data) throws(SluiceError) {
         let builder = TreeBuilder()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try XMLSource.utf8(data))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.delegate = builder

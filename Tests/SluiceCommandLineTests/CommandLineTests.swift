@@ -76,6 +76,18 @@ import Testing
         #expect(throws: UsageError(message)) { try Invocation.parse(arguments) }
     }
 
+    @Test func controlCharactersFromArgumentsAreEscapedSoTheErrorStaysOneLine() throws {
+        // Found by the command-line fuzz target: a newline inside an option broke the error into
+        // two lines, and an escape sequence would have reached the terminal.
+        do {
+            _ = try Invocation.parse(["--x\ny\u{1B}[2J\u{85}", "example.com"])
+            Issue.record("an unknown option was accepted")
+        } catch {
+            #expect(error.message == #"unknown option --x\ny\u{1B}[2J\u{0085}; see sluice --help"#)
+        }
+        #expect(UsageError("naïve ✓").message == "naïve ✓")
+    }
+
     @Test func helpCoversEveryFlagAndExitCode() {
         let help = HelpText.text
         for flag in ["-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",

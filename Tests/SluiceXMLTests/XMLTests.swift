@@ -42,6 +42,42 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        // The xml fuzz target's crash: swift-corelibs-foundation force-unwraps names as UTF-8.
+        ("prefixed element name", [UInt8](#"<s:Envelope xmlns:s="urn:x"><s:"#.utf8) + [0xFC, 0xFC] + Array("Body/></s:Envelope>".utf8), 31),
+        ("element name", Array("<r><a".utf8) + [0xC3] + Array("/></r>".utf8), 5),
+        ("attribute name", Array("<r a".utf8) + [0xFF] + Array("=\"1\"/>".utf8), 4),
+        ("comment", Array("<r><!-- ".utf8) + [0xE2, 0x82] + Array(" --></r>".utf8), 8),
+        ("text after a BOM", [0xEF, 0xBB, 0xBF] + Array("<r>".utf8) + [0x80] + Array("</r>".utf8), 6),
+    ] as [(String, [UInt8], Int)])
+    func invalidUTF8IsADecodingErrorNotACrash(where: String, bytes: [UInt8], offset: Int) {
+        expectDecodingFailure("not valid XML: byte \(offset) is not UTF-8, the document's encoding", Data(bytes))
+    }
+
+    @Test func declaredOneByteEncodingsAndUTF16AreRead() throws {
+        let latin1 = Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><r>caf"#.utf8) + Data([0xE9]) + Data("</r>".utf8)
+        #expect(try XMLTree(parsing: latin1).text == "café")
+        let cp1252 = Data("<?xml version='1.0' encoding='windows-1252'?><r>".utf8) + Data([0x80]) + Data("</r>".utf8)
+        #expect(try XMLTree(parsing: cp1252).text == "€")
+        var utf16 = Data([0xFF, 0xFE])
+        utf16.append("<?xml version=\"1.0\" encoding=\"UTF-16\"?><r a=\"ü\">ひらがな</r>".data(using: .utf16LittleEndian)!)
+        let tree = try XMLTree(parsing: utf16)
+        #expect(tree.text == "ひらがな" && tree.attributes["a"] == "ü")
+        expectDecodingFailure(#"not valid XML: the encoding "EBCDIC-US" is not supported (UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 are)"#,
+                              Data(#"<?xml version="1.0" encoding="EBCDIC-US"?><r/>"#.utf8))
+        expectDecodingFailure("not valid XML: the bytes are not valid US-ASCII, the document's encoding",
+                              Data(#"<?xml version="1.0" encoding="US-ASCII"?><r>"#.utf8) + Data([0xE9]) + Data("</r>".utf8))
+    }
+
+    func expectDecodingFailure(_ message: String, _ bytes: Data, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(sourceLocation: sourceLocation) {
+            try XMLTree(parsing: bytes)
+        } throws: { error in
+            guard let error = error as? SluiceError else { return false }
+            return error.code == .decodingFailed && error.message == message
+        }
+    }
+
     @Test func nestingPastTheLimitIsRefused() {
         let depth = XMLTree.maximumDepth + 1
         let xml = String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)
