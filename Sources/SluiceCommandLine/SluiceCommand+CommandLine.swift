@@ -118,10 +118,7 @@ public struct SluiceCommand: Sendable {
             configuration.tls.clientCertificate = .init(path: certificate, format: .pem, keyPath: invocation.key)
         }
         if let pin = invocation.pin { configuration.tls.pinnedPublicKey = pin }
-        if invocation.insecure {
-            Self.error("warning: --insecure: TLS certificates and host names are not checked")
-            configuration.tls.verifyPeer = false
-        }
+        if invocation.insecure { configuration.tls.verifyPeer = false }   // the transport warns on standard error
         return configuration
     }
 

@@ -51,7 +51,8 @@ public final class CurlTransport: HTTPTransport {
         /// TLS settings.
         public struct TLS: Sendable {
             /// Verify the server's certificate and host name. On by default; turning it off is
-            /// insecure.
+            /// insecure, and the transport says so through ``Configuration/warningSink`` when it
+            /// is made.
             public var verifyPeer: Bool = true
             /// A PEM file of CA certificates to trust instead of the system's.
             public var caFile: String?
@@ -140,8 +141,22 @@ public final class CurlTransport: HTTPTransport {
         /// the first on a tie, so sequential requests keep reusing one connection. The connection
         /// limits apply to each thread.
         public var eventThreads: Int = 1
+        /// Where the transport reports settings that make it insecure (TLS verification turned
+        /// off), once, when it is made. Standard error by default (``standardErrorWarnings``);
+        /// an app can send them to its own log instead.
+        public var warningSink: @Sendable (String) -> Void = Configuration.standardErrorWarnings
 
         public init() {}
+
+        /// Writes `sluice: warning: <message>` to standard error.
+        public static let standardErrorWarnings: @Sendable (String) -> Void = { message in
+            FileHandle.standardError.write(Data("sluice: warning: \(message)\n".utf8))
+        }
+
+        /// What is insecure about this configuration, one sentence each; empty when nothing is.
+        public var insecurities: [String] {
+            tls.verifyPeer ? [] : ["TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic"]
+        }
 
         /// Where a transport keeps cookies.
         public enum CookieJar: Sendable, Hashable {
@@ -166,6 +181,7 @@ public final class CurlTransport: HTTPTransport {
         let jar = configuration.cookieJar.map(CurlCookieJar.init)
         self.cookieJar = jar
         self.loops = (0..<max(1, configuration.eventThreads)).map { CurlEventLoop(configuration: configuration, index: $0, cookieJar: jar) }
+        for warning in configuration.insecurities { configuration.warningSink(warning) }
     }
 
     /// The cookies in the jar, one Netscape cookie-file line each; empty without a jar.

@@ -171,6 +171,19 @@ struct SluiceBinaryTests {
         httpbin = try InteropServers.httpbin().absoluteString
     }
 
+    @Test func insecureIsExplicitAndWarns() async throws {
+        // nginx's TLS port, with a certificate from a CA only the tests know.
+        let url = try InteropServers.value("SLUICE_NGINX_TLS_URL") + "/small.json"
+        let refused = try await Sluice.run([url])
+        #expect(refused.status == ExitCode.tlsFailure.rawValue)
+        #expect(refused.stdout.isEmpty)
+
+        let insecure = try await Sluice.run(["--insecure", url])
+        #expect(insecure.status == 0)
+        #expect(insecure.stderr == "sluice: warning: TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic\n")
+        #expect(insecure.stdout.count > 1_000)
+    }
+
     @Test func aGetWithQueryAndHeader() async throws {
         let result = try await Sluice.run(["\(httpbin)/get", "q==café & co", "X-Test:yes"])
         #expect(result.status == 0)

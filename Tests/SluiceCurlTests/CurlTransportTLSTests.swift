@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceTesting
+import Synchronization
 import Testing
 
 @Suite("CurlTransport TLS and HTTP/2 against nginx")
@@ -52,9 +53,35 @@ struct CurlTransportTLSTests {
         #expect((error.underlying as? CurlError)?.code == 90)
     }
 
-    @Test func verificationCanBeTurnedOffExplicitly() async throws {
-        let insecure = makeTransport { $0.tls.verifyPeer = false }
+    @Test func aWrongHostNameIsATLSFailure() async throws {
+        // The certificate is for 127.0.0.1 (and signed by the CA we trust); "localhost" reaches
+        // the same server under a name the certificate does not carry.
+        let ca = try InteropServers.value("SLUICE_NGINX_CA")
+        var components = URLComponents(url: try tlsURL(), resolvingAgainstBaseURL: false)!
+        components.host = "localhost"
+        let error = try await failure(makeTransport { $0.tls.caFile = ca }, components.url!)
+        #expect(error.code == .tlsFailure)
+        #expect((error.underlying as? CurlError)?.code == 60)
+        #expect(error.message.contains("localhost"), "\(error.message)")
+    }
+
+    @Test func verificationCanBeTurnedOffOnlyExplicitlyAndThatWarns() async throws {
+        let warnings = Mutex([String]())
+        let insecure = makeTransport {
+            $0.tls.verifyPeer = false
+            $0.warningSink = { message in warnings.withLock { $0.append(message) } }
+        }
         #expect(try await insecure.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
+        #expect(try await insecure.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
+        #expect(warnings.withLock { $0 } == [
+            "TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic",
+        ])
+
+        let quiet = Mutex([String]())
+        let secure = makeTransport { $0.warningSink = { message in quiet.withLock { $0.append(message) } } }
+        _ = try? await secure.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
+        #expect(quiet.withLock { $0 }.isEmpty)
+        #expect(CurlTransport.Configuration.default.tls.verifyPeer)
     }
 
     @Test func tls13MinimumIsAccepted() async throws {
