@@ -105,7 +105,7 @@ let package = Package(
         // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
         .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
-        .executableTarget(name: "SluiceCacheStress", dependencies: ["SluiceCache"], swiftSettings: strict),
+        .executableTarget(name: "SluiceCacheStress", dependencies: ["Sluice", "SluiceCache"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
         .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
 

@@ -524,25 +524,10 @@ struct Connection: ~Copyable, @unchecked Sendable {
     /// Writes `body` to a new file beside the database: a temporary name, then a rename.
     private func writeBodyFile(_ body: Data) throws -> String {
         let name = UUID().uuidString.lowercased()
-        let temporary = bodyDirectory + "/." + name + ".tmp"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw SQLiteCacheError(code: SQLITE_CANTOPEN, message: "cannot create \(temporary): \(String(cString: strerror(errno)))")
-        }
-        let written = body.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if count <= 0 { return false }
-                offset += count
-            }
-            return true
-        }
-        let failure = written ? nil : String(cString: strerror(errno))
-        Glibc.close(fd)
-        guard written, rename(temporary, bodyDirectory + "/" + name) == 0 else {
-            unlink(temporary)
-            throw SQLiteCacheError(code: SQLITE_FULL, message: "cannot write the body file \(temporary): \(failure ?? String(cString: strerror(errno)))")
+        do {
+            try PrivateFile.write(body, to: bodyDirectory + "/" + name, temporary: bodyDirectory + "/." + name + ".tmp")
+        } catch {
+            throw SQLiteCacheError(code: error.code == ENOSPC ? SQLITE_FULL : SQLITE_IOERR, message: "cannot write a body file: \(error)")
         }
         return name
     }

@@ -6,8 +6,13 @@
 //     sluice-cache-stress writer PATH PREFIX        puts PREFIX0, PREFIX1, … forever, printing each
 //                                                    key after its put returned (to be killed with
 //                                                    SIGKILL); every tenth body goes to a file
+//     sluice-cache-stress diskfull PATH              fills the disk under PATH (a small tmpfs in the
+//                                                    test) with puts until they fail, then checks
+//                                                    that nothing acknowledged was lost and that a
+//                                                    request through CacheMiddleware still succeeds
 import Dispatch
 import Foundation
+import Sluice
 import SluiceCache
 
 #if canImport(Glibc)
@@ -77,6 +82,47 @@ func writer(path: String, prefix: String) async -> Int32 {
     }
 }
 
+func diskFull(path: String) async -> Int32 {
+    let store: SQLiteCacheStore
+    do { store = try SQLiteCacheStore(path: path, configuration: .init(bodyFileThreshold: 16 << 10, log: { _ in })) } catch {
+        print("open failed: \(error)")
+        return 1
+    }
+    var acknowledged: [String: Int] = [:]
+    var failures: [String] = []
+    var index = 0
+    // Sizes from 1 KB to 40 KB, so rows and body files both meet the full disk; 20 more puts
+    // after the first failure show that the store keeps failing softly.
+    while failures.count < 20 && index < 10_000 {
+        let key = "k\(index)", size = 1_000 + (index * 7_919) % 39_000
+        do {
+            try await store.put(entry(key, size: size), for: key)
+            acknowledged[key] = size
+        } catch let error as SQLiteCacheError {
+            failures.append("\(error.code)")
+        } catch {
+            failures.append("\(type(of: error)): \(error)")
+        }
+        index += 1
+    }
+    var lost = 0
+    for (key, size) in acknowledged {
+        let stored = try? await store.get(key)
+        if stored?.body != entry(key, size: size).body { lost += 1 }
+    }
+    // A request whose response cannot be stored still returns it, whole.
+    let next = MiddlewareNext { _, _ in
+        HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"], body: Data(repeating: 7, count: 300_000))
+    }
+    let response = try? await CacheMiddleware(store: store).intercept(
+        HTTPRequest(url: URL(string: "https://example.com/after-full")!), context: RequestContext(), next: next
+    )
+    let delivered = response?.body == Data(repeating: 7, count: 300_000)
+    let codes = Set(failures).sorted().joined(separator: ",")
+    print("acknowledged \(acknowledged.count) lost \(lost) failed \(failures.count) codes \(codes) delivered \(delivered)")
+    return lost == 0 && failures.count == 20 && delivered ? 0 : 1
+}
+
 let arguments = CommandLine.arguments
 let finished = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var status: Int32 = 2
@@ -84,7 +130,8 @@ Task.detached {
     switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
     case (5, "hammer"): status = await hammer(path: arguments[2], seconds: Double(arguments[3]) ?? 1, seed: UInt64(arguments[4]) ?? 1)
     case (4, "writer"): status = await writer(path: arguments[2], prefix: arguments[3])
-    default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX")
+    case (3, "diskfull"): status = await diskFull(path: arguments[2])
+    default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH")
     }
     finished.signal()
 }

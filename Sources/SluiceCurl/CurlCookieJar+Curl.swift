@@ -7,6 +7,10 @@ import Sluice
 /// TLS-session caches) that every event thread's easy handles use, loaded from and saved to a
 /// Netscape cookie file when the jar is file-backed.
 ///
+/// Cookie files are created with mode 0600 before curl writes them: curl keeps the mode of a file
+/// that exists (it writes a temporary file with that mode and renames it over), but creates a new
+/// one with the process's umask, usually world-readable, and session cookies are credentials.
+///
 /// Each call of a `sluice_cookies_*` helper binds its result with an explicit `CURLcode` type:
 /// left to inference, Swift 6.3 then fails to find other `CURLcode` constants (such as
 /// `CURLE_UNSUPPORTED_PROTOCOL`) in files compiled in the same batch.
@@ -41,7 +45,7 @@ final class CurlCookieJar: @unchecked Sendable {
     deinit {
         // Every easy handle using the share has been cleaned up: the loops hold the jar until
         // their threads have destroyed their handles.
-        if let file {
+        if let file, Self.createPrivately(file) {
             let saved: CURLcode = sluice_cookies_flush(share, file)
             _ = saved
         }
@@ -57,8 +61,9 @@ final class CurlCookieJar: @unchecked Sendable {
     /// Every cookie, one Netscape cookie-file line each (`domain TAB flag TAB path TAB secure TAB
     /// expiry TAB name TAB value`).
     var lines: [String] {
-        // Written to a private temporary file and read back: curl's own Netscape format.
+        // Written to a private (0600) temporary file and read back: curl's own Netscape format.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cookies-\(UUID().uuidString)").path
+        guard Self.createPrivately(path) else { return [] }
         defer { unlink(path) }
         let written: CURLcode = sluice_cookies_flush(share, path)
         guard written.rawValue == 0, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
@@ -73,9 +78,22 @@ final class CurlCookieJar: @unchecked Sendable {
     /// Writes the jar to its file (nothing for a memory jar).
     func save() throws(SluiceError) {
         guard let file else { return }
+        guard Self.createPrivately(file) else {
+            throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): \(String(cString: strerror(errno)))")
+        }
         let result: CURLcode = sluice_cookies_flush(share, file)
         guard result.rawValue == 0, FileManager.default.fileExists(atPath: file) || lines.isEmpty else {
             throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): curl error \(result.rawValue)")
         }
+    }
+
+    /// Makes `path` an empty file with mode 0600 when it does not exist; true when it exists now.
+    static func createPrivately(_ path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
+        return errno == EEXIST
     }
 }

@@ -38,10 +38,13 @@ struct PartialDownload {
     }
 
     func save(_ record: Record) throws(SluiceError) {
+        // 0600: the state holds the URL, which may carry a token in its query.
         do {
-            try JSONEncoder().encode(record).write(to: recordFile, options: .atomic)
+            try PrivateFile.write(try JSONEncoder().encode(record), to: recordFile.path)
+        } catch let error as PrivateFile.WriteError {
+            throw SluiceError(.writeFailed, "cannot save the download's state to \(recordFile.path): \(error.reason)", underlying: error)
         } catch {
-            throw SluiceError(.writeFailed, "cannot save the download's state to \(recordFile.path): \(error.localizedDescription)", underlying: error)
+            throw SluiceError(.writeFailed, "cannot encode the download's state: \(error)", underlying: error)
         }
     }
 

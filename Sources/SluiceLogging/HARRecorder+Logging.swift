@@ -51,14 +51,16 @@ public final class HARRecorder: Sendable {
         return try encoder.encode(document)
     }
 
-    /// Writes the HAR file atomically (a temporary name, then a rename).
+    /// Writes the HAR file atomically (a temporary name, then a rename), readable only by its
+    /// owner (mode 0600): even redacted, a recording holds bodies and URLs.
     ///
     /// - Throws: ``Sluice/SluiceError`` `.writeFailed` naming the path and the reason.
     public func write(to url: URL) throws {
+        let document = try data()
         do {
-            try data().write(to: url, options: [.atomic])
+            try PrivateFile.write(document, to: url.path)
         } catch {
-            throw SluiceError(.writeFailed, "cannot write HAR file \(url.path): \(error.localizedDescription)", underlying: error)
+            throw SluiceError(.writeFailed, "cannot write HAR file \(url.path): \(error.reason)", underlying: error)
         }
     }
 

@@ -10,20 +10,7 @@ import Glibc
 
 /// The `sluice-cache-stress` helper, built beside the test binary.
 func stressHelper() throws -> URL {
-    let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        Bundle.main.bundleURL,
-        Bundle.main.bundleURL.deletingLastPathComponent(),
-    ].map { $0.appendingPathComponent("sluice-cache-stress") }
-    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw MissingHelper(looked: candidates.map(\.path))
-    }
-    return found
-}
-
-struct MissingHelper: Error, CustomStringConvertible {
-    let looked: [String]
-    var description: String { "sluice-cache-stress is not built; looked at \(looked)" }
+    try BuiltProducts.executable("sluice-cache-stress")
 }
 
 /// `PRAGMA integrity_check` of the database at `path`.
@@ -41,6 +28,33 @@ func integrity(_ path: String) -> String {
 
 @Suite("SQLiteCacheStore across processes")
 struct CacheProcessTests {
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root; aFullDatabaseIsATypedErrorAndTheRequestStillGoesOut injects SQLITE_FULL anywhere"))
+    func aRealFullDiskFailsPutsSoftlyAndLosesNothingAcknowledged() async throws {
+        let folder = try TemporaryDirectory(prefix: "sluice-diskfull")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        // A private mount namespace: the 512 KB tmpfs exists for the helper alone and is gone
+        // when it exits.
+        process.arguments = ["-m", "sh", "-c", #"mount -t tmpfs -o size=512k tmpfs "$1" && exec "$2" diskfull "$1/cache.sqlite""#,
+                             "sh", folder.path, try stressHelper().path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let (text, status) = try await Blocking.run {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (text, process.terminationStatus)
+        }
+        // Every failed put was SQLITE_FULL (13), whether the row or a body file met the full disk;
+        // every acknowledged entry reads back whole; the middleware still delivered the response.
+        #expect(status == 0, "\(text)")
+        #expect(text.hasSuffix(" lost 0 failed 20 codes 13 delivered true\n"), "\(text)")
+        let acknowledged = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        #expect(acknowledged > 5, "the disk held some entries before it filled: \(text)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "the tmpfs was private")
+    }
+
     @Test func fourProcessesHammerOneFileForThirtySeconds() async throws {
         let folder = try TemporaryDirectory(prefix: "sluice-cache")
         let path = folder.filePath("shared.sqlite")

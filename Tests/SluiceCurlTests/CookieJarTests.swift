@@ -75,6 +75,9 @@ struct CookieJarTests {
             // Saved as soon as the response set the cookie.
             let saved = try String(contentsOf: file, encoding: .utf8)
             #expect(saved.contains("\tsession\tabc123"))
+            // Session cookies are credentials: the file is the owner's alone.
+            let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
         }
         let second = transport(.file(file.path))
         #expect(try await get("/me", second) == "session=abc123")
@@ -87,7 +90,7 @@ struct CookieJarTests {
             try transport.saveCookies()
         } throws: { error in
             (error as? SluiceError)?.code == .writeFailed
-                && (error as? SluiceError)?.message.hasPrefix("cannot save the cookie jar to /nonexistent-directory/cookies.txt") == true
+                && (error as? SluiceError)?.message == "cannot save the cookie jar to /nonexistent-directory/cookies.txt: No such file or directory"
         }
     }
 }

@@ -132,6 +132,9 @@ struct DownloadTests {
             (error as? SluiceError)?.code == .connectionLost
         }
         #expect(try scratch.leftovers() == ["data.bin.sluice-partial", "data.bin.sluice-partial.json"])
+        // The state names the URL, which may carry a token: only its owner may read it.
+        let stateMode = try FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial.json")[.posixPermissions] as? Int
+        #expect(stateMode == 0o600)
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         let result = try await client.download(HTTPRequest(url: server.url), to: destination)
         #expect(result.resumedFrom == 700_000)

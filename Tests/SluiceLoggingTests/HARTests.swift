@@ -32,6 +32,8 @@ func temporaryHAR() -> URL {
         let file = temporaryHAR()
         defer { try? FileManager.default.removeItem(at: file) }
         try recorder.write(to: file)
+        // Even redacted, a recording holds URLs and bodies: the file is its owner's alone.
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
         let text = try String(contentsOf: file, encoding: .utf8)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let log = try #require(root["log"] as? [String: Any])

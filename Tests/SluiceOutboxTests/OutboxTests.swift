@@ -111,6 +111,11 @@ struct OutboxTests {
         let key = try #require(queued.headers["Idempotency-Key"])
         #expect(try outbox.pendingCount() == 1)
         #expect(server.requests.count == 1)
+        // Queued writes hold request bodies and headers: the database and its WAL are the owner's alone.
+        for suffix in ["", "-wal"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: database + suffix)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "outbox\(suffix)")
+        }
 
         // Not opted in, or a GET: the error comes back.
         let plain = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("x".utf8)))
