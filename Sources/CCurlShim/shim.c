@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include "CCurlShim.h"
 
 CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
@@ -37,6 +39,18 @@ void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
     curl_easy_getinfo(handle, CURLINFO_SIZE_DOWNLOAD_T, &info->size_download);
     info->primary_ip = NULL;
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &info->primary_ip);
+}
+
+int sluice_drop_connection_with_pending_input(CURL *handle) {
+    long version = 0;
+    if (curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK) return 0;
+    if (version != CURL_HTTP_VERSION_1_0 && version != CURL_HTTP_VERSION_1_1) return 0;   /* HTTP/2 frames its data */
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) return 0;   /* closed */
+    struct pollfd input = { .fd = fd, .events = POLLIN };
+    if (poll(&input, 1, 0) <= 0) return 0;
+    shutdown(fd, SHUT_RDWR);
+    return 1;
 }
 
 void sluice_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }

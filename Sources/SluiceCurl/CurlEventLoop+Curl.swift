@@ -238,6 +238,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let result = message.pointee.data.result
+            // Before the handle leaves the multi handle, while curl can still name its connection.
+            _ = sluice_drop_connection_with_pending_input(handle)
             curl_multi_remove_handle(multi, handle)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
             // Saved before the caller resumes, so the file holds the cookie once the call returns.

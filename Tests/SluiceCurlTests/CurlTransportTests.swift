@@ -156,6 +156,27 @@ struct CurlTransportTests {
         #expect(error.message == #"ftp://127.0.0.1/file has scheme "ftp"; only http and https are allowed"#)
     }
 
+    @Test(arguments: ["\r\n", "\r", "\n", "\u{0}"])
+    func controlCharactersInAURLNeverReachTheWire(_ characters: String) async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 200) }
+        // Foundation percent-encodes them when the URL is made (a raw CR or LF in the host makes no
+        // URL at all), and so does the client's path joining: the request line stays one line.
+        let direct = try #require(URL(string: server.url("/a").absoluteString + characters + "Injected: 1?q=" + characters))
+        let joined = try Client.join(base: server.url("/"), path: "b" + characters + "Injected: 1")
+        #expect(URL(string: "http://127.0.0.1" + characters + "/x") == nil)
+        for url in [direct, joined] {
+            #expect(try await send(HTTPRequest(url: url)).status == .ok)
+        }
+        let requests = server.requests
+        #expect(requests.count == 2)
+        for request in requests {
+            #expect(!request.target.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }, "\(request.target)")
+            #expect(request.header("Injected") == nil)
+        }
+        let encoded = characters.unicodeScalars.map { String(format: "%%%02X", $0.value) }.joined()
+        #expect(requests.first?.target == "/a\(encoded)Injected:%201?q=\(encoded)")
+    }
+
     @Test func aRefusedConnectionIsCannotConnect() async throws {
         let closed = try MockWebServer()
         let url = closed.url("/")

@@ -39,6 +39,48 @@ struct ServerFaultTests {
         #expect(error.message.contains("600 bytes remaining"), "\(error)")
     }
 
+    @Test func aBodyLongerThanItsContentLengthIsCutThereAndTheRestNeverBecomesAResponse() async throws {
+        // RFC 9112 §6.3: what follows the declared length must not be read as the next response.
+        // The extra bytes look like one, to show they are not taken for it.
+        let smuggled = "HTTP/1.1 200 OK\r\nContent-Length: 8\r\nX-Smuggled: yes\r\n\r\npoisoned"
+        server.enqueue(.init(status: 200, headers: [("Content-Length", "5")], body: Data(("hello" + smuggled).utf8)))
+        server.enqueue(.init(status: 200, body: Data("second".utf8)))
+        server.enqueue(.init(status: 200, body: Data("third".utf8)))
+        let first = try await transport.send(HTTPRequest(url: server.url("/first")), context: RequestContext())
+        #expect(first.body == Data("hello".utf8))
+        for (path, body) in [("/second", "second"), ("/third", "third")] {
+            let response = try await transport.send(HTTPRequest(url: server.url(path)), context: RequestContext())
+            #expect(response.body == Data(body.utf8))
+            #expect(response.headers["X-Smuggled"] == nil)
+        }
+        #expect(server.requests.map(\.target) == ["/first", "/second", "/third"])
+        // The connection the extra bytes arrived on was dropped; the next one was kept.
+        #expect(server.connectionCount == 2)
+        #expect(server.requests.map(\.connection) == [0, 1, 1])
+    }
+
+    @Test(arguments: ["bytes", "file", "stream"])
+    func aRequestWithABodyAfterExtraBytesGoesOutWholeOnANewConnection(_ kind: String) async throws {
+        server.enqueue(.init(status: 200, headers: [("Content-Length", "2")], body: Data("okHTTP/1.1 204 No Content\r\n\r\n".utf8)))
+        server.enqueue(.init(status: 201, body: Data("created".utf8)))
+        _ = try await transport.send(HTTPRequest(url: server.url("/first")), context: RequestContext())
+        let payload = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let folder = try TemporaryDirectory(prefix: "sluice-fault")
+        let body: HTTPBody = switch kind {
+        case "bytes": .bytes(payload)
+        case "file": .file(try folder.write(payload, to: "body.bin"))
+        default: .stream(.oneShot(length: Int64(payload.count), AsyncThrowingStream { continuation in
+            continuation.yield(payload.prefix(20_000))
+            continuation.yield(payload.dropFirst(20_000))
+            continuation.finish()
+        }))
+        }
+        let response = try await transport.send(HTTPRequest(method: .post, url: server.url("/upload"), body: body), context: RequestContext())
+        #expect(response.status.code == 201)
+        #expect(server.requests.last?.body == payload)
+        #expect(server.requests.map(\.connection) == [0, 1])
+    }
+
     @Test func aSlowlorisTrickleEndsWithinTheTimeout() async throws {
         var configuration = CurlTransport.Configuration()
         configuration.lowSpeedLimit = (bytesPerSecond: 100, duration: .seconds(1))

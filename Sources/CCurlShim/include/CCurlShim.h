@@ -48,6 +48,13 @@ typedef struct {
 
 void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info);
 
+/* For a finished HTTP/1.x transfer, still in its multi handle: when its connection, idle in the
+   connection cache, already has bytes to read, those bytes belong to no request (a body longer
+   than its Content-Length, or a close), and the next request on that connection would take them
+   for its response. The socket is shut down, so curl never reuses it: a send on it fails and
+   curl retries that request on a new connection. Returns 1 when it shut one down. */
+int sluice_drop_connection_with_pending_input(CURL *handle);
+
 /// Locks for a share handle used from several threads; returns what to free with
 /// sluice_share_free_locking after curl_share_cleanup.
 void *sluice_share_enable_locking(CURLSH *share);
