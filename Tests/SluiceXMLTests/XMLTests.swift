@@ -99,6 +99,33 @@ import Testing
             """
         let text = (try? XMLTree(parsing: Data(xml.utf8)))?.text ?? ""
         #expect(!text.contains("TOP-SECRET"))
+        // Refused outright: the DOCTYPE has an internal subset.
+        expectDecodingFailure(Self.internalSubsetRefused(at: 22), Data(xml.utf8))
+    }
+
+    static func internalSubsetRefused(at offset: Int) -> String {
+        "not valid XML: the DOCTYPE at byte \(offset) has an internal subset, which is refused (its declarations can expand entities and crash FoundationXML's parser)"
+    }
+
+    @Test(arguments: [
+        // Each of these crashed swift-corelibs-foundation's XMLParser (a null pointer unwrapped).
+        #"<!DOCTYPE r [<!ATTLIST r a CDATA #IMPLIED>]><r/>"#,
+        #"<!DOCTYPE r [<!NOTATION n SYSTEM "x">]><r/>"#,
+        #"<!DOCTYPE r [<!ENTITY e SYSTEM "x" NDATA n>]><r/>"#,
+        #"<!DOCTYPE r [<!ENTITY e "&#60;?pi?>">]><r>&e;</r>"#,
+        #"<!DOCTYPE r SYSTEM "a]b" [<!ELEMENT r ANY>]><r/>"#,
+    ])
+    func internalDTDSubsetsAreRefused(_ xml: String) {
+        expectDecodingFailure(Self.internalSubsetRefused(at: 0), Data(xml.utf8))
+    }
+
+    @Test func processingInstructionsWithoutDataAreRead() throws {
+        // <?pi?> crashed XMLParser (its data is a null pointer); comments and CDATA keep their text.
+        let tree = try XMLTree(parsing: Data(#"<?xml version="1.0"?><?xml-stylesheet?><r><?pi?><!-- <?c?> --><a><![CDATA[<?x?>]]></a><?t data?></r>"#.utf8))
+        #expect(tree.name == "r")
+        #expect(tree["a"]?.text == "<?x?>")
+        let doctype = try XMLTree(parsing: Data(#"<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist><dict/></plist>"#.utf8))
+        #expect(doctype.name == "plist" && doctype.children.map(\.name) == ["dict"])
     }
 }
 
