@@ -65,11 +65,11 @@ final class TraceRecorder: Sendable {
     }
 
     private let stages: [PipelineStage]
-    private let slots: Mutex<[Slot]>
+    private let slots: Locked<[Slot]>
 
     init(stages: [PipelineStage]) {
         self.stages = stages
-        self.slots = Mutex(Array(repeating: Slot(), count: stages.count))
+        self.slots = Locked(Array(repeating: Slot(), count: stages.count))
     }
 
     func record(stage index: Int, nanoseconds: UInt64) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A ``Client``'s book of calls: admits them under the concurrency limit (a queue ordered by
 /// priority, then arrival), remembers each one's tags and URL, and cancels the ones asked for.
@@ -32,7 +31,7 @@ final class RequestDispatcher: Sendable {
     }
 
     let limit: Int?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int?) {
         self.limit = limit.map { max(1, $0) }

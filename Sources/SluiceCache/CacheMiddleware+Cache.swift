@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 extension SluiceError.Code {
     /// `.returnCacheDontLoad` found nothing stored for the request.
@@ -295,7 +294,7 @@ public struct CacheMiddleware: Middleware {
 
 /// The keys being revalidated in the background, so each is revalidated once at a time.
 final class RevalidationSet: Sendable {
-    private let keys = Mutex(Set<String>())
+    private let keys = Locked(Set<String>())
 
     func begin(_ key: String) -> Bool { keys.withLock { $0.insert(key).inserted } }
     func end(_ key: String) { keys.withLock { _ = $0.remove(key) } }

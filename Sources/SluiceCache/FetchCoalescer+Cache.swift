@@ -1,5 +1,4 @@
 import Sluice
-import Synchronization
 
 /// Identical concurrent fetches, run once: the first caller (the leader) fetches in its own task,
 /// so the fetch keeps the caller's executor, priority and task-locals; callers that ask for the
@@ -20,7 +19,7 @@ final class FetchCoalescer: Sendable {
     /// The leader finished before this waiter could join: fetch again.
     private struct Missed: Error {}
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The result of `fetch` for `key`, shared with every concurrent caller of the same key.
     func run(_ key: String, _ fetch: () async throws -> HTTPResponse) async throws -> HTTPResponse {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Sluice
 
 /// A ``CacheStore`` in memory, with a size limit and least-recently-used eviction.
 ///
@@ -28,7 +28,7 @@ public final class MemoryCacheStore: CacheStore {
     }
 
     public let configuration: Configuration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration

@@ -2,7 +2,6 @@ import CSQLite
 import Dispatch
 import Foundation
 import Sluice
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -64,12 +63,12 @@ public final class SQLiteCacheStore: CacheStore {
     public let path: String
     public let configuration: Configuration
     /// Reads run on the caller's thread (a WAL reader never waits for writers).
-    private let reader: Mutex<Connection>
+    private let reader: Locked<Connection>
     /// Writes run on `queue`, one at a time, so a slow write (or another process holding the write
     /// lock) never stalls the caller's executor, such as a transport's event thread.
-    private let writer: Mutex<Connection>
+    private let writer: Locked<Connection>
     private let queue = DispatchQueue(label: "sluice.sqlite-cache-store")
-    private let pendingPuts = Mutex(PendingPuts())
+    private let pendingPuts = Locked(PendingPuts())
 
     /// Opens (or creates) the store at `path`, recovering from a corrupt or foreign file.
     ///
@@ -78,8 +77,8 @@ public final class SQLiteCacheStore: CacheStore {
     public init(path: String, configuration: Configuration = .default) throws {
         self.path = path
         self.configuration = configuration
-        writer = Mutex(try Connection.open(path: path, configuration: configuration))
-        reader = Mutex(try Connection.open(path: path, configuration: configuration))
+        writer = Locked(try Connection.open(path: path, configuration: configuration))
+        reader = Locked(try Connection.open(path: path, configuration: configuration))
     }
 
     // MARK: CacheStore
@@ -219,7 +218,7 @@ public struct SQLiteCacheError: Error, CustomStringConvertible, Sendable {
 
 /// One SQLite connection and its prepared statements.
 ///
-/// `@unchecked Sendable`: the connection lives inside the store's `Mutex` and is only reached
+/// `@unchecked Sendable`: the connection lives inside the store's lock and is only reached
 /// through `withLock`, one thread at a time (opened with SQLITE_OPEN_NOMUTEX for that reason); its
 /// pointers never escape the lock.
 struct Connection: ~Copyable, @unchecked Sendable {

@@ -12,7 +12,7 @@ import Synchronization
 /// `curl_multi_poll`.
 final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     // @unchecked: `multi`, `share`, `idle` and `active` are used only on the loop thread (see
-    // `run`); the only state other threads reach is `state`, a Mutex. The thread holds the loop
+    // `run`); the only state other threads reach is `state`, behind a lock. The thread holds the loop
     // strongly until `run` returns after `shutdown`.
 
     enum Operation {
@@ -35,7 +35,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private let share: UnsafeMutableRawPointer
     /// The transport's cookie jar, whose share this loop uses instead of its own.
     private let cookieJar: CurlCookieJar?
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Transfers sent to this loop and not yet finished, for choosing the least busy loop.
     let load = Atomic<Int>(0)
     /// The loop thread's `pthread_self()`, 0 until it runs.

@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 /// A file download that can be paused and resumed, here or in the next process.
 ///
@@ -45,7 +44,7 @@ public final class Download: Sendable {
     public let destination: URL
     public let client: Client
     public let configuration: Configuration
-    private let state = Mutex<(task: Task<DownloadResult, any Error>?, stop: Stop?)>((nil, nil))
+    private let state = Locked<(task: Task<DownloadResult, any Error>?, stop: Stop?)>((nil, nil))
 
     public init(_ request: HTTPRequest, to destination: URL, using client: Client, configuration: Configuration = .default) {
         self.request = request
@@ -236,7 +235,7 @@ struct ContentRange {
 /// Turns the transport's per-request byte counts into whole-file progress with a rate.
 final class ProgressReporter: Sendable {
     private let sink: (@Sendable (DownloadProgress) -> Void)?
-    private let state = Mutex<(base: Int64, total: Int64?, started: ContinuousClock.Instant?)>((0, nil, nil))
+    private let state = Locked<(base: Int64, total: Int64?, started: ContinuousClock.Instant?)>((0, nil, nil))
 
     init(_ sink: (@Sendable (DownloadProgress) -> Void)?) {
         self.sink = sink

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Sluice
 
 /// Counts requests in flight and says when a loading indicator should show, without flicker:
 /// ``isActive`` turns true only after ``Configuration/showDelay`` of continuous activity (1 s) and
@@ -40,7 +40,7 @@ public final class ActivityTracker: Sendable {
     }
 
     public let configuration: Configuration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration

@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 /// Per-request HUD text (seed D's `hubTips`).
 enum HUDTipKey: RequestOptionKey {
@@ -87,9 +86,9 @@ final class PresenterPump: Sendable {
     }
 
     private let events: AsyncStream<Event>.Continuation
-    /// The tip shown next; a class so the consumer task can share it (a `Mutex` cannot be copied).
+    /// The tip shown next; a class so the consumer task can share it (a lock cannot be copied).
     private final class TipBox: Sendable {
-        let value = Mutex<String?>(nil)
+        let value = Locked<String?>(nil)
     }
 
     private let tip = TipBox()

@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +23,7 @@ public final class TerminalHUD: HUDPresenter {
     public let descriptor: Int32
     /// Whether it draws at all: the descriptor is a terminal.
     public let isTerminal: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
     public init(descriptor: Int32 = STDERR_FILENO) {

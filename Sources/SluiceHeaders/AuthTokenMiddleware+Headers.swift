@@ -1,5 +1,4 @@
 import Sluice
-import Synchronization
 
 /// A bearer token on every request; on a 401, one refresh and one retry.
 ///
@@ -74,7 +73,7 @@ final class TokenState: Sendable {
         var refreshes = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var refreshCount: Int { state.withLock { $0.refreshes } }
 

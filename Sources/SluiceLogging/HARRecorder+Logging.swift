@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 /// Collects finished calls as HAR 1.2 entries, which any browser's devtools open (Network tab,
 /// "Import HAR"), and ``HARReplayTransport`` answers from. Fed by ``HARRecorderMiddleware``.
@@ -30,7 +29,7 @@ public final class HARRecorder: Sendable {
     }
 
     public let configuration: Configuration
-    private let entries = Mutex<[HARDocument.Entry]>([])
+    private let entries = Locked<[HARDocument.Entry]>([])
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration

@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 extension SluiceError.Code {
     /// ``HARReplayTransport`` has no recorded entry for the request; the message lists the nearest.
@@ -37,7 +36,7 @@ public final class HARReplayTransport: HTTPTransport {
     private let recorded: [Recorded]
     private let redaction: Redaction
     /// How many times each entry's request was answered, to serve repeats in order.
-    private let served = Mutex<[Int: Int]>([:])
+    private let served = Locked<[Int: Int]>([:])
 
     /// - Parameter redaction: what the recording hid (``Redaction/default`` unless it was recorded
     ///   with another), applied to incoming requests before matching.

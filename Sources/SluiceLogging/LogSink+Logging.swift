@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -58,11 +57,11 @@ public struct LogSink: Sendable {
 /// One descriptor written by whole records under a lock, so concurrent calls' records never mix.
 /// Closed when the last sink holding it goes away (when it owns the descriptor).
 final class FileDescriptorBox: Sendable {
-    private let fd: Mutex<Int32>
+    private let fd: Locked<Int32>
     private let owned: Bool
 
     init(_ fd: Int32, owned: Bool = true) {
-        self.fd = Mutex(fd)
+        self.fd = Locked(fd)
         self.owned = owned
     }
 

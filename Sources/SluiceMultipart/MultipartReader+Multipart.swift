@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 /// Reads a multipart body's segments in order, a chunk at a time: bytes as they are, files in
 /// ``MultipartFormData/chunkSize`` pieces from an open descriptor. One reader serves one send.
@@ -24,7 +23,7 @@ final class MultipartReader: Sendable {
     }
 
     private let segments: [Segment]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(segments: [Segment]) {
         self.segments = segments

@@ -47,11 +47,11 @@ public final class Outbox: Sendable {
     public let configuration: Configuration
     public let transport: any HTTPTransport
     public let monitor: (any ReachabilityMonitor)?
-    private let database: Mutex<OutboxDatabase>
-    private let replaying = Mutex(false)
-    private let subscribers = Mutex<[UInt64: AsyncStream<Outcome>.Continuation]>([:])
+    private let database: Locked<OutboxDatabase>
+    private let replaying = Locked(false)
+    private let subscribers = Locked<[UInt64: AsyncStream<Outcome>.Continuation]>([:])
     private let nextSubscriber = Atomic<UInt64>(0)
-    private let watcher = Mutex<Task<Void, Never>?>(nil)
+    private let watcher = Locked<Task<Void, Never>?>(nil)
 
     /// Opens (or creates) the outbox at `path`.
     ///
@@ -62,7 +62,7 @@ public final class Outbox: Sendable {
         self.transport = transport
         self.monitor = monitor
         self.configuration = configuration
-        database = Mutex(try OutboxDatabase(path: path))
+        database = Locked(try OutboxDatabase(path: path))
     }
 
     deinit { watcher.withLock { $0?.cancel() } }

@@ -5,7 +5,7 @@ import Sluice
 /// The outbox's SQLite table: one row per stored request, in arrival order. WAL; every insert is
 /// its own committed transaction, so a process killed after `insert` returns keeps the row.
 ///
-/// `@unchecked Sendable`: it lives inside the outbox's `Mutex` and is used only through `withLock`.
+/// `@unchecked Sendable`: it lives inside the outbox's lock and is used only through `withLock`.
 struct OutboxDatabase: ~Copyable, @unchecked Sendable {
     struct Entry {
         let id: Int64

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Sluice
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +24,7 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let socket: Int32
 
     /// Opens the netlink socket and works out the status.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Sluice
 
 /// A cap on retries, shared by every request of a client, so an outage cannot multiply the load:
 /// within each window (10 s), retries may be at most ``Configuration/ratio`` of the requests
@@ -33,7 +33,7 @@ public final class RetryBudget: Sendable {
     }
 
     public let configuration: Configuration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(configuration: Configuration = .default) {
         self.configuration = configuration

@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 /// A transport that answers from a script, records every request, and can add latency.
 ///
@@ -91,13 +90,13 @@ public final class MockTransport: HTTPTransport {
 
     private let script: Script
     private let configuration: Configuration
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Answers each request with the next reply of `replies`.
     public init(replies: [Reply], configuration: Configuration = .default) {
         script = .queue
         self.configuration = configuration
-        state = Mutex(State(queue: replies))
+        state = Locked(State(queue: replies))
     }
 
     /// Answers each request with what `handler` returns.
@@ -107,7 +106,7 @@ public final class MockTransport: HTTPTransport {
     ) {
         script = .handler(handler)
         self.configuration = configuration
-        state = Mutex(State(queue: []))
+        state = Locked(State(queue: []))
     }
 
     /// Answers every request with `200 OK` and `body`.

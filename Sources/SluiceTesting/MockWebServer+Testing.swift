@@ -1,6 +1,5 @@
 import Foundation
 import Sluice
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -129,7 +128,7 @@ public final class MockWebServer: Sendable {
     /// and counted (``RecordedRequest/bodyLength``) but not kept, so a test can upload hundreds of
     /// megabytes without the server holding them.
     public let recordedBodyLimit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts a server on 127.0.0.1 and a free port.
     public init(recordedBodyLimit: Int = .max) throws {

@@ -2,19 +2,18 @@ import Foundation
 import Sluice
 import SluiceCache
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// A wall clock the test moves by hand.
 final class TestClock: Sendable {
-    private let now = Mutex(Date(timeIntervalSince1970: 1_000_000))
+    private let now = Locked(Date(timeIntervalSince1970: 1_000_000))
     func read() -> Date { now.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
 }
 
 /// A count several tasks add to.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func add() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
 }
@@ -257,7 +256,7 @@ struct CacheMiddlewareTests {
     }
 
     @Test func staleWhileRevalidateAnswersAtOnceAndRevalidatesOnce() async throws {
-        let revalidated = Mutex(0)
+        let revalidated = Locked(0)
         let transport = MockTransport { request, _ in
             if request.headers.contains("If-None-Match") {
                 revalidated.withLock { $0 += 1 }

@@ -2,13 +2,12 @@ import CSQLite
 import Foundation
 import Sluice
 import SluiceCache
-import Synchronization
 import SluiceTesting
 import Testing
 
 /// Collects what a store logs.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func add(_ line: String) { lines.withLock { $0.append(line) } }
 }

@@ -2,7 +2,6 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// A MockWebServer whose handler holds each request for a while and counts how many it is
@@ -11,7 +10,7 @@ import Testing
 /// however loaded the machine is.
 final class CountingServer: Sendable {
     private final class Counts: Sendable {
-        let state = Mutex((current: 0, peak: 0, order: [String]()))
+        let state = Locked((current: 0, peak: 0, order: [String]()))
         let gate = TestGate()
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceTesting
-import Synchronization
 import Testing
 
 @Suite("CurlTransport TLS and HTTP/2 against nginx")
@@ -66,7 +65,7 @@ struct CurlTransportTLSTests {
     }
 
     @Test func verificationCanBeTurnedOffOnlyExplicitlyAndThatWarns() async throws {
-        let warnings = Mutex([String]())
+        let warnings = Locked([String]())
         let insecure = makeTransport {
             $0.tls.verifyPeer = false
             $0.warningSink = { message in warnings.withLock { $0.append(message) } }
@@ -77,7 +76,7 @@ struct CurlTransportTLSTests {
             "TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic",
         ])
 
-        let quiet = Mutex([String]())
+        let quiet = Locked([String]())
         let secure = makeTransport { $0.warningSink = { message in quiet.withLock { $0.append(message) } } }
         _ = try? await secure.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
         #expect(quiet.withLock { $0 }.isEmpty)

@@ -2,7 +2,6 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceTesting
-import Synchronization
 import Testing
 
 @Suite("CurlTransport against MockWebServer")
@@ -356,7 +355,7 @@ struct CurlTransportTests {
 
     @Test func progressIsReportedBothWays() async throws {
         server.enqueue(.init(status: 200, body: Data(count: 400_000)))
-        let reports = Mutex<[TransferProgress]>([])
+        let reports = Locked<[TransferProgress]>([])
         var context = RequestContext()
         context.progress = { progress in reports.withLock { $0.append(progress) } }
         _ = try await send(HTTPRequest(method: .post, url: server.url("/p"), body: .bytes(Data(count: 300_000))), context: context)

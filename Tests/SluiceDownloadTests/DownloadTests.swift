@@ -3,7 +3,6 @@ import Sluice
 import SluiceCurl
 import SluiceDownload
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// The SHA-256 of `data` from coreutils' `sha256sum`: an oracle independent of the code under test.
@@ -37,8 +36,8 @@ final class RangeServer: Sendable {
     }
 
     private final class Box: Sendable {
-        let file: Mutex<File>
-        init(_ file: File) { self.file = Mutex(file) }
+        let file: Locked<File>
+        init(_ file: File) { self.file = Locked(file) }
     }
 
     let server: MockWebServer
@@ -203,7 +202,7 @@ struct DownloadTests {
         server.update { $0.stall = (300_000, gate) }
         let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
-        let reports = Mutex<[DownloadProgress]>([])
+        let reports = Locked<[DownloadProgress]>([])
         let download = Download(HTTPRequest(url: server.url), to: destination, using: client,
                                 configuration: .init(progress: { progress in reports.withLock { $0.append(progress) } }))
         let running = Task { try await download.run() }

@@ -2,7 +2,6 @@ import Foundation
 import Sluice
 import SluiceHUD
 import SluiceTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -23,7 +22,7 @@ final class ManualClock: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var pending: Int { state.withLock { $0.sleepers.count } }
 
@@ -178,7 +177,7 @@ final class RecordingPresenter: HUDPresenter {
         case dismiss
     }
 
-    private let log = Mutex<[Call]>([])
+    private let log = Locked<[Call]>([])
     var calls: [Call] { log.withLock { $0 } }
 
     func show(tip: String?) async {
@@ -213,7 +212,7 @@ final class RecordingPresenter: HUDPresenter {
         }
         var request = HTTPRequest(url: url)
         request.hudTip = "Loading your orders…"
-        let reported = Mutex<[Int64]>([])
+        let reported = Locked<[Int64]>([])
         let context = RequestContext(progress: { progress in reported.withLock { $0.append(progress.completedBytes) } })
         let call = Task { try await harness.send(request, context: context) }
         try await clock.waitForSleepers(1)
@@ -246,7 +245,7 @@ final class RecordingPresenter: HUDPresenter {
 
     @Test func perRequestOptOutAndOptIn() async throws {
         let tracker = ActivityTracker()
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         let optedIn = HUDMiddleware(presenter: RecordingPresenter(), tracker: tracker, configuration: .init(showsByDefault: false))
         let harness = MiddlewareHarness(optedIn) { _, _ in
             seen.withLock { $0.append(tracker.inFlight) }
@@ -335,7 +334,7 @@ final class Gate: Sendable {
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -3,11 +3,10 @@ import Sluice
 import SluiceCurl
 import SluiceHeaders
 import SluiceTesting
-import Synchronization
 import Testing
 
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }

@@ -4,19 +4,18 @@ import SluiceCurl
 import SluiceLogging
 import SluiceRetry
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// Collects every record a sink receives.
 final class Records: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func sink(isTerminal: Bool = false) -> LogSink { .closure(isTerminal: isTerminal) { record in self.lines.withLock { $0.append(record) } } }
 }
 
 /// A clock that reads 0 ms, then 35 ms, then 70 ms…: every call takes exactly 35 ms.
 func steppingClock() -> @Sendable () -> Duration {
-    let ticks = Mutex(0)
+    let ticks = Locked(0)
     return { .milliseconds(35 * ticks.withLock { tick in defer { tick += 1 }; return tick }) }
 }
 

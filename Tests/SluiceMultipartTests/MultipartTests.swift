@@ -3,7 +3,6 @@ import Sluice
 import SluiceCurl
 import SluiceMultipart
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// 2026-11-30 09:30:15 UTC.
@@ -172,7 +171,7 @@ struct MultipartUploadTests {
         form.append(fileAt: try scratch.write(Data(count: 3 << 20), to: "data.bin"), name: "data")
         var request = HTTPRequest(method: .post, url: server.url("/upload"))
         try request.setMultipart(form)
-        let reports = Mutex<[TransferProgress]>([])
+        let reports = Locked<[TransferProgress]>([])
         var context = RequestContext()
         context.progress = { progress in if progress.direction == .upload { reports.withLock { $0.append(progress) } } }
         let response = try await CurlTransport().send(request, context: context)

@@ -4,7 +4,6 @@ import SluiceCurl
 import SluiceOutbox
 import SluiceReachability
 import SluiceTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -13,7 +12,7 @@ import Glibc
 
 /// A monitor the test sets by hand.
 final class ManualMonitor: ReachabilityMonitor {
-    private let state = Mutex<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unreachable, []))
+    private let state = Locked<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unreachable, []))
     var status: ReachabilityStatus { state.withLock { $0.status } }
     var statusUpdates: AsyncStream<ReachabilityStatus> {
         AsyncStream { continuation in state.withLock { continuation.yield($0.status); $0.subscribers.append(continuation) } }
@@ -61,7 +60,7 @@ struct OutboxTests {
         process.executableURL = try helper()
         process.arguments = ["queue", database, server.url("/notes").absoluteString, "100"]
         process.standardOutput = output
-        let lines = Mutex("")
+        let lines = Locked("")
         output.fileHandleForReading.readabilityHandler = { handle in
             let text = String(decoding: handle.availableData, as: UTF8.self)
             lines.withLock { $0 += text }

@@ -2,12 +2,11 @@ import Foundation
 import Sluice
 import SluiceReachability
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// A monitor the test sets by hand.
 final class ManualMonitor: ReachabilityMonitor {
-    private let state = Mutex<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unknown, []))
+    private let state = Locked<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unknown, []))
 
     init(_ status: ReachabilityStatus) { state.withLock { $0.status = status } }
 
@@ -94,8 +93,8 @@ struct ReachabilityGateTests {
 
 /// Collects a process's output lines as they come.
 final class Lines: Sendable {
-    private let lines = Mutex<[String]>([])
-    private let partial = Mutex("")
+    private let lines = Locked<[String]>([])
+    private let partial = Locked("")
 
     func feed(_ data: Data) {
         let complete = partial.withLock { partial -> [String] in

@@ -3,11 +3,10 @@ import Sluice
 import SluiceCurl
 import SluiceRetry
 import SluiceTesting
-import Synchronization
 import Testing
 
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func add() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
 }

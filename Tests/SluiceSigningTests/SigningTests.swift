@@ -268,9 +268,8 @@ struct HMACSignerTests {
     }
 }
 
-import Synchronization
 
 final class Clock: Sendable {
-    private let seconds = Mutex(0)
+    private let seconds = Locked(0)
     func tick() -> Date { Date(timeIntervalSince1970: TimeInterval(seconds.withLock { $0 += 1; return $0 })) }
 }

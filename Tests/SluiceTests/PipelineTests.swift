@@ -1,12 +1,11 @@
 import Foundation
 import Sluice
 import SluiceTesting
-import Synchronization
 import Testing
 
 /// A thread-safe list of events, for asserting order.
 final class EventLog: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Locked<[String]>([])
     func add(_ event: String) { events.withLock { $0.append(event) } }
     var all: [String] { events.withLock { $0 } }
 }
