@@ -38,13 +38,16 @@ let package = Package(
         .executable(name: "sluice-outbox-helper", targets: ["SluiceOutboxHelper"]),
         .executable(name: "sluice-transfer-probe", targets: ["SluiceTransferProbe"]),
         .executable(name: "sluice-fuzz", targets: ["SluiceFuzz"]),
+        .executable(name: "sluice-soak", targets: ["SluiceSoak"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         .library(name: "SluiceCommandLine", targets: ["SluiceCommandLine"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ],
     targets: [
         // The core: values, Middleware, HTTPTransport, Pipeline, Client, SluiceError.
-        .target(name: "Sluice", swiftSettings: strict),
+        .target(name: "Sluice", dependencies: ["CSluiceTSan"], swiftSettings: strict),
+        // ThreadSanitizer annotations, no-ops outside `make test-tsan`.
+        .target(name: "CSluiceTSan"),
         // libcurl (Debian: libcurl4-openssl-dev) and typed wrappers for its variadic C API.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
@@ -92,6 +95,13 @@ let package = Package(
         ], swiftSettings: strict),
         .executableTarget(name: "SluiceCLI", dependencies: ["SluiceCommandLine"], swiftSettings: strict),
         // sluice-transfer-probe: an upload or a download in a process of its own, for the tests.
+        // sluice-soak: a long run through every middleware against nginx (`make soak`).
+        .executableTarget(
+            name: "SluiceSoak",
+            dependencies: ["Sluice", "SluiceCurl", "SluiceCache", "SluiceGzip", "SluiceHeaders", "SluiceHUD", "SluiceLogging",
+                           "SluiceReachability", "SluiceRetry", "SluiceSigning", "SluiceURLEncoding"],
+            swiftSettings: strict
+        ),
         // sluice-fuzz: the libFuzzer targets under Tests/Fuzz (`make fuzz`), and a replay mode that
         // `make test` runs over their seed corpora. The C driver calls libFuzzer only in fuzz builds.
         .target(name: "CSluiceFuzzDriver", path: "Tests/Fuzz/CDriver"),

@@ -33,7 +33,7 @@ final class FetchCoalescer: Sendable {
                 let result: Result<HTTPResponse, any Error>
                 do { result = .success(try await fetch()) } catch { result = .failure(error) }
                 let waiters = state.withLock { $0.flights.removeValue(forKey: key) ?? [:] }
-                for waiter in waiters.values { waiter.resume(with: result) }
+                for waiter in waiters.values { ThreadSanitizer.resume(waiter, with: result) }
                 return try result.get()
             }
             do {
@@ -52,17 +52,17 @@ final class FetchCoalescer: Sendable {
             return state.nextWaiter
         }
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (waiter: Waiter) in
+            try await ThreadSanitizer.withContinuation { (waiter: Waiter) in
                 let joined = state.withLock { state -> Bool in
                     guard state.flights[key] != nil else { return false }
                     state.flights[key]?[id] = waiter
                     return true
                 }
-                if !joined { waiter.resume(throwing: Missed()) }
+                if !joined { ThreadSanitizer.resume(waiter, with: .failure(Missed())) }
             }
         } onCancel: {
             let waiter = state.withLock { $0.flights[key]?.removeValue(forKey: id) }
-            waiter?.resume(throwing: CancellationError())
+            if let waiter { ThreadSanitizer.resume(waiter, with: .failure(CancellationError())) }
         }
     }
 }

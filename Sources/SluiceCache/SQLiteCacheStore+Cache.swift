@@ -99,7 +99,7 @@ public final class SQLiteCacheStore: CacheStore {
 
     public func put(_ entry: CachedResponse, for key: String) async throws {
         // Puts that arrive while the writer is busy are committed together, in one transaction.
-        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+        try await ThreadSanitizer.withContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             let schedule = pendingPuts.withLock { pending -> Bool in
                 pending.items.append((entry, key, continuation))
                 defer { pending.scheduled = true }
@@ -121,7 +121,7 @@ public final class SQLiteCacheStore: CacheStore {
             return pending.items
         }
         let result = Result { try writeNow { try $0.put(batch.map { ($0.entry, $0.key) }) } }
-        for item in batch { item.done.resume(with: result) }
+        for item in batch { ThreadSanitizer.resume(item.done, with: result) }
     }
 
     @discardableResult
@@ -164,8 +164,8 @@ public final class SQLiteCacheStore: CacheStore {
 
     /// Runs `body` on the writer connection, on the store's queue.
     private func write<T: Sendable>(_ body: @escaping @Sendable (inout Connection) throws -> T) async throws -> T {
-        try await withUnsafeThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try self.writeNow(body) }) }
+        try await ThreadSanitizer.withContinuation { continuation in
+            queue.async { ThreadSanitizer.resume(continuation, with: Result { try self.writeNow(body) }) }
         }
     }
 

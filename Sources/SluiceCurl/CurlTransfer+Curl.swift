@@ -552,6 +552,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard let continuation else { return }
         self.continuation = nil
         loop.load.subtract(1, ordering: .relaxed)
+        ThreadSanitizer.release(self)   // what this thread made happens before the caller reads it
         continuation.resume(with: result)
     }
 

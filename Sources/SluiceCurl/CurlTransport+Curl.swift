@@ -247,6 +247,8 @@ public final class CurlTransport: HTTPTransport {
         }
         let loop = chooseLoop()
         let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: loop)
+        // The response (or error) is made on the loop thread; `finish` releases it to this task.
+        defer { ThreadSanitizer.acquire(transfer) }
         return try await withTaskCancellationHandler {
             // Resumed exactly once, on the loop thread: `CurlTransfer.finish` clears it first.
             try await withUnsafeThrowingContinuation { continuation in

@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 #if canImport(Glibc)
 import Glibc
@@ -24,9 +25,10 @@ public struct HostProbe: Sendable {
     /// Whether a TCP connection to the host succeeds within the timeout (run off the caller's thread).
     public func isReachable() async -> Bool {
         let (host, port, timeout) = (self.host, self.port, self.timeout)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Self.connect(host, port, timeout)) }
+        let reachable = try? await ThreadSanitizer.withContinuation { continuation in
+            DispatchQueue.global().async { ThreadSanitizer.resume(continuation, with: .success(Self.connect(host, port, timeout))) }
         }
+        return reachable ?? false
     }
 
     static func connect(_ host: String, _ port: UInt16, _ timeout: Duration) -> Bool {

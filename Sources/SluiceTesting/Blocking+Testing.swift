@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// Runs blocking work (waiting for a child process, reading a pipe to its end) on a thread of
 /// its own, so a test that awaits it does not hold one of Swift's few cooperative threads: on a
@@ -12,15 +13,9 @@ import Foundation
 /// }
 /// ```
 public enum Blocking {
-    public static func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    continuation.resume(returning: try body())
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+    public static func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await ThreadSanitizer.withContinuation { continuation in
+            let thread = Thread { ThreadSanitizer.resume(continuation, with: Swift.Result { try body() }) }
             thread.name = "sluice-test-blocking"
             thread.start()
         }

@@ -82,6 +82,8 @@ http {
     location = /redirect-loop { return 302 /redirect-loop; }
     location = /redirect-ftp { return 302 ftp://127.0.0.1/x; }
     location = /status/503 { return 503 "busy\n"; }
+    # gzip answers that must be revalidated each time (the soak run).
+    location /gzip/ { alias $dir/www/; gzip on; gzip_types application/json; gzip_min_length 1; add_header Cache-Control "no-cache"; }
     # For the cache: stored, but validated on every use (ETag and Last-Modified; Last-Modified only).
     location = /validate/etag.json { alias $dir/www/small.json; add_header Cache-Control "no-cache"; }
     location = /validate/modified.json { alias $dir/www/small.json; etag off; add_header Cache-Control "no-cache"; }
