@@ -80,7 +80,8 @@ struct CookieJarTests {
             #expect(mode == 0o600)
         }
         let second = transport(.file(file.path))
-        #expect(try await get("/me", second) == "session=abc123")
+        let sent = try await get("/me", second)
+        #expect(sent == "session=abc123", "the jar file held: \((try? String(contentsOf: file, encoding: .utf8)) ?? "nothing")")
     }
 
     @Test func anUnwritableJarFileIsATypedError() async throws {

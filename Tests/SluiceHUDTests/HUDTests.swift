@@ -58,7 +58,7 @@ final class ManualClock: Sendable {
 
     /// Waits (in real time, up to 20 s) until `count` sleeps are parked.
     func waitForSleepers(_ count: Int) async throws {
-        let limit = ContinuousClock.now + .seconds(20)
+        let limit = ContinuousClock.now + TestTiming.scaled(.seconds(20))
         while pending != count {
             guard ContinuousClock.now < limit else {
                 Issue.record("expected \(count) parked sleeps, have \(pending)")
@@ -72,7 +72,7 @@ final class ManualClock: Sendable {
 /// Waits (in real time, up to 20 s: a loaded machine is slow, a passing test is not) for a
 /// condition another task sets.
 func eventually(_ condition: () -> Bool) async throws -> Bool {
-    let limit = ContinuousClock.now + .seconds(20)
+    let limit = ContinuousClock.now + TestTiming.scaled(.seconds(20))
     while !condition() {
         guard ContinuousClock.now < limit else { return false }
         try await Task.sleep(for: .milliseconds(1))

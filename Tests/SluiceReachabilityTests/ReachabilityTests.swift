@@ -182,7 +182,7 @@ struct NetworkNamespaceTests {
         let output = Pipe()
         let lines = Lines()
         watcher.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        watcher.arguments = ["ip", "netns", "exec", namespace, helper, "watch", "20"]
+        watcher.arguments = ["ip", "netns", "exec", namespace, helper, "watch", "\(20 * TestTiming.scale)"]
         watcher.standardOutput = output
         output.fileHandleForReading.readabilityHandler = { lines.feed($0.availableData) }
         try watcher.run()
@@ -205,7 +205,7 @@ struct NetworkNamespaceTests {
 
         // The route goes: unreachable again, and the stream saw both changes.
         try run(["ip", "-n", namespace, "route", "del", "default"])
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(10))
         while lines.all.filter({ $0 == "status unreachable" }).count < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
