@@ -43,18 +43,25 @@ public struct CacheMiddleware: Middleware {
         public var heuristicFraction: Double
         /// The wall clock the cache reads (injectable for tests).
         public var clock: @Sendable () -> Date
+        /// Query parameters whose values never reach the store: in keys and stored URLs they are
+        /// replaced by a SHA-256 fingerprint (`token=sha256:9f86d081…`), so two tokens still make
+        /// two entries but neither is written to disk. So is a password in the URL's user info.
+        /// ``Sluice/Redaction/default`` hides `token`, `password`, `secret`, `sign` and `signature`.
+        public var redaction: Redaction
 
         public init(
             isShared: Bool = false, ignoredQueryItems: Set<String> = [], heuristicFraction: Double = 0.1,
-            clock: @escaping @Sendable () -> Date = { Date() }
+            clock: @escaping @Sendable () -> Date = { Date() }, redaction: Redaction = .default
         ) {
             self.isShared = isShared
             self.ignoredQueryItems = ignoredQueryItems
             self.heuristicFraction = heuristicFraction
             self.clock = clock
+            self.redaction = redaction
         }
 
-        /// A private cache; the whole URL is the key; 10% heuristic; the system clock.
+        /// A private cache; the whole URL is the key, secret parameters fingerprinted; 10%
+        /// heuristic; the system clock.
         public static let `default` = Configuration()
     }
 
@@ -132,8 +139,9 @@ public struct CacheMiddleware: Middleware {
         return response
     }
 
-    /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items;
-    /// for a cached POST, `POST`, the URL and the SHA-256 of the body.
+    /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items,
+    /// secret parameters fingerprinted (``Configuration/redaction``); for a cached POST, `POST`, the
+    /// URL and the SHA-256 of the body.
     public func key(for request: HTTPRequest) -> String {
         let url = keyURL(request)
         if request.method == .post, let body = postBody(request), let digest = SHA256.hex(body) {
@@ -151,16 +159,37 @@ public struct CacheMiddleware: Middleware {
         }
     }
 
-    private func keyURL(_ request: HTTPRequest) -> String {
+    /// The URL as keys and stored entries show it: without ignored query items or a fragment, and
+    /// with secret parameter values and any user-info password replaced by fingerprints.
+    func keyURL(_ request: HTTPRequest) -> String {
         var url = request.url.absoluteString
-        if !configuration.ignoredQueryItems.isEmpty, var components = URLComponents(string: url),
-           let items = components.queryItems {
-            let kept = items.filter { !configuration.ignoredQueryItems.contains($0.name) }
-            components.queryItems = kept.isEmpty ? nil : kept
+        let redaction = configuration.redaction
+        let mayHideQuery = redaction.isEnabled && url.contains("?")
+        let hasPassword = redaction.isEnabled && request.url.password != nil
+        if !configuration.ignoredQueryItems.isEmpty || mayHideQuery || hasPassword,
+           var components = URLComponents(string: url) {
+            if let items = components.percentEncodedQueryItems {
+                var kept = items.filter { !configuration.ignoredQueryItems.contains($0.name.removingPercentEncoding ?? $0.name) }
+                for index in kept.indices where mayHideQuery {
+                    if let value = kept[index].value, redaction.hidesParameter(kept[index].name.removingPercentEncoding ?? kept[index].name) {
+                        kept[index].value = Self.fingerprint(value)
+                    }
+                }
+                components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+            }
+            if hasPassword, let password = components.percentEncodedPassword {
+                components.percentEncodedPassword = Self.fingerprint(password)
+            }
             url = components.string ?? url
         }
         if let fragment = url.firstIndex(of: "#") { url = String(url[..<fragment]) }
         return url
+    }
+
+    /// `sha256:` and the first 32 hex digits of the SHA-256 of `secret`: distinct secrets stay
+    /// distinct keys, and the store never holds the secret itself.
+    static func fingerprint(_ secret: String) -> String {
+        "sha256:" + (SHA256.hex(Data(secret.utf8)).map { String($0.prefix(32)) } ?? "")
     }
 
     // MARK: Network
@@ -221,7 +250,7 @@ public struct CacheMiddleware: Middleware {
         guard response.bodyFile == nil, strategy.mayStore(response, for: request),
               let varyValues = CacheStrategy.varyValues(response.headers, request) else { return }
         let entry = CachedResponse(
-            method: request.method.rawValue, url: request.url.absoluteString, status: response.status.code,
+            method: request.method.rawValue, url: keyURL(request), status: response.status.code,
             reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response),
             body: response.body, requestTime: requestTime, responseTime: configuration.clock(), varyValues: varyValues
         )

@@ -205,7 +205,9 @@ public struct CacheStrategy: Sendable {
     }
 
     /// For each field `responseHeaders`' `Vary` names, the request's value (nil when absent); nil
-    /// when the response varies on `*`.
+    /// when the response varies on `*`. The values of secret fields (`Authorization`, `Cookie`,
+    /// the names ``Sluice/Redaction/default`` hides) are kept as SHA-256 fingerprints, so a store
+    /// never holds a credential.
     public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
         var values: [String: String?] = [:]
         for value in responseHeaders.values(for: "Vary") {
@@ -213,9 +215,12 @@ public struct CacheStrategy: Sendable {
                 let field = name.trimmingWhitespace().lowercased()
                 if field == "*" { return nil }
                 if field.isEmpty { continue }
-                values[field] = request.headers.contains(field)
-                    ? request.headers.values(for: field).map { normalized($0) }.joined(separator: ",")
-                    : String?.none
+                guard request.headers.contains(field) else {
+                    values[field] = String?.none
+                    continue
+                }
+                let value = request.headers.values(for: field).map { normalized($0) }.joined(separator: ",")
+                values[field] = Redaction.default.hidesHeader(field) ? CacheMiddleware.fingerprint(value) : value
             }
         }
         return values

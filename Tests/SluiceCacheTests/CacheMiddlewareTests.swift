@@ -388,6 +388,38 @@ struct CachePOSTTests {
         #expect(key == "POST https://api.example.com/search 29a9829b3c03948275ca3be1cb7b633c0207849d2c0bd3215060f2ac05abce64")
     }
 
+    @Test func secretsInTheURLAndVaryFieldsNeverReachTheStore() async throws {
+        let folder = try TemporaryDirectory(prefix: "sluice-cache-secrets")
+        let sqlite = try SQLiteCacheStore(path: folder.filePath("cache.sqlite"))
+        let reply = { (body: String) in
+            MockTransport.Reply.status(.ok, headers: ["Cache-Control": "max-age=60", "Vary": "Authorization"], body: body)
+        }
+        let cache = MiddlewareHarness(CacheMiddleware(store: sqlite), replies: [reply("for token one"), reply("for token two")])
+        func request(_ token: String) -> HTTPRequest {
+            HTTPRequest(url: URL(string: "https://ann:hunter2@api.example.com/feed?page=2&token=\(token)&Signature=abc%2Bdef")!,
+                        headers: ["Authorization": "Bearer bearer-\(token)"])
+        }
+        #expect(try await cache.send(request("tok-1111")).source == .network)
+        #expect(try await cache.send(request("tok-2222")).text == "for token two")   // another token, another entry
+        let hit = try await cache.send(request("tok-1111"))
+        #expect(hit.source == .cache && hit.text == "for token one")
+
+        let key = CacheMiddleware(store: sqlite).key(for: request("tok-1111"))
+        // The fingerprints are the first 32 hex digits of `printf '<secret>' | sha256sum`.
+        #expect(key == "GET https://ann:sha256:f52fbd32b2b3b86ff88ef6c490628285@api.example.com/feed?page=2"
+            + "&token=sha256:47871f6440bf14c001cc6a24137056c2&Signature=sha256:5cafcdc0243d59e8f1dd60315840efe3")
+        #expect(try await sqlite.items().map(\.key).sorted() == [key, CacheMiddleware(store: sqlite).key(for: request("tok-2222"))].sorted())
+        // Not in the database or its write-ahead log, in any form.
+        var bytes = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasPrefix("cache.sqlite") {
+            bytes += (try? Data(contentsOf: folder.fileURL(name))) ?? Data()
+        }
+        #expect(bytes.count > 4_096)
+        for secret in ["tok-1111", "tok-2222", "hunter2", "bearer-tok", "abc%2Bdef", "abc+def"] {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in the cache files")
+        }
+    }
+
     @Test func aPOSTThatDidNotOptInIsNeverCachedAndInvalidates() async throws {
         let cache = MiddlewareHarness(CacheMiddleware(store: store), replies: [
             .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "1"),
@@ -398,3 +430,4 @@ struct CachePOSTTests {
         #expect(try await store.entryCount() == 0)
     }
 }
+
