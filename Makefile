@@ -71,10 +71,7 @@ fuzz: deps
 # nginx on a free port for the length of the run; exits non-zero when the soak's checks fail.
 soak: deps
 	swift build -c release --product sluice-soak
-	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-soak.XXXXXX"); \
-	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
-	Tests/Servers/nginx.sh up "$$servers"; \
-	.build/release/sluice-soak "$$(cat "$$servers/nginx.url")" $(SOAK_ARGS)
+	@Tests/Servers/with-servers.sh --nginx-only sh -c '.build/release/sluice-soak "$$SLUICE_NGINX_URL" "$$@"' sh $(SOAK_ARGS)
 
 demo: deps
 	swift build --product sluice-tour
@@ -83,19 +80,13 @@ demo: deps
 # nginx on a free port for the length of the run. ARGS go to sluice-bench (--json, --rounds N, …).
 bench: deps
 	swift build -c release --product sluice-bench
-	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-bench.XXXXXX"); \
-	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
-	Tests/Servers/nginx.sh up "$$servers"; \
-	.build/release/sluice-bench "$$(cat "$$servers/nginx.url")" $(ARGS)
+	@Tests/Servers/with-servers.sh --nginx-only sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" "$$@"' sh $(ARGS)
 
 # SluiceCache beside Python's requests-cache (SQLite), against the same nginx.
 bench-cache: deps
 	swift build -c release --product sluice-bench
-	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-bench.XXXXXX"); \
-	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
-	Tests/Servers/nginx.sh up "$$servers"; \
-	python=$$(Tests/Servers/httpbin.sh venv); \
-	.build/release/sluice-bench "$$(cat "$$servers/nginx.url")" --cache --python "$$python" $(ARGS)
+	@python=$$(Tests/Servers/httpbin.sh venv); Tests/Servers/with-servers.sh --nginx-only \
+	  sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" --cache --python "$$0" "$$@"' "$$python" $(ARGS)
 
 # What each middleware costs per request without I/O, and SluiceGzip beside zlib from C.
 bench-middleware: deps
@@ -105,10 +96,7 @@ bench-middleware: deps
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps
 	swift build -c release --product sluice-bench
-	@set -e; servers=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-bench.XXXXXX"); \
-	trap 'Tests/Servers/nginx.sh down "$$servers"; rm -rf "$$servers"' EXIT; \
-	Tests/Servers/nginx.sh up "$$servers"; \
-	Tests/Servers/bench-instructions.sh "$$(cat "$$servers/nginx.url")"
+	@Tests/Servers/with-servers.sh --nginx-only sh -c 'Tests/Servers/bench-instructions.sh "$$SLUICE_NGINX_URL"'
 
 bench-micro: deps
 	swift run -c release sluice-microbench $(ARGS)
