@@ -6,18 +6,21 @@ import SluiceTesting
 import Testing
 
 /// The SHA-256 of `data` from coreutils' `sha256sum`: an oracle independent of the code under test.
-func sha256sum(_ data: Data) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    input.fileHandleForWriting.write(data)
-    try input.fileHandleForWriting.close()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return String(text.prefix(64))
+/// Run on a thread of its own (`Blocking.run`), not on one of the few cooperative threads.
+func sha256sum(_ data: Data) async throws -> String {
+    try await Blocking.run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(data)   // sha256sum reads it all before it writes a line
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
 }
 
 /// A file server on MockWebServer that honours `Range` and `If-Range` the way nginx does, and
@@ -105,7 +108,7 @@ struct DownloadTests {
         server.update { $0.dropAfter = 1_200_000 }
         let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
-        let expected = try sha256sum(data)
+        let expected = try await sha256sum(data)
         let result = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(expectedSHA256: expected.uppercased()))
         #expect(result.sha256 == expected)
         #expect(result.bytes == Int64(data.count))
@@ -150,7 +153,7 @@ struct DownloadTests {
         let changed = payload(900_000, seed: 99)
         server.update { $0.data = changed; $0.etag = "\"v2\"" }
         let result = try await client.download(HTTPRequest(url: server.url), to: destination,
-                                               configuration: .init(expectedSHA256: try sha256sum(changed)))
+                                               configuration: .init(expectedSHA256: try await sha256sum(changed)))
         #expect(server.requests.last?.header("If-Range") == "\"v1\"")
         #expect(result.response.status == .ok)
         #expect(try Data(contentsOf: destination) == changed)
@@ -247,7 +250,7 @@ struct DownloadTests {
         let server = try RangeServer(payload(100_000))
         let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
-        let actual = try sha256sum(payload(100_000))
+        let actual = try await sha256sum(payload(100_000))
         let wrong = String(repeating: "0", count: 64)
         do {
             _ = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(expectedSHA256: wrong))
@@ -303,7 +306,7 @@ struct DownloadTests {
         #expect(kept >= 400_000 && kept <= 500_000)
         server.update { $0.stall = nil }
         let result = try await client.download(HTTPRequest(url: server.url), to: destination,
-                                               configuration: .init(expectedSHA256: try sha256sum(data)))
+                                               configuration: .init(expectedSHA256: try await sha256sum(data)))
         #expect(result.resumedFrom == Int64(kept))
         #expect(server.requests.last?.header("Range") == "bytes=\(kept)-")
         #expect(try Data(contentsOf: destination) == data)

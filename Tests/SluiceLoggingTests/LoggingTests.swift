@@ -338,7 +338,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
             "  # the request's stream body is not shown: it can be read only once"))
     }
 
-    @Test func theCommandRunsAgainstHttpbin() throws {
+    @Test func theCommandRunsAgainstHttpbin() async throws {
         let base = try InteropServers.value("SLUICE_HTTPBIN_URL")
         let url = URL(string: base + "/anything/it's?q=a%20b&token=t0k")!
         let request = HTTPRequest(method: .post, url: url,
@@ -350,9 +350,12 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (data, status) = try await Blocking.run {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (data, process.terminationStatus)
+        }
+        #expect(status == 0)
         let echo = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(echo["method"] as? String == "POST")
         #expect(echo["args"] as? [String: String] == ["q": "a b", "token": "t0k"])
