@@ -59,7 +59,7 @@ test-tsan: deps
 
 test-asan: deps
 	swift build --build-tests --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" Tests/Servers/with-servers.sh \
+	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" SLUICE_TEST_TIME_SCALE=3 Tests/Servers/with-servers.sh \
 	  swift test --skip-build --sanitize=address --scratch-path .build/asan
 
 # libFuzzer over each target of sluice-fuzz (Tests/Fuzz/fuzz.sh): FUZZ_SECONDS per target,
