@@ -140,7 +140,7 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
 
     /// The interface of a default route (IPv4, else IPv6), or nil.
     static func defaultRouteInterface() -> String? {
-        if let table = try? String(contentsOfFile: "/proc/net/route", encoding: .utf8) {
+        if let table = SystemFile.text("/proc/net/route") {
             for line in table.split(separator: "\n").dropFirst() {
                 let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 // Iface Destination Gateway Flags …: destination 0.0.0.0 and RTF_UP.
@@ -149,7 +149,7 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
                 }
             }
         }
-        if let table = try? String(contentsOfFile: "/proc/net/ipv6_route", encoding: .utf8) {
+        if let table = SystemFile.text("/proc/net/ipv6_route") {
             for line in table.split(separator: "\n") {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 // destination ::/0, not the loopback device.
@@ -168,7 +168,7 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
         if FileManager.default.fileExists(atPath: folder + "/wireless") || FileManager.default.fileExists(atPath: folder + "/phy80211") {
             return .wireless
         }
-        if let type = try? String(contentsOfFile: folder + "/type", encoding: .utf8),
+        if let type = SystemFile.text(folder + "/type"),
            type.trimmingCharacters(in: .whitespacesAndNewlines) == "1" {
             return .wired
         }

@@ -45,7 +45,7 @@ let warmup = min(options["--warmup"]!, total / 2), samples = options["--samples"
 
 /// Resident set size in KiB and open descriptors, from /proc.
 func resources() -> (rssKiB: Int, descriptors: Int) {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let status = SystemFile.text("/proc/self/status") ?? ""
     let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
         .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
     let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0

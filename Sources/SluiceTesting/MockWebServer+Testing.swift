@@ -155,7 +155,10 @@ public final class MockWebServer: Sendable {
         }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
+        // The threads hold the state, never the server: when a test drops the server, `deinit`
+        // shuts the sockets and the threads end. (Holding `self` kept every server alive.)
+        let (state, limit) = (state, recordedBodyLimit)
+        let thread = Thread { Self.acceptLoop(listener: fd, state: state, bodyLimit: limit) }
         thread.name = "mockwebserver-accept"
         thread.start()
     }
@@ -198,7 +201,7 @@ public final class MockWebServer: Sendable {
 
     // MARK: Serving
 
-    private func acceptLoop() {
+    private static func acceptLoop(listener: Int32, state: Locked<State>, bodyLimit: Int) {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -219,7 +222,7 @@ public final class MockWebServer: Sendable {
                 close(listener)
                 return
             }
-            let thread = Thread { [self] in serve(client, connection: index) }
+            let thread = Thread { serve(client, connection: index, state: state, bodyLimit: bodyLimit) }
             thread.name = "mockwebserver-\(index)"
             thread.start()
         }
@@ -244,7 +247,7 @@ public final class MockWebServer: Sendable {
         }
     }
 
-    private func serve(_ fd: Int32, connection: Int) {
+    private static func serve(_ fd: Int32, connection: Int, state: Locked<State>, bodyLimit: Int) {
         var reader = SocketReader(fd: fd)
         defer {
             state.withLock { _ = $0.clients.remove(fd) }
@@ -253,7 +256,7 @@ public final class MockWebServer: Sendable {
         while true {
             let request: RecordedRequest
             do {
-                guard let parsed = try RequestParser.read(from: &reader, connection: connection, bodyLimit: recordedBodyLimit) else { return }
+                guard let parsed = try RequestParser.read(from: &reader, connection: connection, bodyLimit: bodyLimit) else { return }
                 request = parsed
             } catch {
                 _ = write(fd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -273,7 +276,7 @@ public final class MockWebServer: Sendable {
     }
 
     /// Writes `response`; false when the connection must close.
-    private func respond(_ response: Response, to request: RecordedRequest, on fd: Int32) -> Bool {
+    private static func respond(_ response: Response, to request: RecordedRequest, on fd: Int32) -> Bool {
         if let delay = response.headersDelay { Self.sleep(delay) }
         if response.fault == .disconnectBeforeResponse { return false }
         var head = response.rawStatusLine ?? "HTTP/1.1 \(response.status) \(response.reason)"
@@ -327,9 +330,9 @@ public final class MockWebServer: Sendable {
         return cutAfter == nil
     }
 
-    private func write(_ fd: Int32, _ text: String) -> Bool { write(fd, Data(text.utf8)) }
+    private static func write(_ fd: Int32, _ text: String) -> Bool { write(fd, Data(text.utf8)) }
 
-    private func write(_ fd: Int32, _ data: Data) -> Bool {
+    private static func write(_ fd: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {

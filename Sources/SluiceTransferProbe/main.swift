@@ -20,7 +20,7 @@ guard arguments.count == 4, ["upload", "download"].contains(arguments[1]), let u
 
 /// This process's peak resident set in KiB, from /proc/self/status.
 func peakResidentKiB() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    guard let status = SystemFile.text("/proc/self/status"),
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return -1 }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
 }

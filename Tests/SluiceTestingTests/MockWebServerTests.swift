@@ -83,4 +83,19 @@ struct MockWebServerTests {
         server.shutdown()
         #expect(throws: POSIXError.self) { try rawExchange(port: port, Array("GET / HTTP/1.1\r\n\r\n".utf8)) }
     }
+
+    @Test func aServerNobodyHoldsStopsListening() async throws {
+        // Its threads hold only its state, so dropping the last reference shuts it down (the accept
+        // thread used to hold the server itself, and every test's server lived to the end of the run).
+        var port = 0
+        do {
+            let server = try MockWebServer()
+            server.enqueue(.init(status: 200, body: "up"))
+            port = server.port
+            #expect(try rawExchange(port: port, Array("GET / HTTP/1.1\r\nConnection: close\r\n\r\n".utf8)).hasSuffix("\r\n\r\nup"))
+        }
+        try await Wait.until("the dropped server's port refuses connections") {
+            (try? rawExchange(port: port, Array("GET / HTTP/1.1\r\nConnection: close\r\n\r\n".utf8))) == nil
+        }
+    }
 }
