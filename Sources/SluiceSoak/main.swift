@@ -8,8 +8,10 @@
 // over CurlTransport. Requests mix cache misses, hits and 304 revalidations of gzip answers, with
 // --concurrency in flight. After --warmup requests, resident memory and open descriptors are
 // sampled --samples times; the run passes when every request succeeded, peak RSS stays within
-// ±10% of the first sample, and the descriptor count never moves by more than 2. Left out: the HAR
-// recorder, which keeps every exchange in memory by design.
+// ±10% of the first sample, and the open descriptors do not climb: the last quarter of samples
+// stays within 2 of the first quarter (connections and SQLite's files come and go by a few, a leak
+// grows with the requests). Left out: the HAR recorder, which keeps every exchange in memory by
+// design.
 import Foundation
 import Sluice
 import SluiceCache
@@ -151,6 +153,9 @@ for sample in taken where sample.done == taken.first?.done || sample.done == tak
 var verdicts: [String] = []
 if failed > 0 { verdicts.append("\(failed) requests failed") }
 if rssDrift > 10 || rssDip > 10 { verdicts.append("RSS moved more than 10% after warm-up") }
-if fds.max()! - fds.min()! > 2 { verdicts.append("open descriptors moved by \(fds.max()! - fds.min()!)") }
+let quarter = max(1, fds.count / 4)
+let early = fds.prefix(quarter).sorted()[quarter / 2], late = fds.suffix(quarter).sorted()[quarter / 2]
+print("  descriptors, median of the first and last quarter of samples: \(early) -> \(late)")
+if late - early > 2 { verdicts.append("open descriptors climbed from \(early) to \(late)") }
 print(verdicts.isEmpty ? "soak: passed" : "soak: FAILED: " + verdicts.joined(separator: "; "))
 exit(verdicts.isEmpty ? 0 : 1)
