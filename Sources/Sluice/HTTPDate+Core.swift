@@ -40,7 +40,12 @@ public enum HTTPDate {
                 guard words.count == 8, equalsIgnoringCase(words[7], "gmt") else { return nil }
                 day = numeric
                 month = monthNumber(words[2])
-                year = number(words[3]).map { words[3].count == 2 ? twoDigitYear($0) : $0 }
+                // RFC 9110: four digits, or two in RFC 850 (a longer year once overflowed Retry-After).
+                year = switch words[3].count {
+                case 2: number(words[3]).map(twoDigitYear)
+                case 4: number(words[3])
+                default: nil
+                }
                 time = clock(words[4], words[5], words[6])
             } else {
                 // asctime "Sun Nov  6 08:49:37 1994"

@@ -116,6 +116,9 @@ public struct DefaultRetryPolicy: RetryPolicy {
             delay = .seconds(seconds)
         } else if let date = HTTPDate.parse(text) {
             let seconds = date.timeIntervalSince(configuration.clock())
+            // Compared as a Double first: a date far enough ahead overflows Int64 milliseconds.
+            let cap = configuration.retryAfterCap
+            guard seconds < Double(cap.components.seconds) else { return cap }
             delay = seconds > 0 ? .milliseconds(Int64(seconds * 1_000)) : .zero
         } else {
             return nil

@@ -51,6 +51,8 @@ struct RetryPolicyTests {
         #expect(policy.retryAfter("Sunday, 06-Nov-94 08:49:47 GMT") == .seconds(10))
         #expect(policy.retryAfter("Sun Nov  6 08:49:47 1994") == .seconds(10))
         #expect(policy.retryAfter("Sun, 06 Nov 1994 08:00:00 GMT") == .zero)
+        // The furthest date there is: capped, never an overflow (the http-date fuzz target's crash).
+        #expect(policy.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT") == .seconds(6 * 3_600))
         for invalid in ["-1", "+1", "1.0", "١", "１", "", "soon", "1 2"] {
             #expect(policy.retryAfter(invalid) == nil, "\(invalid)")
         }
