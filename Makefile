@@ -14,9 +14,9 @@
 #                     ARGS=--instructions counts instructions per hop under callgrind instead
 SHELL := /bin/bash
 
-# Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto), and iproute2
+# Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto, hiredis), and iproute2
 # for the reachability test's network namespace.
-APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev iproute2 curl
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: deps build test test-tsan test-asan fuzz soak demo bench bench-cache bench-middleware bench-instructions bench-micro clean

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .library(name: "SluiceCurl", targets: ["SluiceCurl"]),
         .library(name: "SluiceCache", targets: ["SluiceCache"]),
+        .library(name: "SluiceCacheRedis", targets: ["SluiceCacheRedis"]),
         .library(name: "SluiceGzip", targets: ["SluiceGzip"]),
         .library(name: "SluiceHeaders", targets: ["SluiceHeaders"]),
         .library(name: "SluiceURLEncoding", targets: ["SluiceURLEncoding"]),
@@ -59,6 +60,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SluiceCache: an RFC 9111 cache with the seeds' app policies, over a CacheStore.
         .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite", "CCrypto"], swiftSettings: strict),
+        // hiredis (Debian: libhiredis-dev), for the Redis cache store. No pkgConfig: hiredis.pc's
+        // -D_FILE_OFFSET_BITS=64 is a flag SwiftPM refuses (with a warning on every build), and the
+        // header and library are on the default paths.
+        .systemLibrary(name: "CHiredis"),
+        // SluiceCacheRedis: RedisCacheStore, one cache shared by a fleet; its own module, so only its users link hiredis.
+        .target(name: "SluiceCacheRedis", dependencies: ["Sluice", "SluiceCache", "CHiredis"], swiftSettings: strict),
         // zlib (Debian: zlib1g-dev) and a shim for its macro init functions.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CZlibShim", dependencies: ["CZlib"]),
@@ -182,6 +189,7 @@ let package = Package(
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceXMLTests", dependencies: ["SluiceXML", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCommandLineTests", dependencies: ["SluiceCommandLine", "Sluice", "SluiceTesting", "SluiceCLI"], swiftSettings: strict),
+        .testTarget(name: "SluiceCacheRedisTests", dependencies: ["SluiceCacheRedis", "SluiceCache", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceFuzz"], swiftSettings: strict),
         .testTarget(name: "SluiceDownloadTests", dependencies: ["SluiceDownload", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceMultipartTests", dependencies: ["SluiceMultipart", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
@@ -192,7 +200,7 @@ let package = Package(
         .testTarget(name: "SluiceURLEncodingTests", dependencies: ["SluiceURLEncoding", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceHeadersTests", dependencies: ["SluiceHeaders", "Sluice", "SluiceCurl", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceGzipTests", dependencies: ["SluiceGzip", "Sluice", "SluiceCurl", "SluiceTesting", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "Sluice", "SluiceCurl", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),
+        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "SluiceCacheRedis", "Sluice", "SluiceCurl", "SluiceTesting", "CSQLite", "SluiceCacheStress"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

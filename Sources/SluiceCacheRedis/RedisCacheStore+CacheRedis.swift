@@ -1,0 +1,148 @@
+import CHiredis
+import Dispatch
+import Foundation
+import Sluice
+import SluiceCache
+
+/// A ``SluiceCache/CacheStore`` in Redis, so every worker of a fleet shares one cache.
+///
+/// - Each entry is one Redis string under ``Configuration/keyPrefix`` + its key, written with
+///   `SET … EX` so it expires after ``Configuration/entryLifetime`` (Redis's expiry, not a sweep).
+/// - A size bound is Redis's own: run the server with `maxmemory` and `maxmemory-policy
+///   allkeys-lru`, and the least recently used entries go first.
+/// - `delete(prefix:)`, `clear()` and the listings walk the keys with `SCAN`, never `KEYS`.
+/// - A small pool of connections (``Configuration/poolSize``) with timeouts on connecting and on
+///   each command; the blocking calls run on threads of their own, never on Swift's cooperative
+///   threads.
+/// - When Redis is unreachable or slow, calls fail fast with ``RedisCacheError`` (which
+///   `CacheMiddleware` treats as a miss, so requests still succeed), the outage is logged once,
+///   and the store tries to reconnect at most once a second until Redis is back.
+///
+/// ```swift
+/// let store = RedisCacheStore(configuration: .init(host: "10.0.0.5", keyPrefix: "shop-api:"))
+/// let client = Client.Builder(transport: CurlTransport())
+///     .adding(CacheMiddleware(store: store))
+///     .build()
+/// ```
+public final class RedisCacheStore: CacheStore {
+    /// Where Redis is and how the store uses it.
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        /// Put before every key, so several apps can share one Redis.
+        public var keyPrefix: String
+        /// How long an entry lives (Redis `EX`).
+        public var entryLifetime: Duration
+        /// Connections kept open; calls beyond it wait for one.
+        public var poolSize: Int
+        /// Longest wait to connect.
+        public var connectTimeout: Duration
+        /// Longest wait for one command's reply.
+        public var commandTimeout: Duration
+        /// Where outages and recoveries are reported (standard error by default).
+        public var log: @Sendable (String) -> Void
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 6379, keyPrefix: String = "sluice:", entryLifetime: Duration = .seconds(7 * 86_400),
+            poolSize: Int = 4, connectTimeout: Duration = .milliseconds(500), commandTimeout: Duration = .milliseconds(500),
+            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache-redis: " + $0 + "\n").utf8)) }
+        ) {
+            self.host = host
+            self.port = port
+            self.keyPrefix = keyPrefix
+            self.entryLifetime = entryLifetime
+            self.poolSize = poolSize
+            self.connectTimeout = connectTimeout
+            self.commandTimeout = commandTimeout
+            self.log = log
+        }
+
+        /// 127.0.0.1:6379, prefix `sluice:`, entries for 7 days, 4 connections, 500 ms timeouts.
+        public static let `default` = Configuration()
+    }
+
+    public let configuration: Configuration
+    private let pool: RedisConnectionPool
+
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+        self.pool = RedisConnectionPool(configuration: configuration)
+    }
+
+    public func get(_ key: String) async throws -> CachedResponse? {
+        let reply = try await pool.run(["GET", configuration.keyPrefix + key])
+        guard case .bytes(let data) = reply else { return nil }
+        return try RedisEntryCoding.decode(data, key: key)
+    }
+
+    public func put(_ entry: CachedResponse, for key: String) async throws {
+        let seconds = max(1, configuration.entryLifetime.components.seconds)
+        _ = try await pool.run(["SET", configuration.keyPrefix + key], data: RedisEntryCoding.encode(entry), then: ["EX", String(seconds)])
+    }
+
+    @discardableResult
+    public func delete(_ key: String) async throws -> Bool {
+        try await pool.run(["DEL", configuration.keyPrefix + key]).integer == 1
+    }
+
+    @discardableResult
+    public func delete(prefix: String) async throws -> Int {
+        let keys = try await scan(prefix)
+        var deleted = 0
+        for batch in stride(from: 0, to: keys.count, by: 500) {
+            deleted += try await pool.run(["DEL"] + keys[batch..<min(keys.count, batch + 500)]).integer ?? 0
+        }
+        return deleted
+    }
+
+    public func clear() async throws {
+        _ = try await delete(prefix: "")
+    }
+
+    public func totalSize() async throws -> Int {
+        try await items().reduce(0) { $0 + $1.size }
+    }
+
+    public func entryCount() async throws -> Int {
+        try await scan("").count
+    }
+
+    /// Every entry, oldest response first (Redis keeps no access order the store can read).
+    public func items() async throws -> [CacheItem] {
+        var items: [CacheItem] = []
+        for fullKey in try await scan("") {
+            guard case .bytes(let data) = try await pool.run(["GET", fullKey]) else { continue }
+            let key = String(fullKey.dropFirst(configuration.keyPrefix.count))
+            guard let entry = try? RedisEntryCoding.decode(data, key: key) else { continue }
+            items.append(CacheItem(key: key, size: entry.size, responseTime: entry.responseTime))
+        }
+        return items.sorted { $0.responseTime < $1.responseTime }
+    }
+
+    /// The full Redis keys under `configuration.keyPrefix + prefix`, by `SCAN` with `MATCH`.
+    private func scan(_ prefix: String) async throws -> [String] {
+        let pattern = Self.globEscaped(configuration.keyPrefix + prefix) + "*"
+        var cursor = "0"
+        var keys = Set<String>()
+        repeat {
+            let reply = try await pool.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
+            guard case .array(let parts) = reply, parts.count == 2, case .bytes(let next) = parts[0],
+                  case .array(let found) = parts[1] else {
+                throw RedisCacheError("SCAN gave an unexpected reply: \(reply)")
+            }
+            cursor = String(decoding: next, as: UTF8.self)
+            for case .bytes(let key) in found { keys.insert(String(decoding: key, as: UTF8.self)) }
+        } while cursor != "0"
+        return keys.sorted()
+    }
+
+    /// `text` with Redis glob characters (`* ? [ ] \`) escaped, so a prefix matches only itself.
+    static func globEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "*?[]\\".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

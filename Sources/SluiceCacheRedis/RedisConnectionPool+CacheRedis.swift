@@ -1,0 +1,131 @@
+import CHiredis
+import Dispatch
+import Foundation
+import Sluice
+
+/// A few blocking hiredis connections, each owned by a serial queue, and what the store knows
+/// about Redis's health: after a failure, calls fail at once for a second, then one tries again.
+final class RedisConnectionPool: Sendable {
+    /// One connection and the queue that alone touches it.
+    private final class Slot: @unchecked Sendable {
+        // @unchecked: `context` is read and written only by blocks running on `queue`, a serial
+        // queue, so one at a time; `queue` never changes.
+        let queue: DispatchQueue
+        var context: UnsafeMutablePointer<redisContext>?
+
+        init(index: Int) { queue = DispatchQueue(label: "sluice-cache-redis-\(index)") }
+
+        deinit { if let context { redisFree(context) } }
+    }
+
+    private struct Health {
+        var next = 0
+        var downUntil: ContinuousClock.Instant?
+        var outageReported = false
+    }
+
+    private let configuration: RedisCacheStore.Configuration
+    private let slots: [Slot]
+    private let health = Locked(Health())
+
+    init(configuration: RedisCacheStore.Configuration) {
+        self.configuration = configuration
+        slots = (0..<max(1, configuration.poolSize)).map(Slot.init)
+    }
+
+    /// Runs one command: `arguments`, then `data` as one binary argument, then `then`.
+    func run(_ arguments: [String], data: Data? = nil, then tail: [String] = []) async throws -> RedisReply {
+        let slot = try health.withLock { health -> Slot in
+            if let until = health.downUntil, ContinuousClock.now < until {
+                throw RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable; the cache is bypassed")
+            }
+            health.next += 1
+            return slots[health.next % slots.count]
+        }
+        let parts = arguments.map { Data($0.utf8) } + (data.map { [$0] } ?? []) + tail.map { Data($0.utf8) }
+        let result: Result<RedisReply, RedisCacheError> = try await ThreadSanitizer.withContinuation { continuation in
+            slot.queue.async { [self] in
+                ThreadSanitizer.resume(continuation, with: .success(execute(parts, on: slot)))
+            }
+        }
+        return try result.get()
+    }
+
+    /// On `slot.queue`: connects if needed, sends, reads the reply.
+    private func execute(_ parts: [Data], on slot: Slot) -> Result<RedisReply, RedisCacheError> {
+        if slot.context == nil {
+            switch connect() {
+            case .success(let context): slot.context = context
+            case .failure(let error): return .failure(outage(error))
+            }
+        }
+        guard let context = slot.context else { return .failure(RedisCacheError("no connection")) }
+        let reply = Self.command(context, parts)
+        guard let reply else {
+            let reason = context.pointee.err != 0 ? Self.errorText(context) : "no reply"
+            redisFree(context)
+            slot.context = nil
+            return .failure(outage(RedisCacheError("Redis at \(configuration.host):\(configuration.port) failed: \(reason)")))
+        }
+        recovered()
+        if case .error(let text) = reply { return .failure(RedisCacheError("Redis refused \(String(decoding: parts[0], as: UTF8.self)): \(text)")) }
+        return .success(reply)
+    }
+
+    private func connect() -> Result<UnsafeMutablePointer<redisContext>, RedisCacheError> {
+        let timeout = Self.timeval(configuration.connectTimeout)
+        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port), timeout) else {
+            return .failure(RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable: out of memory"))
+        }
+        if context.pointee.err != 0 {
+            let reason = Self.errorText(context)
+            redisFree(context)
+            return .failure(RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable: \(reason)"))
+        }
+        redisSetTimeout(context, Self.timeval(configuration.commandTimeout))
+        return .success(context)
+    }
+
+    /// Marks Redis down for a second and reports the outage once.
+    private func outage(_ error: RedisCacheError) -> RedisCacheError {
+        let report = health.withLock { health -> Bool in
+            health.downUntil = ContinuousClock.now + .seconds(1)
+            defer { health.outageReported = true }
+            return !health.outageReported
+        }
+        if report { configuration.log("\(error.message); the cache is bypassed until Redis answers again") }
+        return error
+    }
+
+    private func recovered() {
+        let report = health.withLock { health -> Bool in
+            health.downUntil = nil
+            defer { health.outageReported = false }
+            return health.outageReported
+        }
+        if report { configuration.log("Redis at \(configuration.host):\(configuration.port) answers again; the cache is back") }
+    }
+
+    private static func command(_ context: UnsafeMutablePointer<redisContext>, _ parts: [Data]) -> RedisReply? {
+        let copies = parts.map { part -> UnsafeMutableRawBufferPointer in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, part.count), alignment: 1)
+            _ = part.copyBytes(to: buffer.bindMemory(to: UInt8.self))
+            return buffer
+        }
+        defer { copies.forEach { $0.deallocate() } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+        var lengths = parts.map(\.count)
+        guard let raw = redisCommandArgv(context, Int32(parts.count), &pointers, &lengths) else { return nil }
+        defer { freeReplyObject(raw) }
+        return RedisReply(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: context.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    private static func timeval(_ duration: Duration) -> Glibc.timeval {
+        let (seconds, attoseconds) = duration.components
+        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Sluice
+import SluiceCache
+import SluiceCacheRedis
+import SluiceTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A redis-server of the test's own, on a port it keeps across a kill and a restart.
+final class OwnRedis: Sendable {
+    let port: Int
+    private let process = Locked<Process?>(nil)
+
+    init() throws {
+        // A free port: bound, read, released (the server takes it a moment later).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { kill() }
+
+    func start() async throws {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", "\(port)", "--save", "", "--appendonly", "no"]
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        process.withLock { $0 = server }
+        let port = self.port
+        try await Wait.until("redis-server on port \(port) answers") { OwnRedis.accepts(port) }
+    }
+
+    /// SIGKILL, as a crash or an OOM kill would.
+    func kill() {
+        guard let server = process.withLock({ process -> Process? in defer { process = nil }; return process }) else { return }
+        Glibc.kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+@Suite("RedisCacheStore")
+struct RedisCacheStoreTests {
+    @Test func redisGoingAwayNeverFailsARequestAndHitsResumeWhenItIsBack() async throws {
+        let redis = try OwnRedis()
+        try await redis.start()
+        let log = Locked([String]())
+        let store = RedisCacheStore(configuration: .init(port: redis.port, keyPrefix: "outage:", log: { line in log.withLock { $0.append(line) } }))
+        let transport = MockTransport { _, _ in .status(.ok, headers: ["Cache-Control": "max-age=600"], body: "fresh") }
+        let pipeline = Pipeline(middlewares: [CacheMiddleware(store: store)], transport: transport)
+        let url = URL(string: "https://api.example.com/feed")!
+        func fetch() async throws -> HTTPResponse { try await pipeline.send(HTTPRequest(url: url)) }
+
+        #expect(try await fetch().source == .network)
+        #expect(try await fetch().source == .cache)
+
+        redis.kill()
+        for _ in 0..<5 {
+            let response = try await fetch()           // never an error: the cache is bypassed
+            #expect(response.status == .ok && response.text == "fresh" && response.source == .network)
+        }
+        #expect(log.withLock { $0.count } == 1, "one warning per outage: \(log.withLock { $0 })")
+        #expect(log.withLock { $0.first }?.hasPrefix("Redis at 127.0.0.1:\(redis.port) ") == true)
+        #expect(log.withLock { $0.first }?.hasSuffix("; the cache is bypassed until Redis answers again") == true)
+
+        try await redis.start()                          // empty: no persistence
+        // Within a second the store tries Redis again; the first fetch after that stores, the next hits.
+        var sources: [ResponseSource] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while sources.last != .cache, ContinuousClock.now < deadline {
+            sources.append(try await fetch().source)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(sources.last == .cache, "\(sources)")
+        #expect(log.withLock { $0.last } == "Redis at 127.0.0.1:\(redis.port) answers again; the cache is back")
+        #expect(log.withLock { $0.count } == 2)
+        try await store.clear()
+    }
+
+    @Test func anUnreachableRedisFailsFastWithATypedError() async throws {
+        let closed = try OwnRedis()                      // never started: nothing listens
+        let store = RedisCacheStore(configuration: .init(port: closed.port, log: { _ in }))
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await store.get("GET https://example.com/")
+        } throws: { error in
+            (error as? RedisCacheError)?.message.hasPrefix("Redis at 127.0.0.1:\(closed.port) is unreachable: ") == true
+        }
+        // Within the outage window the next call does not even try to connect.
+        await #expect {
+            try await store.put(CacheStoreEntry.sample, for: "k")
+        } throws: { error in
+            (error as? RedisCacheError)?.message == "Redis at 127.0.0.1:\(closed.port) is unreachable; the cache is bypassed"
+        }
+        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(2)))
+    }
+
+    @Test func aDamagedValueIsATypedErrorNamingTheKey() async throws {
+        let (host, port) = (try InteropServers.value("SLUICE_REDIS_HOST"), Int(try InteropServers.value("SLUICE_REDIS_PORT")) ?? 0)
+        let prefix = "damaged-\(UUID().uuidString):"
+        let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: prefix))
+        try await store.put(CacheStoreEntry.sample, for: "k")
+        // Overwritten behind the store's back, as another program sharing the Redis might.
+        let cli = Process()
+        cli.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        cli.arguments = ["redis-cli", "-h", host, "-p", "\(port)", "SET", prefix + "k", "SLC1garbage"]
+        cli.standardOutput = FileHandle.nullDevice
+        try cli.run()
+        try await Blocking.run { cli.waitUntilExit() }
+        await #expect {
+            _ = try await store.get("k")
+        } throws: { error in
+            (error as? RedisCacheError)?.message == #"the Redis value for "k" is damaged"#
+        }
+        try await store.clear()
+    }
+}
+
+enum CacheStoreEntry {
+    static let sample = CachedResponse(
+        method: "GET", url: "https://example.com/", status: 200, headers: ["Cache-Control": "max-age=60"],
+        body: Data("body".utf8), requestTime: Date(timeIntervalSince1970: 1_000), responseTime: Date(timeIntervalSince1970: 1_001)
+    )
+}
