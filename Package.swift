@@ -122,7 +122,7 @@ let package = Package(
         // SluiceLogging: debug logging with SLUICE_LOG, redaction, copy as curl.
         .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
         // Processes sharing one SQLite cache file, for the cache's multi-process tests.
-        .executableTarget(name: "SluiceCacheStress", dependencies: ["Sluice", "SluiceCache"], swiftSettings: strict),
+        .executableTarget(name: "SluiceCacheStress", dependencies: ["Sluice", "SluiceCache", "SluiceCacheRedis", "SluiceCurl"], swiftSettings: strict),
         // MockTransport and helpers for testing one middleware in isolation.
         .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
 
@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(name: "SluiceHUDTests", dependencies: ["SluiceHUD", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceXMLTests", dependencies: ["SluiceXML", "Sluice", "SluiceTesting"], swiftSettings: strict),
         .testTarget(name: "SluiceCommandLineTests", dependencies: ["SluiceCommandLine", "Sluice", "SluiceTesting", "SluiceCLI"], swiftSettings: strict),
-        .testTarget(name: "SluiceCacheRedisTests", dependencies: ["SluiceCacheRedis", "SluiceCache", "Sluice", "SluiceTesting"], swiftSettings: strict),
+        .testTarget(name: "SluiceCacheRedisTests", dependencies: ["SluiceCacheRedis", "SluiceCache", "Sluice", "SluiceTesting", "SluiceCacheStress"], swiftSettings: strict),
         .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceFuzz"], swiftSettings: strict),
         .testTarget(name: "SluiceDownloadTests", dependencies: ["SluiceDownload", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),
         .testTarget(name: "SluiceMultipartTests", dependencies: ["SluiceMultipart", "Sluice", "SluiceCurl", "SluiceTesting", "SluiceTransferProbe"], swiftSettings: strict),

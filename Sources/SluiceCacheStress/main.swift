@@ -6,6 +6,10 @@
 //     sluice-cache-stress writer PATH PREFIX        puts PREFIX0, PREFIX1, … forever, printing each
 //                                                    key after its put returned (to be killed with
 //                                                    SIGKILL); every tenth body goes to a file
+//     sluice-cache-stress redis-fetch HOST PORT PREFIX URL
+//                                                    one GET through CacheMiddleware over a
+//                                                    RedisCacheStore and CurlTransport; prints
+//                                                    "source S status N bytes B"
 //     sluice-cache-stress diskfull PATH              fills the disk under PATH (a small tmpfs in the
 //                                                    test) with puts until they fail, then checks
 //                                                    that nothing acknowledged was lost and that a
@@ -14,6 +18,8 @@ import Dispatch
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceCacheRedis
+import SluiceCurl
 
 #if canImport(Glibc)
 import Glibc
@@ -123,6 +129,20 @@ func diskFull(path: String) async -> Int32 {
     return lost == 0 && failures.count == 20 && delivered ? 0 : 1
 }
 
+func redisFetch(host: String, port: String, prefix: String, url: String) async -> Int32 {
+    guard let port = Int(port), let url = URL(string: url) else { print("bad arguments"); return 2 }
+    let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: prefix))
+    let pipeline = Pipeline(middlewares: [CacheMiddleware(store: store)], transport: CurlTransport())
+    do {
+        let response = try await pipeline.send(HTTPRequest(url: url))
+        print("source \(response.source.rawValue) status \(response.status.code) bytes \(response.body.count)")
+        return 0
+    } catch {
+        print("error: \(error)")
+        return 1
+    }
+}
+
 let arguments = CommandLine.arguments
 let finished = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var status: Int32 = 2
@@ -131,7 +151,8 @@ Task.detached {
     case (5, "hammer"): status = await hammer(path: arguments[2], seconds: Double(arguments[3]) ?? 1, seed: UInt64(arguments[4]) ?? 1)
     case (4, "writer"): status = await writer(path: arguments[2], prefix: arguments[3])
     case (3, "diskfull"): status = await diskFull(path: arguments[2])
-    default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH")
+    case (6, "redis-fetch"): status = await redisFetch(host: arguments[2], port: arguments[3], prefix: arguments[4], url: arguments[5])
+    default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL")
     }
     finished.signal()
 }

@@ -147,3 +147,47 @@ enum CacheStoreEntry {
         body: Data("body".utf8), requestTime: Date(timeIntervalSince1970: 1_000), responseTime: Date(timeIntervalSince1970: 1_001)
     )
 }
+
+@Suite("RedisCacheStore shared by processes")
+struct RedisSharedTests {
+    struct Outcome: Sendable {
+        let status: Int32
+        let text: String
+    }
+
+    static func fetch(_ url: URL, prefix: String) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable("sluice-cache-stress")
+        process.arguments = ["redis-fetch", try InteropServers.value("SLUICE_REDIS_HOST"), try InteropServers.value("SLUICE_REDIS_PORT"),
+                             prefix, url.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return try await Blocking.run {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return Outcome(status: process.terminationStatus, text: text)
+        }
+    }
+
+    @Test func whatOneProcessFetchedIsAHitForThreeOthers() async throws {
+        let prefix = "fleet-\(UUID().uuidString):"
+        let url = try InteropServers.nginx("/small.json?fleet=\(UUID().uuidString)")
+        let first = try await Self.fetch(url, prefix: prefix)
+        #expect(first.status == 0, "\(first.text)")
+        #expect(first.text.hasPrefix("source network status 200 bytes "), "\(first.text)")
+        let others = try await withThrowingTaskGroup(of: Outcome.self) { group in
+            for _ in 0..<3 { group.addTask { try await Self.fetch(url, prefix: prefix) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let bytes = first.text.split(separator: " ").last.map(String.init)
+        for other in others {
+            #expect(other.status == 0, "\(other.text)")
+            #expect(other.text == "source cache status 200 bytes \(bytes ?? "?")", "\(other.text)")
+        }
+        try await RedisCacheStore(configuration: .init(host: try InteropServers.value("SLUICE_REDIS_HOST"),
+                                                       port: Int(try InteropServers.value("SLUICE_REDIS_PORT")) ?? 0,
+                                                       keyPrefix: prefix)).clear()
+    }
+}
