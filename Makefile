@@ -7,7 +7,7 @@
 #   make fuzz         each libFuzzer target (Tests/Fuzz) for FUZZ_SECONDS (default 60) with ASan and leak checks
 #   make demo         the tour of the default pipeline against an embedded mock server (Examples/Tour)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
-#   make bench-cache  SluiceCache beside Python's requests-cache: hit latency, miss + store rate
+#   make bench-cache  SluiceCache over SQLite, memory and Redis beside Python's requests-cache: hit latency, miss + store rate
 #   make bench-middleware  each middleware's cost per request without I/O; gzip beside zlib from C
 #   make bench-instructions  the same clients under callgrind: instructions per request
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build);
@@ -82,11 +82,12 @@ bench: deps
 	swift build -c release --product sluice-bench
 	@Tests/Servers/with-servers.sh --nginx-only sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" "$$@"' sh $(ARGS)
 
-# SluiceCache beside Python's requests-cache (SQLite), against the same nginx.
+# SluiceCache over SQLite, memory and Redis beside Python's requests-cache (SQLite), against the
+# same nginx (httpbin is started too, as with-servers.sh starts redis with it).
 bench-cache: deps
 	swift build -c release --product sluice-bench
-	@python=$$(Tests/Servers/httpbin.sh venv); Tests/Servers/with-servers.sh --nginx-only \
-	  sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" --cache --python "$$0" "$$@"' "$$python" $(ARGS)
+	@python=$$(Tests/Servers/httpbin.sh venv); Tests/Servers/with-servers.sh \
+	  sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" --cache --python "$$0" --redis "$$SLUICE_REDIS_HOST:$$SLUICE_REDIS_PORT" "$$@"' "$$python" $(ARGS)
 
 # What each middleware costs per request without I/O, and SluiceGzip beside zlib from C.
 bench-middleware: deps

@@ -138,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "SluiceBench",
             dependencies: [
-                "Sluice", "SluiceCurl", "SluiceCache", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceLogging",
+                "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceLogging",
                 "CSluiceBench",
             ],
             swiftSettings: strict

@@ -1,5 +1,6 @@
-// sluice-bench --cache: SluiceCache beside Python's requests-cache (SQLite backend), in one run,
-// against the same nginx.
+// sluice-bench --cache: SluiceCache over each of its stores (SQLite, memory, and Redis with
+// --redis HOST:PORT) beside Python's requests-cache (SQLite backend), in one run, against the same
+// nginx.
 //
 //   cache-hit         a stored 1 KB response served through the whole pipeline (the cache in its
 //                     default place among nine stages); the median time of one request
@@ -8,6 +9,7 @@
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceCacheRedis
 import SluiceCurl
 
 struct CacheFigures {
@@ -15,15 +17,14 @@ struct CacheFigures {
     var missStorePerSecond: Double
 }
 
-func sluiceCacheFigures(base: URL, hits: Int, misses: Int, folder: String) async throws -> CacheFigures {
+func sluiceCacheFigures(base: URL, hits: Int, misses: Int, store: any CacheStore) async throws -> CacheFigures {
     let transport = CurlTransport()
     return try await withTaskExecutorPreference(transport.executor) {
-        try await sluiceCacheFigures(base: base, hits: hits, misses: misses, folder: folder, transport: transport)
+        try await sluiceCacheFigures(base: base, hits: hits, misses: misses, store: store, transport: transport)
     }
 }
 
-func sluiceCacheFigures(base: URL, hits: Int, misses: Int, folder: String, transport: CurlTransport) async throws -> CacheFigures {
-    let store = try SQLiteCacheStore(path: folder + "/sluice.sqlite", configuration: .init(maximumSize: 1 << 30))
+func sluiceCacheFigures(base: URL, hits: Int, misses: Int, store: any CacheStore, transport: CurlTransport) async throws -> CacheFigures {
     let stages: [any Middleware] = Array(repeating: PassThrough(), count: 4) + [CacheMiddleware(store: store)]
         + Array(repeating: PassThrough(), count: 4)
     let pipeline = Pipeline(middlewares: stages, transport: transport)
@@ -85,18 +86,33 @@ func requestsCacheFigures(python: String, base: URL, hits: Int, misses: Int, fol
 }
 
 /// `--cache`: both caches, `rounds` times alternating, medians of the rounds.
-func cacheBenchmark(base: URL, python: String?, rounds: Int, scale: Double, json: Bool) async throws -> Int32 {
+func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)?, rounds: Int, scale: Double, json: Bool) async throws -> Int32 {
     let hits = max(100, Int(20_000 * scale)), misses = max(50, Int(2_000 * scale))
-    var sluice: [CacheFigures] = [], python3: [CacheFigures] = []
+    var sqlite: [CacheFigures] = [], memory: [CacheFigures] = [], redisFigures: [CacheFigures] = [], python3: [CacheFigures] = []
     for round in 0..<rounds {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cache-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        if round % 2 == 1, let python { python3.append(try requestsCacheFigures(python: python, base: base, hits: hits / 10, misses: misses, folder: folder)) }
-        sluice.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses, folder: folder))
-        if round % 2 == 0, let python { python3.append(try requestsCacheFigures(python: python, base: base, hits: hits / 10, misses: misses, folder: folder)) }
+        // The order turns each round, so no store always runs first or last.
+        var runs: [() async throws -> Void] = [
+            { sqlite.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses,
+                                                         store: try SQLiteCacheStore(path: folder + "/sluice.sqlite", configuration: .init(maximumSize: 1 << 30)))) },
+            { memory.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses, store: MemoryCacheStore(configuration: .init(maximumSize: 1 << 30)))) },
+        ]
+        if let redis {
+            runs.append {
+                let store = RedisCacheStore(configuration: .init(host: redis.host, port: redis.port, keyPrefix: "bench-\(UUID().uuidString):"))
+                redisFigures.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses, store: store))
+                try await store.clear()
+            }
+        }
+        if let python {
+            runs.append { python3.append(try requestsCacheFigures(python: python, base: base, hits: hits / 10, misses: misses, folder: folder)) }
+        }
+        for index in runs.indices { try await runs[(index + round) % runs.count]() }
     }
-    let rows: [(String, [CacheFigures])] = [("sluice", sluice)] + (python3.isEmpty ? [] : [("requests-cache", python3)])
+    let rows: [(String, [CacheFigures])] = [("sluice, SQLite", sqlite), ("sluice, memory", memory)]
+        + (redisFigures.isEmpty ? [] : [("sluice, Redis", redisFigures)]) + (python3.isEmpty ? [] : [("requests-cache", python3)])
     if json {
         for (client, figures) in rows {
             print(#"{"client": "\#(client)", "scenario": "cache-hit", "median_us": \#(String(format: "%.1f", median(figures.map(\.hitMedianMicroseconds))))}"#)

@@ -41,6 +41,7 @@ struct Options {
     var eventThreads = ProcessInfo.processInfo.activeProcessorCount
     var cache = false
     var python: String?
+    var redis: (host: String, port: Int)?
     var middleware = false
 }
 
@@ -57,6 +58,10 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--cache": options.cache = true
         case "--middleware": options.middleware = true
         case "--python" where index + 1 < raw.count: index += 1; options.python = raw[index]
+        case "--redis" where index + 1 < raw.count:
+            index += 1
+            let parts = raw[index].split(separator: ":")
+            if parts.count == 2, let port = Int(parts[1]) { options.redis = (String(parts[0]), port) }
         case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         default: options.base = URL(string: raw[index])
@@ -72,7 +77,7 @@ let json = options.json, rounds = max(1, options.rounds), scale = options.scale
 guard let base = options.middleware ? URL(string: "http://127.0.0.1/") : options.base,
       base.scheme == "http" || base.scheme == "https" else {
     FileHandle.standardError.write(Data(("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b] [--event-threads N]\n"
-        + "       sluice-bench URL --cache [--python PATH] | sluice-bench --middleware [--rounds N]\n").utf8))
+        + "       sluice-bench URL --cache [--python PATH] [--redis HOST:PORT] | sluice-bench --middleware [--rounds N]\n").utf8))
     exit(2)
 }
 
@@ -277,7 +282,7 @@ Task.detached {
         } else if options.middleware {
             status = try await middlewareBenchmark(rounds: rounds, scale: scale, json: json, only: options.scenarios)
         } else if options.cache {
-            status = try await cacheBenchmark(base: base, python: options.python, rounds: rounds, scale: scale, json: json)
+            status = try await cacheBenchmark(base: base, python: options.python, redis: options.redis, rounds: rounds, scale: scale, json: json)
         } else {
             status = try await measure()
         }

@@ -7,7 +7,12 @@ set -euo pipefail
 action=${1:?up|down} dir=${2:?state directory}
 case "$action" in
 down)
-  if [ -f "$dir/redis.pid" ]; then kill "$(cat "$dir/redis.pid")" 2>/dev/null || true; fi
+  # Waits for it to exit: it writes its log as it shuts down, and the caller removes DIR next.
+  if [ -f "$dir/redis.pid" ]; then
+    pid=$(cat "$dir/redis.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  fi
   exit 0 ;;
 up) ;;
 *) echo "usage: $0 up|down DIR" >&2; exit 2 ;;
