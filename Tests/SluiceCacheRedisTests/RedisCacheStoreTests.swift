@@ -44,6 +44,11 @@ final class OwnRedis: Sendable {
         try await Wait.until("redis-server on port \(port) answers") { OwnRedis.accepts(port) }
     }
 
+    /// SIGSTOP or SIGCONT: a server that stops answering without closing its connections.
+    func signal(_ number: Int32) {
+        if let server = process.withLock({ $0 }) { Glibc.kill(server.processIdentifier, number) }
+    }
+
     /// SIGKILL, as a crash or an OOM kill would.
     func kill() {
         guard let server = process.withLock({ process -> Process? in defer { process = nil }; return process }) else { return }
@@ -100,6 +105,41 @@ struct RedisCacheStoreTests {
         #expect(log.withLock { $0.last } == "Redis at 127.0.0.1:\(redis.port) answers again; the cache is back")
         #expect(log.withLock { $0.count } == 2)
         try await store.clear()
+    }
+
+    @Test func aStalledRedisTimesOutAndIsBypassedUntilItAnswers() async throws {
+        let redis = try OwnRedis()
+        try await redis.start()
+        let log = Locked([String]())
+        let store = RedisCacheStore(configuration: .init(port: redis.port, keyPrefix: "stall:", commandTimeout: .milliseconds(300),
+                                                         log: { line in log.withLock { $0.append(line) } }))
+        try await store.put(CacheStoreEntry.sample, for: "k")
+        redis.signal(SIGSTOP)
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await store.get("k")
+        } throws: { error in
+            (error as? RedisCacheError)?.message.hasPrefix("Redis at 127.0.0.1:\(redis.port) failed: ") == true
+        }
+        let waited = started.duration(to: .now)
+        #expect(waited >= .milliseconds(250) && waited < TestTiming.scaled(.seconds(2)), "the 300 ms command timeout: \(waited)")
+        redis.signal(SIGCONT)
+        try await Task.sleep(for: .milliseconds(1_100))   // past the one-second outage window
+        #expect(try await store.get("k") == CacheStoreEntry.sample)
+        #expect(log.withLock { $0.count } == 2, "\(log.withLock { $0 })")
+    }
+
+    @Test func entriesExpireWithTheirLifetime() async throws {
+        let (host, port) = (try InteropServers.value("SLUICE_REDIS_HOST"), Int(try InteropServers.value("SLUICE_REDIS_PORT")) ?? 0)
+        let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: "ttl-\(UUID().uuidString):", entryLifetime: .seconds(1)))
+        let stored = ContinuousClock.now
+        try await store.put(CacheStoreEntry.sample, for: "k")
+        #expect(try await store.get("k") == CacheStoreEntry.sample)
+        while try await store.get("k") != nil, stored.duration(to: .now) < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await store.get("k") == nil)
+        #expect(stored.duration(to: .now) >= .milliseconds(900), "not gone before its lifetime")
     }
 
     @Test func anUnreachableRedisFailsFastWithATypedError() async throws {
@@ -191,3 +231,4 @@ struct RedisSharedTests {
                                                        keyPrefix: prefix)).clear()
     }
 }
+
