@@ -16,7 +16,7 @@ import SluiceCache
 ///   threads.
 /// - When Redis is unreachable or slow, calls fail fast with ``RedisCacheError`` (which
 ///   `CacheMiddleware` treats as a miss, so requests still succeed), the outage is logged once,
-///   and the store tries to reconnect at most once a second until Redis is back.
+///   and the store tries again after ``Configuration/retryInterval`` (a second) until Redis is back.
 ///
 /// ```swift
 /// let store = RedisCacheStore(configuration: .init(host: "10.0.0.5", keyPrefix: "shop-api:"))
@@ -39,13 +39,15 @@ public final class RedisCacheStore: CacheStore {
         public var connectTimeout: Duration
         /// Longest wait for one command's reply.
         public var commandTimeout: Duration
+        /// After a failure, calls fail at once for this long, then one tries Redis again.
+        public var retryInterval: Duration
         /// Where outages and recoveries are reported (standard error by default).
         public var log: @Sendable (String) -> Void
 
         public init(
             host: String = "127.0.0.1", port: Int = 6379, keyPrefix: String = "sluice:", entryLifetime: Duration = .seconds(7 * 86_400),
             poolSize: Int = 4, connectTimeout: Duration = .milliseconds(500), commandTimeout: Duration = .milliseconds(500),
-            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache-redis: " + $0 + "\n").utf8)) }
+            retryInterval: Duration = .seconds(1), log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache-redis: " + $0 + "\n").utf8)) }
         ) {
             self.host = host
             self.port = port
@@ -54,10 +56,12 @@ public final class RedisCacheStore: CacheStore {
             self.poolSize = poolSize
             self.connectTimeout = connectTimeout
             self.commandTimeout = commandTimeout
+            self.retryInterval = retryInterval
             self.log = log
         }
 
-        /// 127.0.0.1:6379, prefix `sluice:`, entries for 7 days, 4 connections, 500 ms timeouts.
+        /// 127.0.0.1:6379, prefix `sluice:`, entries for 7 days, 4 connections, 500 ms timeouts,
+        /// another try a second after a failure.
         public static let `default` = Configuration()
     }
 

@@ -4,7 +4,8 @@ import Foundation
 import Sluice
 
 /// A few blocking hiredis connections, each owned by a serial queue, and what the store knows
-/// about Redis's health: after a failure, calls fail at once for a second, then one tries again.
+/// about Redis's health: after a failure, calls fail at once for the retry interval, then one tries
+/// again.
 final class RedisConnectionPool: Sendable {
     /// One connection and the queue that alone touches it.
     private final class Slot: @unchecked Sendable {
@@ -86,10 +87,10 @@ final class RedisConnectionPool: Sendable {
         return .success(context)
     }
 
-    /// Marks Redis down for a second and reports the outage once.
+    /// Marks Redis down for the retry interval and reports the outage once.
     private func outage(_ error: RedisCacheError) -> RedisCacheError {
         let report = health.withLock { health -> Bool in
-            health.downUntil = ContinuousClock.now + .seconds(1)
+            health.downUntil = ContinuousClock.now + configuration.retryInterval
             defer { health.outageReported = true }
             return !health.outageReported
         }

@@ -122,42 +122,42 @@ struct RedisCacheStoreTests {
             (error as? RedisCacheError)?.message.hasPrefix("Redis at 127.0.0.1:\(redis.port) failed: ") == true
         }
         let waited = started.duration(to: .now)
-        #expect(waited >= .milliseconds(250) && waited < TestTiming.scaled(.seconds(2)), "the 300 ms command timeout: \(waited)")
+        // At least the timeout, and then an answer, however loaded the machine (without one, hiredis waits forever).
+        #expect(waited >= .milliseconds(250) && waited < TestTiming.scaled(.seconds(10)), "the 300 ms command timeout: \(waited)")
         redis.signal(SIGCONT)
-        try await Task.sleep(for: .milliseconds(1_100))   // past the one-second outage window
+        try await Task.sleep(for: .milliseconds(1_100))   // past the default one-second retry interval
         #expect(try await store.get("k") == CacheStoreEntry.sample)
         #expect(log.withLock { $0.count } == 2, "\(log.withLock { $0 })")
     }
 
     @Test func entriesExpireWithTheirLifetime() async throws {
         let (host, port) = (try InteropServers.value("SLUICE_REDIS_HOST"), Int(try InteropServers.value("SLUICE_REDIS_PORT")) ?? 0)
-        let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: "ttl-\(UUID().uuidString):", entryLifetime: .seconds(1)))
+        let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: "ttl-\(UUID().uuidString):", entryLifetime: .seconds(5)))
         let stored = ContinuousClock.now
         try await store.put(CacheStoreEntry.sample, for: "k")
         #expect(try await store.get("k") == CacheStoreEntry.sample)
-        while try await store.get("k") != nil, stored.duration(to: .now) < .seconds(10) {
+        while try await store.get("k") != nil, stored.duration(to: .now) < .seconds(30) {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(try await store.get("k") == nil)
-        #expect(stored.duration(to: .now) >= .milliseconds(900), "not gone before its lifetime")
+        #expect(stored.duration(to: .now) >= .milliseconds(4_900), "not gone before its lifetime")
     }
 
     @Test func anUnreachableRedisFailsFastWithATypedError() async throws {
         let closed = try OwnRedis()                      // never started: nothing listens
-        let store = RedisCacheStore(configuration: .init(port: closed.port, log: { _ in }))
-        let started = ContinuousClock.now
+        // A long retry interval: the second call comes within it however loaded the machine is.
+        let store = RedisCacheStore(configuration: .init(port: closed.port, retryInterval: .seconds(600), log: { _ in }))
         await #expect {
             _ = try await store.get("GET https://example.com/")
         } throws: { error in
             (error as? RedisCacheError)?.message.hasPrefix("Redis at 127.0.0.1:\(closed.port) is unreachable: ") == true
         }
-        // Within the outage window the next call does not even try to connect.
+        // Within the outage window the next call does not even try to connect: its message says so.
         await #expect {
             try await store.put(CacheStoreEntry.sample, for: "k")
         } throws: { error in
             (error as? RedisCacheError)?.message == "Redis at 127.0.0.1:\(closed.port) is unreachable; the cache is bypassed"
         }
-        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(2)))
     }
 
     @Test func aDamagedValueIsATypedErrorNamingTheKey() async throws {
