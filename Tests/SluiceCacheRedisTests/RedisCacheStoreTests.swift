@@ -14,21 +14,8 @@ final class OwnRedis: Sendable {
     let port: Int
     private let process = Locked<Process?>(nil)
 
-    init() throws {
-        // A free port: bound, read, released (the server takes it a moment later).
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+    init() {
+        port = Loopback.freePort()
     }
 
     deinit { kill() }
@@ -41,7 +28,7 @@ final class OwnRedis: Sendable {
         try server.run()
         process.withLock { $0 = server }
         let port = self.port
-        try await Wait.until("redis-server on port \(port) answers") { OwnRedis.accepts(port) }
+        try await Wait.until("redis-server on port \(port) answers") { Loopback.accepts(port) }
     }
 
     /// SIGSTOP or SIGCONT: a server that stops answering without closing its connections.
@@ -55,24 +42,12 @@ final class OwnRedis: Sendable {
         Glibc.kill(server.processIdentifier, SIGKILL)
         server.waitUntilExit()
     }
-
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
 }
 
 @Suite("RedisCacheStore")
 struct RedisCacheStoreTests {
     @Test func redisGoingAwayNeverFailsARequestAndHitsResumeWhenItIsBack() async throws {
-        let redis = try OwnRedis()
+        let redis = OwnRedis()
         try await redis.start()
         let log = Locked([String]())
         let store = RedisCacheStore(configuration: .init(port: redis.port, keyPrefix: "outage:", log: { line in log.withLock { $0.append(line) } }))
@@ -108,7 +83,7 @@ struct RedisCacheStoreTests {
     }
 
     @Test func aStalledRedisTimesOutAndIsBypassedUntilItAnswers() async throws {
-        let redis = try OwnRedis()
+        let redis = OwnRedis()
         try await redis.start()
         let log = Locked([String]())
         let store = RedisCacheStore(configuration: .init(port: redis.port, keyPrefix: "stall:", commandTimeout: .milliseconds(300),
@@ -144,7 +119,7 @@ struct RedisCacheStoreTests {
     }
 
     @Test func anUnreachableRedisFailsFastWithATypedError() async throws {
-        let closed = try OwnRedis()                      // never started: nothing listens
+        let closed = OwnRedis()                      // never started: nothing listens
         // A long retry interval: the second call comes within it however loaded the machine is.
         let store = RedisCacheStore(configuration: .init(port: closed.port, retryInterval: .seconds(600), log: { _ in }))
         await #expect {

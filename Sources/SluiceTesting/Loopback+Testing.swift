@@ -1,0 +1,55 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Plain TCP on 127.0.0.1 for tests: connecting to a port, and finding one nothing listens on.
+///
+/// ```swift
+/// let port = Loopback.freePort()                 // for a server the test starts itself
+/// try await Wait.until("it listens") { Loopback.accepts(port) }
+/// ```
+public enum Loopback {
+    /// A TCP socket connected to 127.0.0.1:`port`, or nil when nothing accepts there. Close it.
+    public static func connect(port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    public static func accepts(_ port: Int) -> Bool {
+        guard let fd = connect(port: port) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// A port free at this moment: bound, read and released, for a server the test starts itself.
+    public static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
