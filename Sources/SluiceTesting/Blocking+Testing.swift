@@ -20,4 +20,22 @@ public enum Blocking {
             thread.start()
         }
     }
+
+    /// Starts `process` with its standard output (and with `mergingErrors` its standard error too)
+    /// into one pipe, reads the pipe to its end and waits for the exit, on a thread of its own.
+    ///
+    /// ```swift
+    /// let (output, status) = try await Blocking.output(of: process, mergingErrors: true)
+    /// ```
+    public static func output(of process: Process, mergingErrors: Bool = false) async throws -> (output: Data, status: Int32) {
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        if mergingErrors { process.standardError = pipe }   // one pipe, read to its end: neither can fill
+        try process.run()
+        return try await run {
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (data, process.terminationStatus)
+        }
+    }
 }

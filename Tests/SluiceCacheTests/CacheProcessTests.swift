@@ -37,15 +37,8 @@ struct CacheProcessTests {
         // when it exits.
         process.arguments = ["-m", "sh", "-c", #"mount -t tmpfs -o size=512k tmpfs "$1" && exec "$2" diskfull "$1/cache.sqlite""#,
                              "sh", folder.path, try stressHelper().path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let (text, status) = try await Blocking.run {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (text, process.terminationStatus)
-        }
+        let (data, status) = try await Blocking.output(of: process, mergingErrors: true)
+        let text = String(decoding: data, as: UTF8.self)
         // Every failed put was SQLITE_FULL (13), whether the row or a body file met the full disk;
         // every acknowledged entry reads back whole; the middleware still delivered the response.
         #expect(status == 0, "\(text)")

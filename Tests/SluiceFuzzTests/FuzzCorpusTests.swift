@@ -20,15 +20,8 @@ struct FuzzCorpusTests {
         let process = Process()
         process.executableURL = try BuiltProducts.executable("sluice-fuzz")
         process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe   // one pipe for both, read to its end, so neither can fill
-        try process.run()
-        return try await Blocking.run {
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
-        }
+        let (data, status) = try await Blocking.output(of: process, mergingErrors: true)
+        return Output(status: status, text: String(decoding: data, as: UTF8.self))
     }
 
     @Test func everyTargetHasACorpusAndNoCorpusIsOrphaned() async throws {

@@ -347,14 +347,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", CurlCommand(request, redaction: .disabled).command + " --silent --show-error"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let (data, status) = try await Blocking.run {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (data, process.terminationStatus)
-        }
+        let (data, status) = try await Blocking.output(of: process)
         #expect(status == 0)
         let echo = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(echo["method"] as? String == "POST")

@@ -203,14 +203,7 @@ struct MultipartUploadTests {
         var environment = ProcessInfo.processInfo.environment
         environment["ASAN_OPTIONS"] = "quarantine_size_mb=8:" + (environment["ASAN_OPTIONS"] ?? "")
         process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let (data, status) = try await Blocking.run {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (data, process.terminationStatus)
-        }
+        let (data, status) = try await Blocking.output(of: process)
         #expect(status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
         let recorded = try #require(server.requests.first)
