@@ -119,18 +119,29 @@ public struct Redaction: Sendable, Hashable {
     /// hidden (the common case) this is `url.absoluteString` itself, found with one byte scan.
     public func url(_ url: URL) -> String {
         var text = url.absoluteString
-        guard isEnabled else { return text }
-        let query = text.withUTF8 { bytes -> Range<Int>? in
-            guard let question = Self.index(of: UInt8(ascii: "?"), in: bytes, from: 0) else { return nil }
-            let end = Self.index(of: UInt8(ascii: "#"), in: bytes, from: question + 1) ?? bytes.count
-            return hidesAny(UnsafeBufferPointer(rebasing: bytes[(question + 1)..<end])) ? (question + 1)..<end : nil
-        }
-        guard let query else { return text }
+        guard let query = hiddenQuery(&text) else { return text }
         let utf8 = text.utf8
         let queryStart = utf8.index(utf8.startIndex, offsetBy: query.lowerBound)
         let fragmentStart = utf8.index(utf8.startIndex, offsetBy: query.upperBound)
         guard let redacted = redactedForm(text[queryStart..<fragmentStart]) else { return text }
         return text[..<queryStart] + redacted + text[fragmentStart...]
+    }
+
+    /// Whether `url`'s query has a parameter this redaction hides: the same one byte scan as
+    /// ``url(_:)``, for callers that only need to know (a cache key made without secrets).
+    public func hidesAnyParameter(in url: URL) -> Bool {
+        var text = url.absoluteString
+        return hiddenQuery(&text) != nil
+    }
+
+    /// The byte range of `text`'s query when a parameter in it is hidden, else nil.
+    private func hiddenQuery(_ text: inout String) -> Range<Int>? {
+        guard isEnabled else { return nil }
+        return text.withUTF8 { bytes -> Range<Int>? in
+            guard let question = Self.index(of: UInt8(ascii: "?"), in: bytes, from: 0) else { return nil }
+            let end = Self.index(of: UInt8(ascii: "#"), in: bytes, from: question + 1) ?? bytes.count
+            return hidesAny(UnsafeBufferPointer(rebasing: bytes[(question + 1)..<end])) ? (question + 1)..<end : nil
+        }
     }
 
     /// A `name=value&…` string with hidden values replaced; names and order kept.

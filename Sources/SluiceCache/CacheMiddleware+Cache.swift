@@ -164,7 +164,8 @@ public struct CacheMiddleware: Middleware {
     func keyURL(_ request: HTTPRequest) -> String {
         var url = request.url.absoluteString
         let redaction = configuration.redaction
-        let mayHideQuery = redaction.isEnabled && url.contains("?")
+        // One byte scan: a URL with no secret parameter (nearly all) is not parsed.
+        let mayHideQuery = redaction.hidesAnyParameter(in: request.url)
         let hasPassword = redaction.isEnabled && request.url.password != nil
         if !configuration.ignoredQueryItems.isEmpty || mayHideQuery || hasPassword,
            var components = URLComponents(string: url) {
