@@ -156,4 +156,14 @@ func temporaryHAR() -> URL {
             (error as? SluiceError)?.code == .invalidHAR && (error as? SluiceError)?.message.hasPrefix("cannot read HAR file \(missing.path)") == true
         }
     }
+
+    @Test func aHARFileThatCannotBeWrittenIsWriteFailedNamingThePath() {
+        let folder = "/nonexistent-\(UUID().uuidString)"
+        #expect {
+            try HARRecorder().write(to: URL(fileURLWithPath: folder + "/session.har"))
+        } throws: { error in
+            (error as? SluiceError)?.code == .writeFailed
+                && (error as? SluiceError)?.message == "cannot write HAR file \(folder)/session.har: No such file or directory"
+        }
+    }
 }
