@@ -1,6 +1,6 @@
 // `swift package new-middleware <Name>`: writes the skeleton of an in-house middleware module:
 //
-//   Sources/Sluice<Name>/<Name>Middleware+<Name>.swift   the middleware, documented, with a Configuration
+//   Sources/Sluice<Name>/<Name>Middleware.swift          the middleware, documented, with a Configuration
 //   Tests/Sluice<Name>Tests/<Name>MiddlewareTests.swift   a test over MockTransport
 //
 // and prints the lines to add to Package.swift. Options: `--module NAME` (default Sluice<Name>),
@@ -25,7 +25,7 @@ struct NewMiddleware: CommandPlugin {
         let moduleName = module ?? "Sluice\(name)"
         let root = context.package.directoryURL
         let files = [
-            (root.appending(path: "Sources/\(moduleName)/\(name)Middleware+\(name).swift"), Templates.source(name, moduleName)),
+            (root.appending(path: "Sources/\(moduleName)/\(name)Middleware.swift"), Templates.source(name, moduleName)),
             (root.appending(path: "Tests/\(moduleName)Tests/\(name)MiddlewareTests.swift"), Templates.test(name, moduleName)),
         ]
         for (url, _) in files where FileManager.default.fileExists(atPath: url.path) && !force {

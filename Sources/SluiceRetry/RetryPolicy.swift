@@ -1,14 +1,6 @@
 import Foundation
 import Sluice
 
-/// What to do after an attempt.
-public enum RetryDecision: Sendable, Hashable {
-    /// Send the request again after this delay.
-    case retry(after: Duration)
-    /// Return this attempt's response or error.
-    case stop
-}
-
 /// Decides whether an attempt is retried, and when.
 ///
 /// ```swift

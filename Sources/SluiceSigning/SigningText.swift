@@ -1,58 +1,6 @@
 import Foundation
 import Sluice
 
-/// Something that signs a request: adds the header or parameters a server checks.
-///
-/// ```swift
-/// struct TeamSigner: Signer {
-///     func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest {
-///         var signed = request
-///         try signed.headers.set(name: "X-Team-Signature", value: computeSignature(request, date))
-///         return signed
-///     }
-/// }
-/// ```
-public protocol Signer: Sendable {
-    /// `request` signed as of `date`.
-    func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest
-}
-
-/// Signs every request, and every attempt of it afresh, just before it goes out (its default place
-/// is inside retry and gzip, so the signature covers the bytes sent).
-///
-/// ```swift
-/// builder.add(SigningMiddleware(signer: AWSSigV4Signer(
-///     accessKeyID: key, secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "execute-api"
-/// )))
-/// ```
-public struct SigningMiddleware: Middleware {
-    public struct Configuration: Sendable {
-        /// The clock the signature's date comes from (injectable for tests).
-        public var clock: @Sendable () -> Date
-
-        public init(clock: @escaping @Sendable () -> Date = { Date() }) {
-            self.clock = clock
-        }
-
-        /// The system clock.
-        public static let `default` = Configuration()
-    }
-
-    public static let defaultPosition = MiddlewarePosition.signing
-
-    public let signer: any Signer
-    public let configuration: Configuration
-
-    public init(signer: any Signer, configuration: Configuration = .default) {
-        self.signer = signer
-        self.configuration = configuration
-    }
-
-    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        try await next(try await signer.sign(request, date: configuration.clock()), context)
-    }
-}
-
 /// Shared by the signers: RFC 3986 percent-encoding and the parameters of a request.
 enum SigningText {
     /// RFC 3986: everything but the unreserved characters encoded (`/` too unless `keepingSlash`).

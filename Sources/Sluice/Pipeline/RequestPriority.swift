@@ -13,16 +13,3 @@ public enum RequestPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
 
     public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }
-
-/// The per-request option behind ``HTTPRequest/priority``.
-public enum RequestPriorityKey: RequestOptionKey {
-    public static let defaultValue = RequestPriority.normal
-}
-
-extension HTTPRequest {
-    /// The request's place in the client's queue; ``RequestPriority/normal`` by default.
-    public var priority: RequestPriority {
-        get { options[RequestPriorityKey.self] }
-        set { options[RequestPriorityKey.self] = newValue }
-    }
-}

@@ -1,0 +1,20 @@
+import Sluice
+
+/// The per-request redirect policy behind ``Sluice/HTTPRequest/redirectPolicy``; `nil` uses the
+/// transport's configuration.
+///
+/// ```swift
+/// var request = HTTPRequest(url: url)
+/// request.redirectPolicy = .none   // see the 3xx itself
+/// ```
+public enum RedirectPolicyKey: RequestOptionKey {
+    public static let defaultValue: RedirectPolicy? = nil
+}
+
+extension HTTPRequest {
+    /// Overrides the transport's redirect policy for this request.
+    public var redirectPolicy: RedirectPolicy? {
+        get { options[RedirectPolicyKey.self] }
+        set { options[RedirectPolicyKey.self] = newValue }
+    }
+}

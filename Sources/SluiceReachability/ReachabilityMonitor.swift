@@ -1,0 +1,10 @@
+/// A source of reachability: the current status and a stream of changes.
+///
+/// ```swift
+/// for await status in monitor.statusUpdates { print(status) }
+/// ```
+public protocol ReachabilityMonitor: Sendable {
+    var status: ReachabilityStatus { get }
+    /// Each change of ``status``, starting with the current one.
+    var statusUpdates: AsyncStream<ReachabilityStatus> { get }
+}

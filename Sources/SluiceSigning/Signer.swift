@@ -1,0 +1,18 @@
+import Foundation
+import Sluice
+
+/// Something that signs a request: adds the header or parameters a server checks.
+///
+/// ```swift
+/// struct TeamSigner: Signer {
+///     func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest {
+///         var signed = request
+///         try signed.headers.set(name: "X-Team-Signature", value: computeSignature(request, date))
+///         return signed
+///     }
+/// }
+/// ```
+public protocol Signer: Sendable {
+    /// `request` signed as of `date`.
+    func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest
+}
