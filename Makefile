@@ -68,10 +68,14 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/Fuzz/fuzz.sh
 
+# The benchmarks and the soak run are a package of their own (Benchmarks/), built in release.
+BENCH_PACKAGE := --package-path Benchmarks
+BENCH_BIN = Benchmarks/.build/release
+
 # nginx on a free port for the length of the run; exits non-zero when the soak's checks fail.
 soak: deps
-	swift build -c release --product sluice-soak
-	@Tests/Servers/with-servers.sh --nginx-only sh -c '.build/release/sluice-soak "$$SLUICE_NGINX_URL" "$$@"' sh $(SOAK_ARGS)
+	swift build -c release $(BENCH_PACKAGE) --product sluice-soak
+	@Tests/Servers/with-servers.sh --nginx-only sh -c '$(BENCH_BIN)/sluice-soak "$$SLUICE_NGINX_URL" "$$@"' sh $(SOAK_ARGS)
 
 demo: deps
 	swift build --product sluice-tour
@@ -79,28 +83,30 @@ demo: deps
 
 # nginx on a free port for the length of the run. ARGS go to sluice-bench (--json, --rounds N, …).
 bench: deps
-	swift build -c release --product sluice-bench
-	@Tests/Servers/with-servers.sh --nginx-only sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" "$$@"' sh $(ARGS)
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	@Tests/Servers/with-servers.sh --nginx-only sh -c '$(BENCH_BIN)/sluice-bench "$$SLUICE_NGINX_URL" "$$@"' sh $(ARGS)
 
 # SluiceCache over SQLite, memory and Redis beside Python's requests-cache (SQLite), against the
 # same nginx (httpbin is started too, as with-servers.sh starts redis with it).
 bench-cache: deps
-	swift build -c release --product sluice-bench
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
 	@python=$$(Tests/Servers/httpbin.sh venv); Tests/Servers/with-servers.sh \
-	  sh -c '.build/release/sluice-bench "$$SLUICE_NGINX_URL" --cache --python "$$0" --redis "$$SLUICE_REDIS_HOST:$$SLUICE_REDIS_PORT" "$$@"' "$$python" $(ARGS)
+	  sh -c '$(BENCH_BIN)/sluice-bench "$$SLUICE_NGINX_URL" --cache --python "$$0" --redis "$$SLUICE_REDIS_HOST:$$SLUICE_REDIS_PORT" "$$@"' "$$python" $(ARGS)
 
 # What each middleware costs per request without I/O, and SluiceGzip beside zlib from C.
 bench-middleware: deps
-	swift build -c release --product sluice-bench
-	.build/release/sluice-bench --middleware $(ARGS)
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	$(BENCH_BIN)/sluice-bench --middleware $(ARGS)
 
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps
-	swift build -c release --product sluice-bench
-	@Tests/Servers/with-servers.sh --nginx-only sh -c 'Tests/Servers/bench-instructions.sh "$$SLUICE_NGINX_URL"'
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	@Tests/Servers/with-servers.sh --nginx-only sh -c 'Benchmarks/bench-instructions.sh "$$SLUICE_NGINX_URL" $(BENCH_BIN)/sluice-bench'
 
 bench-micro: deps
-	swift run -c release sluice-microbench $(ARGS)
+	swift build -c release $(BENCH_PACKAGE) --product sluice-microbench
+	$(BENCH_BIN)/sluice-microbench $(ARGS)
 
 clean:
 	swift package clean
+	swift package $(BENCH_PACKAGE) clean

@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

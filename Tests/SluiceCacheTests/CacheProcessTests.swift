@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import SluiceCache
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCache
 import SluiceCacheRedis
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

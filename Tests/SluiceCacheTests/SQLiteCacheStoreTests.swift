@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

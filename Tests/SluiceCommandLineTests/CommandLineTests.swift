@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceCommandLine
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

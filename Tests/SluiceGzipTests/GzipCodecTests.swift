@@ -1,25 +1,15 @@
 import Foundation
 import Sluice
 import SluiceGzip
+import SluiceTestSupport
 import Testing
-
-func hex(_ text: String) -> Data {
-    var data = Data()
-    var index = text.startIndex
-    while index < text.endIndex {
-        let next = text.index(index, offsetBy: 2)
-        data.append(UInt8(text[index..<next], radix: 16)!)
-        index = next
-    }
-    return data
-}
 
 // The three encoded vectors were made by Python 3.11's gzip and zlib modules (zlib 1.2.13):
 //   gzip.compress(b'hello\n', mtime=0); zlib.compress(b'hello deflate');
 //   zlib.compressobj(6, zlib.DEFLATED, -15) over b'raw deflate' (raw deflate, no wrapper).
-let gzipHello = hex("1f8b0800000000000203cb48cdc9c9e7020020303a3606000000")
-let zlibHelloDeflate = hex("789ccb48cdc9c95748494dcb492c490500230c050a")
-let rawDeflate = hex("2b4a2c5748494dcb492c490500")
+let gzipHello = Data(hex: "1f8b0800000000000203cb48cdc9c9e7020020303a3606000000")
+let zlibHelloDeflate = Data(hex: "789ccb48cdc9c95748494dcb492c490500230c050a")
+let rawDeflate = Data(hex: "2b4a2c5748494dcb492c490500")
 
 @Suite("GzipCodec")
 struct GzipCodecTests {

@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceGzip
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceHUD
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceLogging
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

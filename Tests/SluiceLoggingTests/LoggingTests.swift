@@ -3,6 +3,7 @@ import Sluice
 import SluiceCurl
 import SluiceLogging
 import SluiceRetry
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

@@ -3,6 +3,7 @@ import Sluice
 import SluiceCurl
 import SluiceOutbox
 import SluiceReachability
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 

@@ -2,18 +2,8 @@ import Foundation
 import Sluice
 @testable import SluiceSigning
 import SluiceTesting
+import SluiceTestSupport
 import Testing
-
-func hexBytes(_ text: String) -> Data {
-    var data = Data()
-    var index = text.startIndex
-    while index < text.endIndex {
-        let next = text.index(index, offsetBy: 2)
-        data.append(UInt8(text[index..<next], radix: 16)!)
-        index = next
-    }
-    return data
-}
 
 func request(_ method: HTTPMethod = .get, _ url: String, _ fields: [(String, String)] = [], body: String? = nil) -> HTTPRequest {
     var request = HTTPRequest(method: method, url: URL(string: url)!)
@@ -49,7 +39,7 @@ struct DigestTests {
          "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"),
     ])
     func rfc4231(key: String, data: Data, expected: String) throws {
-        #expect(try Digest.sha256.hmac(key: hexBytes(key), data).hex.hasPrefix(expected))
+        #expect(try Digest.sha256.hmac(key: Data(hex: key), data).hex.hasPrefix(expected))
     }
 }
 

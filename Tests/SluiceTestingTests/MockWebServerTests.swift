@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 #if canImport(Glibc)

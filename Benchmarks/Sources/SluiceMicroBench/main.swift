@@ -13,6 +13,7 @@
 // counts and prints instructions per middleware hop from the differences.
 //
 //     swift run -c release sluice-microbench --instructions
+import BenchmarkSupport
 import Dispatch
 import Foundation
 import Sluice
@@ -142,10 +143,8 @@ func main() async throws {
                  hop, sorted[rounds / 4], sorted[(3 * rounds) / 4], hop < 100 ? "met" : "NOT met"))
 }
 
-// A synchronous main waiting on a semaphore (not top-level `await`), so valgrind can run it.
-let finished = DispatchSemaphore(value: 0)
-Task.detached {
-    do { try await main() } catch { print("sluice-microbench: \(error)"); exit(1) }
-    finished.signal()
+// A synchronous main (SynchronousMain), not top-level `await`, so valgrind can run it.
+SynchronousMain.run("sluice-microbench") {
+    try await main()
+    return 0
 }
-finished.wait()

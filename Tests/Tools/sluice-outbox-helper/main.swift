@@ -22,23 +22,18 @@ guard arguments.count == 5, arguments[1] == "queue", let url = URL(string: argum
     print("usage: sluice-outbox-helper queue DATABASE URL COUNT")
     exit(2)
 }
-let finished = DispatchSemaphore(value: 0)
-Task.detached {
-    do {
-        let outbox = try Outbox(path: arguments[2], transport: Unreachable())
-        let pipeline = Pipeline(middlewares: [OutboxMiddleware(outbox: outbox)], transport: Unreachable())
-        for index in 0..<count {
-            var write = HTTPRequest(method: .post, url: url, body: .bytes(Data("write \(index)".utf8)))
-            write.usesOutbox = true
-            let response = try await pipeline.send(write)
-            guard response.status.code == 202 else { print("not queued: \(response.status)"); exit(1) }
-            FileHandle.standardOutput.write(Data("queued \(index + 1)\n".utf8))
-        }
-    } catch {
-        print("error: \(error)")
-        exit(1)
+do {
+    let outbox = try Outbox(path: arguments[2], transport: Unreachable())
+    let pipeline = Pipeline(middlewares: [OutboxMiddleware(outbox: outbox)], transport: Unreachable())
+    for index in 0..<count {
+        var write = HTTPRequest(method: .post, url: url, body: .bytes(Data("write \(index)".utf8)))
+        write.usesOutbox = true
+        let response = try await pipeline.send(write)
+        guard response.status.code == 202 else { print("not queued: \(response.status)"); exit(1) }
+        FileHandle.standardOutput.write(Data("queued \(index + 1)\n".utf8))
     }
-    finished.signal()
+} catch {
+    print("error: \(error)")
+    exit(1)
 }
-finished.wait()
 while true { sleep(60) }     // wait to be killed

@@ -8,11 +8,11 @@ import Foundation
 /// let file = try folder.write(Data("hello".utf8), to: "notes.txt")
 /// let database = folder.filePath("cache.sqlite")
 /// ```
-public final class TemporaryDirectory: Sendable {
-    public let url: URL
-    public var path: String { url.path }
+package final class TemporaryDirectory: Sendable {
+    package let url: URL
+    package var path: String { url.path }
 
-    public init(prefix: String = "sluice-test") throws {
+    package init(prefix: String = "sluice-test") throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
@@ -20,14 +20,14 @@ public final class TemporaryDirectory: Sendable {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     /// The path of `name` inside the directory (the file need not exist).
-    public func filePath(_ name: String) -> String { url.appendingPathComponent(name).path }
+    package func filePath(_ name: String) -> String { url.appendingPathComponent(name).path }
 
     /// The URL of `name` inside the directory (the file need not exist).
-    public func fileURL(_ name: String) -> URL { url.appendingPathComponent(name) }
+    package func fileURL(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     /// Writes `data` to `name` inside the directory; its URL.
     @discardableResult
-    public func write(_ data: Data, to name: String) throws -> URL {
+    package func write(_ data: Data, to name: String) throws -> URL {
         let file = fileURL(name)
         try data.write(to: file)
         return file

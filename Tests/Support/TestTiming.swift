@@ -8,10 +8,10 @@ import Foundation
 /// ```swift
 /// #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(2)))
 /// ```
-public enum TestTiming {
+package enum TestTiming {
     /// `SLUICE_TEST_TIME_SCALE`, or 1.
-    public static let scale: Int = ProcessInfo.processInfo.environment["SLUICE_TEST_TIME_SCALE"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
+    package static let scale: Int = ProcessInfo.processInfo.environment["SLUICE_TEST_TIME_SCALE"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
 
     /// `duration` times ``scale``.
-    public static func scaled(_ duration: Duration) -> Duration { duration * scale }
+    package static func scaled(_ duration: Duration) -> Duration { duration * scale }
 }

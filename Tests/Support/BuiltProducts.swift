@@ -7,16 +7,16 @@ import Foundation
 /// let process = Process()
 /// process.executableURL = try BuiltProducts.executable("sluice-transfer-probe")
 /// ```
-public enum BuiltProducts {
-    public struct Missing: Error, CustomStringConvertible {
-        public let name: String
-        public var description: String {
+package enum BuiltProducts {
+    package struct Missing: Error, CustomStringConvertible {
+        package let name: String
+        package var description: String {
             "\(name) is not built next to the tests: build it (swift build --build-tests builds every product a test target depends on)"
         }
     }
 
     /// The built executable `name`.
-    public static func executable(_ name: String) throws -> URL {
+    package static func executable(_ name: String) throws -> URL {
         let folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
                        Bundle.main.bundleURL.deletingLastPathComponent()]
         guard let found = folders.map({ $0.appendingPathComponent(name) }).first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {

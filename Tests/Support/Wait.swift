@@ -8,14 +8,14 @@ import Foundation
 /// ```swift
 /// try await Wait.until("three requests are held") { server.requests.count == 3 }
 /// ```
-public enum Wait {
-    public struct TimedOut: Error, CustomStringConvertible {
-        public let what: String
-        public let timeout: Duration
-        public var description: String { "timed out after \(timeout) waiting until \(what)" }
+package enum Wait {
+    package struct TimedOut: Error, CustomStringConvertible {
+        package let what: String
+        package let timeout: Duration
+        package var description: String { "timed out after \(timeout) waiting until \(what)" }
     }
 
-    public static func until(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+    package static func until(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { throw TimedOut(what: what, timeout: timeout) }

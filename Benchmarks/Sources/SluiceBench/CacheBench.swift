@@ -68,7 +68,7 @@ func sluiceCacheFigures(base: URL, hits: Int, misses: Int, store: any CacheStore
 
 func requestsCacheFigures(python: String, base: URL, hits: Int, misses: Int, folder: String) throws -> CacheFigures {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Tests/Servers/requests_cache_bench.py").standardized.path
+        .appendingPathComponent("../../requests_cache_bench.py").standardized.path
     let process = Process()
     let output = Pipe()
     process.executableURL = URL(fileURLWithPath: python)

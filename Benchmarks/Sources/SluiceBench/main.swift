@@ -19,6 +19,7 @@
 // --json, whose client names are fixed). Each round runs
 // every client on every scenario, rotating the order; the median req/s over rounds is reported,
 // with the ratio to libcurl-c and the client's CPU time per request.
+import BenchmarkSupport
 import CSluiceBench
 import Dispatch
 import Foundation
@@ -269,28 +270,14 @@ func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 // MARK: Main
 
-// A synchronous main that waits on a semaphore rather than top-level `await`: valgrind cannot run
-// Dispatch's main-queue wait. With debug info stripped (valgrind 3.19 cannot read Swift 6.3's),
-// callgrind counts instructions, which a noisy machine cannot blur (`make bench-instructions`).
-let finished = DispatchSemaphore(value: 0)
-// Written by the task before it signals `finished`; read only after the wait.
-nonisolated(unsafe) var status: Int32 = 0
-Task.detached {
-    do {
-        if let path = options.download {
-            status = try await download(to: path)
-        } else if options.middleware {
-            status = try await middlewareBenchmark(rounds: rounds, scale: scale, json: json, only: options.scenarios)
-        } else if options.cache {
-            status = try await cacheBenchmark(base: base, python: options.python, redis: options.redis, rounds: rounds, scale: scale, json: json)
-        } else {
-            status = try await measure()
-        }
-    } catch {
-        FileHandle.standardError.write(Data("sluice-bench: \(error)\n".utf8))
-        status = 1
+// A synchronous main (SynchronousMain), not top-level `await`: valgrind cannot run Dispatch's
+// main-queue wait. With debug info stripped (valgrind 3.19 cannot read Swift 6.3's), callgrind
+// counts instructions, which a noisy machine cannot blur (`make bench-instructions`).
+SynchronousMain.run("sluice-bench") {
+    if let path = options.download { return try await download(to: path) }
+    if options.middleware { return try await middlewareBenchmark(rounds: rounds, scale: scale, json: json, only: options.scenarios) }
+    if options.cache {
+        return try await cacheBenchmark(base: base, python: options.python, redis: options.redis, rounds: rounds, scale: scale, json: json)
     }
-    finished.signal()
+    return try await measure()
 }
-finished.wait()
-exit(status)

@@ -144,17 +144,12 @@ func redisFetch(host: String, port: String, prefix: String, url: String) async -
 }
 
 let arguments = CommandLine.arguments
-let finished = DispatchSemaphore(value: 0)
-nonisolated(unsafe) var status: Int32 = 2
-Task.detached {
-    switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
-    case (5, "hammer"): status = await hammer(path: arguments[2], seconds: Double(arguments[3]) ?? 1, seed: UInt64(arguments[4]) ?? 1)
-    case (4, "writer"): status = await writer(path: arguments[2], prefix: arguments[3])
-    case (3, "diskfull"): status = await diskFull(path: arguments[2])
-    case (6, "redis-fetch"): status = await redisFetch(host: arguments[2], port: arguments[3], prefix: arguments[4], url: arguments[5])
-    default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL")
-    }
-    finished.signal()
+var status: Int32 = 2
+switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
+case (5, "hammer"): status = await hammer(path: arguments[2], seconds: Double(arguments[3]) ?? 1, seed: UInt64(arguments[4]) ?? 1)
+case (4, "writer"): status = await writer(path: arguments[2], prefix: arguments[3])
+case (3, "diskfull"): status = await diskFull(path: arguments[2])
+case (6, "redis-fetch"): status = await redisFetch(host: arguments[2], port: arguments[3], prefix: arguments[4], url: arguments[5])
+default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL")
 }
-finished.wait()
 exit(status)

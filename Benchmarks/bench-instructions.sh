@@ -2,9 +2,9 @@
 # Instructions per request for each sluice-bench client, counted by callgrind: steady where req/s
 # swing with the machine. Runs the benchmark (debug info stripped: valgrind 3.19 cannot read
 # Swift 6.3's) at two request counts and divides the difference.
-#   bench-instructions.sh NGINX_URL [SLUICE_BENCH_BINARY]
+#   Benchmarks/bench-instructions.sh NGINX_URL [SLUICE_BENCH_BINARY]
 set -euo pipefail
-url=${1:?nginx base URL} bin=${2:-.build/release/sluice-bench}
+url=${1:?nginx base URL} bin=${2:-Benchmarks/.build/release/sluice-bench}
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-instructions.XXXXXX")
 trap 'rm -rf "$work"' EXIT

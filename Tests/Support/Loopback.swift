@@ -10,9 +10,9 @@ import Glibc
 /// let port = Loopback.freePort()                 // for a server the test starts itself
 /// try await Wait.until("it listens") { Loopback.accepts(port) }
 /// ```
-public enum Loopback {
+package enum Loopback {
     /// A TCP socket connected to 127.0.0.1:`port`, or nil when nothing accepts there. Close it.
-    public static func connect(port: Int) -> Int32? {
+    package static func connect(port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
@@ -30,14 +30,14 @@ public enum Loopback {
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port`.
-    public static func accepts(_ port: Int) -> Bool {
+    package static func accepts(_ port: Int) -> Bool {
         guard let fd = connect(port: port) else { return false }
         close(fd)
         return true
     }
 
     /// A port free at this moment: bound, read and released, for a server the test starts itself.
-    public static func freePort() -> Int {
+    package static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

@@ -12,8 +12,8 @@ import Sluice
 ///     return data
 /// }
 /// ```
-public enum Blocking {
-    public static func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+package enum Blocking {
+    package static func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await ThreadSanitizer.withContinuation { continuation in
             let thread = Thread { ThreadSanitizer.resume(continuation, with: Swift.Result { try body() }) }
             thread.name = "sluice-test-blocking"
@@ -27,7 +27,7 @@ public enum Blocking {
     /// ```swift
     /// let (output, status) = try await Blocking.output(of: process, mergingErrors: true)
     /// ```
-    public static func output(of process: Process, mergingErrors: Bool = false) async throws -> (output: Data, status: Int32) {
+    package static func output(of process: Process, mergingErrors: Bool = false) async throws -> (output: Data, status: Int32) {
         let pipe = Pipe()
         process.standardOutput = pipe
         if mergingErrors { process.standardError = pipe }   // one pipe, read to its end: neither can fill

@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+// Sluice's benchmarks, a package of their own beside the library (`make bench`, `make bench-cache`,
+// `make bench-middleware`, `make bench-instructions`, `make bench-micro`, `make soak`). Figures and
+// how to read them: Benchmarks/README.md.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+func sluice(_ products: String...) -> [Target.Dependency] {
+    products.map { .product(name: $0, package: "Sluice") }
+}
+
+let package = Package(
+    name: "SluiceBenchmarks",
+    dependencies: [
+        .package(name: "Sluice", path: ".."),
+    ],
+    targets: [
+        // What the executables share: a synchronous main that valgrind can run.
+        .target(name: "BenchmarkSupport", swiftSettings: strict),
+        // Raw libcurl and zlib driven from C: the references every Swift client is compared with.
+        .target(name: "CSluiceBench", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("z")]),
+        // sluice-bench: Sluice beside raw libcurl in C and URLSession against nginx; --cache, --middleware.
+        .executableTarget(
+            name: "sluice-bench",
+            dependencies: ["BenchmarkSupport", "CSluiceBench"] + sluice(
+                "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
+                "SluiceSigning", "SluiceLogging"
+            ),
+            path: "Sources/SluiceBench", swiftSettings: strict
+        ),
+        // sluice-microbench: the chain's own cost, ns per middleware hop, no I/O.
+        .executableTarget(name: "sluice-microbench", dependencies: ["BenchmarkSupport"] + sluice("Sluice", "SluiceTesting"),
+                          path: "Sources/SluiceMicroBench", swiftSettings: strict),
+        // sluice-soak: a long run through every middleware against nginx; memory and descriptors stay flat.
+        .executableTarget(
+            name: "sluice-soak",
+            dependencies: sluice(
+                "Sluice", "SluiceCurl", "SluiceCache", "SluiceGzip", "SluiceHeaders", "SluiceHUD", "SluiceLogging", "SluiceReachability",
+                "SluiceRetry", "SluiceSigning", "SluiceURLEncoding"
+            ),
+            path: "Sources/SluiceSoak", swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
