@@ -201,7 +201,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             return
         }
         do {
-            try transfer.configure(handle, loop: self)
+            try transfer.configure(handle)
         } catch {
             transfer.releaseResources()
             destroy(handle)   // half-configured: not reused

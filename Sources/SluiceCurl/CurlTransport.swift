@@ -273,6 +273,8 @@ public final class CurlTransport: HTTPTransport {
         }
     }
 
+    /// Refuses a request whose URL is not `http` or `https` before curl sees it. A URL without a
+    /// host passes here; curl refuses it as CURLE_URL_MALFORMAT, which is `.invalidURL` too.
     static func validate(_ request: HTTPRequest) throws(SluiceError) {
         guard Self.hasHTTPScheme(request.url.absoluteString) else {
             throw SluiceError(
@@ -280,6 +282,5 @@ public final class CurlTransport: HTTPTransport {
                 "\(request.url.absoluteString) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"
             )
         }
-        // A URL without a host is refused by curl as CURLE_URL_MALFORMAT, i.e. `.invalidURL`.
     }
 }

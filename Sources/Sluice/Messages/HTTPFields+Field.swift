@@ -1,0 +1,23 @@
+extension HTTPFields {
+    /// One header field: a name, in the case it was given, and its value.
+    public struct Field: Sendable, Hashable, CustomStringConvertible {
+        public let name: String
+        public let value: String
+
+        init(validName name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+
+        public static func == (lhs: Field, rhs: Field) -> Bool {
+            HTTPFields.namesEqual(lhs.name, rhs.name) && lhs.value == rhs.value
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            for byte in name.utf8 { hasher.combine(HTTPFields.asciiLowercased(byte)) }
+            hasher.combine(value)
+        }
+
+        public var description: String { "\(name): \(value)" }
+    }
+}

@@ -1,0 +1,170 @@
+import CCurl
+import CCurlShim
+import Foundation
+import Sluice
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What curl calls on the loop thread while the transfer runs: request body reads, response
+/// header lines, body bytes and progress.
+extension CurlTransfer {
+    func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        switch bodySource {
+        case .none:
+            return 0
+        case .data(let data, let offset):
+            let count = min(capacity, data.count - offset)
+            if count > 0 {
+                data.withUnsafeBytes { bytes in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+                }
+                bodySource = .data(data, offset: offset + count)
+            }
+            return count
+        case .file(let file, let path):
+            let count = fread(buffer, 1, capacity, file)
+            if count == 0 && ferror(file) != 0 {
+                failure = SluiceError(.invalidBody, "reading the body file \(path) failed: \(String(cString: strerror(errno)))")
+                return sluice_readfunc_abort()
+            }
+            return count
+        case .stream:
+            if failure != nil { return sluice_readfunc_abort() }
+            let available = streamChunk.count - streamOffset
+            if available > 0 {
+                let count = min(capacity, available)
+                streamChunk.withUnsafeBytes { bytes in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + streamOffset, byteCount: count)
+                }
+                streamOffset += count
+                if streamOffset == streamChunk.count {
+                    streamChunk = Data()
+                    streamOffset = 0
+                    streamChunkSent?.resume()
+                    streamChunkSent = nil
+                }
+                return count
+            }
+            if streamEnded { return 0 }
+            streamPaused = true
+            return sluice_readfunc_pause()
+        }
+    }
+
+    func receiveHeader(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        let line = UnsafeRawBufferPointer(start: buffer, count: count)
+        if count >= 5 && line[0] == 0x48 && line[1] == 0x54 && line[2] == 0x54 && line[3] == 0x50 && line[4] == 0x2F {  // "HTTP/"
+            // A new response (the first, a redirect hop, or after an interim 1xx): a new section.
+            headers = HTTPFields()
+            headerSection = []
+            headerSection.reserveCapacity(512)
+            headersComplete = false
+            statusLineReason = Self.reasonPhrase(line)
+            statusLineCode = Self.statusCode(line)
+            return count
+        }
+        if line[0] == 0x0D || line[0] == 0x0A {
+            // The empty line: the header section is complete (trailers may follow it).
+            return headersComplete || finishHeaders() ? count : 0
+        }
+        if !headersComplete && outputFile == nil, let length = Self.contentLength(line), length > 0 {
+            // One allocation for the whole body instead of a copy at every doubling.
+            body.reserveCapacity(min(length, maxBodySize))
+        }
+        // Header lines, or trailer lines after the section: kept raw, checked all at once.
+        headerSection.append(contentsOf: line)
+        return count
+    }
+
+    /// Parses the collected header lines into `headers`; false (with `failure` set) when a line
+    /// is invalid.
+    func finishHeaders() -> Bool {
+        do {
+            headers = try HTTPFields(parsing: headerSection)
+        } catch {
+            failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
+            return false
+        }
+        headerSection = []          // the fields now own the bytes
+        headersComplete = true
+        context.responseHead?(HTTPStatus(code: statusLineCode, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers)
+        return true
+    }
+
+    /// Adds trailer fields (lines after the header section, from a chunked body) to `headers`.
+    func finishTrailers() -> Bool {
+        guard !headerSection.isEmpty else { return true }
+        do {
+            for field in try HTTPFields(parsing: headerSection) {
+                try headers.append(name: field.name, value: field.value)
+            }
+        } catch {
+            failure = SluiceError(.invalidResponse, "\(request) got an invalid trailer: \(error.message)", underlying: error.underlying)
+            return false
+        }
+        headerSection = []
+        return true
+    }
+
+    /// Whether the response set cookies (for saving a file-backed jar).
+    var receivedCookies: Bool { headers.contains("Set-Cookie") }
+
+    func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if let outputFile {
+            let written = fwrite(buffer, 1, count, outputFile)
+            if written < count {
+                failure = SluiceError(
+                    .writeFailed,
+                    "writing the response body to \(request.responseBodyFile?.path ?? "?") failed: \(String(cString: strerror(errno)))"
+                )
+                return 0
+            }
+            return count
+        }
+        if body.count + count > maxBodySize {
+            failure = SluiceError(
+                .bodyTooLarge, "the response body of \(request) is larger than the limit of \(maxBodySize) bytes"
+            )
+            return 0
+        }
+        body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count)
+        return count
+    }
+
+    func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
+        guard let progress = context.progress else { return 0 }
+        if uploaded != lastProgress.upload && (uploaded > 0 || uploadTotal > 0) {
+            progress(TransferProgress(direction: .upload, completedBytes: uploaded, totalBytes: uploadTotal > 0 ? uploadTotal : nil))
+        }
+        if downloaded != lastProgress.download && (downloaded > 0 || downloadTotal > 0) {
+            progress(TransferProgress(direction: .download, completedBytes: downloaded, totalBytes: downloadTotal > 0 ? downloadTotal : nil))
+        }
+        lastProgress = (uploaded, downloaded)
+        return 0
+    }
+}
+
+// The C callbacks: `user` is the unretained CurlTransfer, kept alive by the loop's `active` table.
+
+let writeCallback: sluice_data_callback = { buffer, size, count, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().receiveBody(buffer!, count: size * count)
+}
+
+let headerCallback: sluice_data_callback = { buffer, size, count, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().receiveHeader(buffer!, count: size * count)
+}
+
+let readCallback: sluice_data_callback = { buffer, size, count, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().readBody(into: buffer!, capacity: size * count)
+}
+
+let progressCallback: sluice_xferinfo_callback = { user, downloadTotal, downloaded, uploadTotal, uploaded in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+        .reportProgress(
+            downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded),
+            uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded)
+        )
+}

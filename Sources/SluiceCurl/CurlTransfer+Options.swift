@@ -1,0 +1,197 @@
+import CCurl
+import CCurlShim
+import Foundation
+import Sluice
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The easy handle's options: shared ones once per pooled handle, the rest per request.
+extension CurlTransfer {
+    /// Sets the options every request of a transport shares, once, on a new easy handle. A
+    /// recycled handle keeps them (no `curl_easy_reset`): ``configure(_:)`` sets every option
+    /// that varies between requests, each time.
+    static func configureShared(_ handle: UnsafeMutableRawPointer, _ configuration: CurlTransport.Configuration) throws {
+        sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.wholeMilliseconds)
+        if let (bytesPerSecond, duration) = configuration.lowSpeedLimit {
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, duration.wholeMilliseconds / 1000))
+        }
+        let version: Int = switch configuration.httpVersion {
+        case .http1_1: CURL_HTTP_VERSION_1_1
+        case .http2: CURL_HTTP_VERSION_2TLS
+        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        }
+        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        if configuration.httpVersion == .http2PriorKnowledge && sluice_curl_version_num() < 0x08_00_00 {
+            // libcurl before 8.0.0 breaks a reused h2c prior-knowledge connection ("Error in the
+            // HTTP2 framing layer", curl issue #10634, fixed in 8.0.0): use a new one each time.
+            sluice_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, 1)
+            sluice_easy_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1)
+        }
+        try configureTLS(handle, configuration.tls)
+        try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
+        if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
+        if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        // Sent only when the request has no User-Agent field of its own (curl's rule).
+        if let userAgent = configuration.userAgent { try set(handle, CURLOPT_USERAGENT, userAgent) }
+        sluice_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        sluice_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
+        sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
+        sluice_easy_setopt_xferinfo(handle, progressCallback)
+    }
+
+    /// Sets every option that varies between requests (on a handle that
+    /// ``configureShared(_:_:)`` prepared, possibly used before).
+    func configure(_ handle: UnsafeMutableRawPointer) throws {
+        self.handle = handle
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try Self.set(handle, CURLOPT_URL, request.url.absoluteString)
+
+        switch redirects {
+        case .none:
+            sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        case .follow(let max):
+            sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+            sluice_easy_setopt_long(handle, CURLOPT_MAXREDIRS, max)
+        }
+
+        var limit = requestTimeout
+        if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
+        sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limit.map { max(1, $0.wholeMilliseconds) } ?? 0)
+
+        try configureMethodAndBody(handle)
+        try configureHeaders(handle)
+
+        sluice_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
+        sluice_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+        sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
+        sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, context.progress == nil ? 1 : 0)
+        if let file = request.responseBodyFile {
+            guard let output = fopen(file.path, "wb") else {
+                throw SluiceError(.writeFailed, "cannot open \(file.path) to write the response body: \(String(cString: strerror(errno)))")
+            }
+            outputFile = output
+        }
+    }
+
+    static func configureTLS(_ handle: UnsafeMutableRawPointer, _ tls: CurlTransport.Configuration.TLS) throws {
+        if !tls.verifyPeer {
+            sluice_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            sluice_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let caFile = tls.caFile { try set(handle, CURLOPT_CAINFO, caFile) }
+        if let caDirectory = tls.caDirectory { try set(handle, CURLOPT_CAPATH, caDirectory) }
+        if let certificate = tls.clientCertificate {
+            try set(handle, CURLOPT_SSLCERT, certificate.path)
+            try set(handle, CURLOPT_SSLCERTTYPE, certificate.format.rawValue)
+            if let key = certificate.keyPath { try set(handle, CURLOPT_SSLKEY, key) }
+            if let password = certificate.password { try set(handle, CURLOPT_KEYPASSWD, password) }
+        }
+        if let pin = tls.pinnedPublicKey { try set(handle, CURLOPT_PINNEDPUBLICKEY, pin) }
+        let minimum = switch tls.minimumVersion {
+        case .tls1_2: CURL_SSLVERSION_TLSv1_2
+        case .tls1_3: CURL_SSLVERSION_TLSv1_3
+        }
+        sluice_easy_setopt_long(handle, CURLOPT_SSLVERSION, minimum)
+    }
+
+    func configureMethodAndBody(_ handle: UnsafeMutableRawPointer) throws {
+        let method = request.method
+        if method == .head, !(request.body.length == 0) {
+            // Checked before a file is opened or a one-shot stream is read.
+            throw SluiceError(.invalidBody, "a HEAD request cannot carry a body")
+        }
+        let length: Int64?
+        switch method == .head ? .empty : request.body {
+        case .empty:
+            bodySource = .none
+            length = nil
+        case .bytes(let data):
+            bodySource = .data(data, offset: 0)
+            length = Int64(data.count)
+        case .file(let url):
+            guard let file = fopen(url.path, "rb") else {
+                throw SluiceError(.invalidBody, "cannot open the body file \(url.path): \(String(cString: strerror(errno)))")
+            }
+            bodySource = .file(file, path: url.path)
+            length = request.body.length
+        case .stream(let stream):
+            let chunks = try stream.makeChunks()
+            bodySource = .stream
+            length = stream.length
+            startPump(chunks)
+        }
+
+        // Every method option is set, so nothing of the handle's previous request survives.
+        // (Setting POSTFIELDS makes the method POST, so HTTPGET comes after it.)
+        sluice_easy_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
+        sluice_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
+        sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)          // clears POST, NOBODY, UPLOAD
+        if case .none = bodySource {
+            if method == .get {
+                return
+            } else if method == .head {
+                sluice_easy_setopt_long(handle, CURLOPT_NOBODY, 1)
+            } else if method == .post {
+                sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
+                sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+                try Self.set(handle, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
+            return
+        }
+        // POST with a read callback sends the body (chunked when its length is unknown); any
+        // other method name goes on the request line.
+        sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
+        sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1))
+        if method != .post { try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    }
+
+    func configureHeaders(_ handle: UnsafeMutableRawPointer) throws {
+        if request.headers.isEmpty {
+            sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.noExpectList.pointer)
+            return
+        }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for field in request.headers {
+            // "Name;" is curl's way to send a header with an empty value.
+            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            list = curl_slist_append(list, line)
+        }
+        // No "Expect: 100-continue" round trip unless the caller asks for it.
+        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
+        // Without a body, curl must not invent a Content-Type.
+        headerList = list
+        sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// The header list of a request without headers: only "Expect:" (no 100-continue). curl
+    /// never changes a list it is given, and this one is never freed, so all loops share it.
+    static let noExpectList = HeaderList(curl_slist_append(nil, "Expect:"))
+
+    /// A curl header list that lives as long as the process.
+    struct HeaderList: @unchecked Sendable {
+        // @unchecked: made once, never mutated or freed; curl only reads it.
+        let pointer: UnsafeMutablePointer<curl_slist>?
+        init(_ pointer: UnsafeMutablePointer<curl_slist>?) { self.pointer = pointer }
+    }
+
+    static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws {
+        let code = sluice_easy_setopt_string(handle, option, value)
+        if code != CURLE_OK {
+            throw SluiceError(
+                code == CURLE_UNKNOWN_OPTION || code == CURLE_NOT_BUILT_IN ? .other : .invalidURL,
+                "curl refused option \(option.rawValue) = \(String(reflecting: value)): \(String(cString: curl_easy_strerror(code)))",
+                underlying: CurlError(code, detail: "")
+            )
+        }
+    }
+}
