@@ -52,6 +52,8 @@ let core: [Target] = [
     .target(name: "Sluice", dependencies: ["CSluiceTSan"], swiftSettings: strict),
     // CurlTransport: the libcurl terminal handler.
     .target(name: "SluiceCurl", dependencies: ["Sluice", "CCurl", "CCurlShim"], swiftSettings: strict),
+    // One SQLite connection type for the cache and the outbox (package access; it ships inside them).
+    .target(name: "SluiceSQLite", dependencies: ["Sluice", "CSQLite"], swiftSettings: strict),
 ]
 
 // MARK: - Middleware and the modules around them
@@ -70,7 +72,7 @@ let modules: [Target] = [
     // Retry policy with backoff, Retry-After and a shared budget.
     .target(name: "SluiceRetry", dependencies: ["Sluice"], swiftSettings: strict),
     // An RFC 9111 cache with the app policies, over a CacheStore (SQLite by default, or memory).
-    .target(name: "SluiceCache", dependencies: ["Sluice", "CSQLite", "CCrypto"], swiftSettings: strict),
+    .target(name: "SluiceCache", dependencies: ["Sluice", "SluiceSQLite", "CSQLite", "CCrypto"], swiftSettings: strict),
     // RedisCacheStore, one cache shared by a fleet; its own module, so only its users link hiredis.
     .target(name: "SluiceCacheRedis", dependencies: ["Sluice", "SluiceCache", "CHiredis"], swiftSettings: strict),
     // A netlink reachability monitor, a host probe, the gate middleware.
@@ -78,7 +80,7 @@ let modules: [Target] = [
     // An activity tracker without flicker, ordered presenter calls, a terminal HUD.
     .target(name: "SluiceHUD", dependencies: ["Sluice"], swiftSettings: strict),
     // Durable offline writes with idempotency keys, replayed when reachable.
-    .target(name: "SluiceOutbox", dependencies: ["Sluice", "SluiceReachability", "CSQLite"], swiftSettings: strict),
+    .target(name: "SluiceOutbox", dependencies: ["Sluice", "SluiceSQLite", "SluiceReachability", "CSQLite"], swiftSettings: strict),
     // Downloads to a file that pause, resume (Range + If-Range) and check a SHA-256.
     .target(name: "SluiceDownload", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
     // multipart/form-data bodies, files streamed from disk.

@@ -1,4 +1,4 @@
-import CSQLite
+import SluiceSQLite
 
 /// Why the SQLite cache store could not do something: SQLite's result code and message.
 ///
@@ -9,8 +9,12 @@ public struct SQLiteCacheError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "SQLite error \(code): \(message)" }
 
-    /// SQLITE_CORRUPT or SQLITE_NOTADB, or a schema this code does not know.
-    var isCorruption: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB || code == Self.unknownSchema }
+    init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
 
-    static let unknownSchema: Int32 = -1
+    init(_ error: SQLiteError) {
+        self.init(code: error.code, message: error.message)
+    }
 }

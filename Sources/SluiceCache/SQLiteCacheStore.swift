@@ -2,6 +2,7 @@ import CSQLite
 import Dispatch
 import Foundation
 import Sluice
+import SluiceSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -77,8 +78,12 @@ public final class SQLiteCacheStore: CacheStore {
     public init(path: String, configuration: Configuration = .default) throws {
         self.path = path
         self.configuration = configuration
-        writer = Locked(try CacheDatabase.open(path: path, configuration: configuration))
-        reader = Locked(try CacheDatabase.open(path: path, configuration: configuration))
+        do {
+            writer = Locked(try CacheDatabase.open(path: path, configuration: configuration))
+            reader = Locked(try CacheDatabase.open(path: path, configuration: configuration))
+        } catch let error as SQLiteError {
+            throw SQLiteCacheError(error)
+        }
     }
 
     // MARK: CacheStore
@@ -153,12 +158,17 @@ public final class SQLiteCacheStore: CacheStore {
     // MARK: Connections
 
     /// Runs `body` on the reader connection, here; after damage is found, once more on a new file.
+    /// SQLite's errors reach callers as ``SQLiteCacheError``.
     private func read<T>(_ body: (inout CacheDatabase) throws -> T) throws -> T {
         do {
-            return try reader.withLock { try body(&$0) }
-        } catch let error as SQLiteCacheError where error.isCorruption {
-            try recover(from: error)
-            return try reader.withLock { try body(&$0) }
+            do {
+                return try reader.withLock { try body(&$0) }
+            } catch let error as SQLiteError where error.isCorruption {
+                try recover(from: error)
+                return try reader.withLock { try body(&$0) }
+            }
+        } catch let error as SQLiteError {
+            throw SQLiteCacheError(error)
         }
     }
 
@@ -171,23 +181,30 @@ public final class SQLiteCacheStore: CacheStore {
 
     /// `body` on the writer connection (on the queue); after damage is found, once more on a new
     /// file. Another process holding the write lock past the busy timeout gets two more tries.
+    /// SQLite's errors reach callers as ``SQLiteCacheError``.
     private func writeNow<T>(_ body: (inout CacheDatabase) throws -> T) throws -> T {
         var attempt = 0
         while true {
             do {
                 return try writer.withLock { try body(&$0) }
-            } catch let error as SQLiteCacheError where error.isCorruption {
-                try recover(from: error)
-                return try writer.withLock { try body(&$0) }
-            } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY && attempt < 2 {
+            } catch let error as SQLiteError where error.isCorruption {
+                do {
+                    try recover(from: error)
+                    return try writer.withLock { try body(&$0) }
+                } catch let error as SQLiteError {
+                    throw SQLiteCacheError(error)
+                }
+            } catch let error as SQLiteError where error.code == SQLITE_BUSY && attempt < 2 {
                 attempt += 1
+            } catch let error as SQLiteError {
+                throw SQLiteCacheError(error)
             }
         }
     }
 
     /// Moves a damaged database aside and reopens both connections on a new one. Takes the writer's
     /// lock, then the reader's (the only place that holds both).
-    private func recover(from error: SQLiteCacheError) throws {
+    private func recover(from error: SQLiteError) throws {
         try writer.withLock { writer in
             try reader.withLock { reader in
                 configuration.log("\(path) is damaged (\(error)); moving it aside and starting a new cache")

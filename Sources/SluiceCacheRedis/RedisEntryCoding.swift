@@ -2,26 +2,29 @@ import Foundation
 import Sluice
 import SluiceCache
 
-/// How a ``SluiceCache/CachedResponse`` is stored in one Redis string: `SLC1`, a 4-byte big-endian
-/// length, that many bytes of JSON (everything but the body), then the body as it is.
+/// How a ``SluiceCache/CachedResponse`` is stored in one Redis string: `SLC2`, a 4-byte big-endian
+/// length, that many bytes of JSON (everything but the body; the header fields as
+/// `HTTPFields.stored`, the text the SQLite store keeps), then the body as it is. A value in
+/// another format (`SLC1`, the format before the fields were stored as text, included) is refused
+/// with a ``RedisCacheError``, which the cache middleware treats as a miss.
 enum RedisEntryCoding {
     private struct Header: Codable {
         var method: String
         var url: String
         var status: Int
         var reason: String?
-        var fields: [[String]]
+        var fields: String
         var requestTime: Double
         var responseTime: Double
         var vary: [String: String?]
     }
 
-    private static let magic = Data("SLC1".utf8)
+    private static let magic = Data("SLC2".utf8)
 
     static func encode(_ entry: CachedResponse) throws -> Data {
         let header = Header(
             method: entry.method, url: entry.url, status: entry.status, reason: entry.reasonPhrase,
-            fields: entry.headers.map { [$0.name, $0.value] }, requestTime: entry.requestTime.timeIntervalSince1970,
+            fields: entry.headers.stored, requestTime: entry.requestTime.timeIntervalSince1970,
             responseTime: entry.responseTime.timeIntervalSince1970, vary: entry.varyValues
         )
         let json = try JSONEncoder().encode(header)
@@ -41,8 +44,7 @@ enum RedisEntryCoding {
         let length = Int(bytes[4]) << 24 | Int(bytes[5]) << 16 | Int(bytes[6]) << 8 | Int(bytes[7])
         guard 8 + length <= bytes.count,
               let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[8..<8 + length])),
-              header.fields.allSatisfy({ $0.count == 2 }),
-              let fields = try? HTTPFields(validating: header.fields.map { (name: $0[0], value: $0[1]) }) else {
+              let fields = try? HTTPFields(stored: header.fields) else {
             throw RedisCacheError("the Redis value for \(String(reflecting: key)) is damaged")
         }
         return CachedResponse(

@@ -92,9 +92,7 @@ public final class Outbox: Sendable {
         default: throw SluiceError(.invalidBody, "the outbox keeps in-memory bodies only; \(request) has a file or stream body")
         }
         try database.withLock { database throws(SluiceError) in
-            try database.insert(key: key, method: request.method.rawValue, url: request.url.absoluteString,
-                                headers: request.headers.map { "\($0.name): \($0.value)\r\n" }.joined(), body: body,
-                                created: Date().timeIntervalSince1970)
+            try database.insert(key: key, request: request, body: body, created: Date().timeIntervalSince1970)
         }
         return key
     }

@@ -149,17 +149,23 @@ struct RedisCacheStoreTests {
         let prefix = "damaged-\(UUID().uuidString):"
         let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: prefix))
         try await store.put(CacheStoreEntry.sample, for: "k")
-        // Overwritten behind the store's back, as another program sharing the Redis might.
-        let cli = Process()
-        cli.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        cli.arguments = ["redis-cli", "-h", host, "-p", "\(port)", "SET", prefix + "k", "SLC1garbage"]
-        cli.standardOutput = FileHandle.nullDevice
-        try cli.run()
-        try await Blocking.run { cli.waitUntilExit() }
-        await #expect {
-            _ = try await store.get("k")
-        } throws: { error in
-            (error as? RedisCacheError)?.message == #"the Redis value for "k" is damaged"#
+        // Overwritten behind the store's back, as another program sharing the Redis might: first
+        // with damaged bytes of this format, then with a value of the earlier format.
+        for (value, message) in [
+            ("SLC2garbage", #"the Redis value for "k" is damaged"#),
+            ("SLC1garbage", #"the Redis value for "k" is not a Sluice cache entry"#),
+        ] {
+            let cli = Process()
+            cli.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            cli.arguments = ["redis-cli", "-h", host, "-p", "\(port)", "SET", prefix + "k", value]
+            cli.standardOutput = FileHandle.nullDevice
+            try cli.run()
+            try await Blocking.run { cli.waitUntilExit() }
+            await #expect {
+                _ = try await store.get("k")
+            } throws: { error in
+                (error as? RedisCacheError)?.message == message
+            }
         }
         try await store.clear()
     }

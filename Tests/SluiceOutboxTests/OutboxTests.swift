@@ -168,4 +168,31 @@ struct OutboxTests {
                 && (error as? SluiceError)?.message == "the outbox keeps in-memory bodies only; POST \(server.url("/s").absoluteString) has a file or stream body"
         }
     }
+
+    @Test func anOutboxThatCannotBeOpenedIsWriteFailedNamingThePathAndTheReason() {
+        let path = database + ".missing-folder/outbox.sqlite"
+        #expect {
+            _ = try Outbox(path: path, transport: CurlTransport())
+        } throws: { error in
+            (error as? SluiceError)?.code == .writeFailed
+                && (error as? SluiceError)?.message
+                    == "cannot open the outbox at \(path): SQLite error 14: cannot open or create \(path): No such file or directory"
+        }
+    }
+
+    @Test func storedFieldsComeBackInOrderWithRepeatedNames() async throws {
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        var request = HTTPRequest(method: .post, url: server.url("/fields"), body: .bytes(Data("x".utf8)))
+        try request.headers.append(name: "X-Trace", value: "one")
+        try request.headers.append(name: "Content-Type", value: "text/plain")
+        try request.headers.append(name: "x-trace", value: "two")
+        let key = try outbox.enqueue(request)
+        server.enqueue(.init(status: 201))
+        await outbox.replay()
+        let sent = try #require(server.requests.last)
+        #expect(sent.headers.filter { $0.name.lowercased() == "x-trace" }.map(\.value) == ["one", "two"])
+        #expect(sent.header("Content-Type") == "text/plain")
+        #expect(sent.header("Idempotency-Key") == key)
+        #expect(try outbox.pendingCount() == 0)
+    }
 }

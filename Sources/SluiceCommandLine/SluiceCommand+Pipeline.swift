@@ -1,0 +1,95 @@
+import Foundation
+import Sluice
+import SluiceCache
+import SluiceCurl
+import SluiceDownload
+import SluiceGzip
+import SluiceHeaders
+import SluiceHUD
+import SluiceLogging
+import SluiceMultipart
+import SluiceRetry
+import SluiceSigning
+
+/// The transport and the middleware the flags ask for.
+extension SluiceCommand {
+    func transportConfiguration(_ invocation: Invocation, url: URL) throws -> CurlTransport.Configuration {
+        var configuration = CurlTransport.Configuration()
+        if let seconds = invocation.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if invocation.http2 { configuration.httpVersion = url.scheme == "https" ? .http2 : .http2PriorKnowledge }
+        if let certificate = invocation.certificate {
+            configuration.tls.clientCertificate = .init(path: certificate, format: .pem, keyPath: invocation.key)
+        }
+        if let pin = invocation.pin { configuration.tls.pinnedPublicKey = pin }
+        if invocation.insecure { configuration.tls.verifyPeer = false }   // the transport warns on standard error
+        return configuration
+    }
+
+    func addMiddleware(_ invocation: Invocation, to builder: inout Client.Builder, recorder: HARRecorder?) throws {
+        if isatty(STDERR_FILENO) == 1 { builder.add(HUDMiddleware(presenter: TerminalHUD())) }
+        if invocation.verbosity > 0 {
+            let level: LogLevel = [.basic, .headers, .body][invocation.verbosity - 1]
+            builder.add(LoggingMiddleware(level: level, sink: .standardError))
+        }
+        if let recorder { builder.add(HARRecorderMiddleware(recorder: recorder)) }
+        if let folder = invocation.cache {
+            let directory = folder.isEmpty ? defaultCacheDirectory() : folder
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw SluiceError(.writeFailed, "cannot make the cache folder \(directory): \(error.localizedDescription)")
+            }
+            builder.add(CacheMiddleware(store: try SQLiteCacheStore(path: directory + "/cache.sqlite")))
+        }
+        if let retries = invocation.retry {
+            builder.add(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(maximumAttempts: retries + 1))))
+        }
+        if invocation.gzip { builder.add(GzipMiddleware()) }
+        let signers = [invocation.sign != nil, invocation.awsSigV4 != nil, invocation.oauth1].filter { $0 }.count
+        guard signers <= 1 else { throw UsageError("--sign, --aws-sigv4 and --oauth1 cannot be combined") }
+        if let keyID = invocation.sign {
+            guard let secret = environment["SLUICE_HMAC_SECRET"], !secret.isEmpty else {
+                throw UsageError("--sign hmac:\(keyID) needs the secret in SLUICE_HMAC_SECRET")
+            }
+            builder.add(HeadersMiddleware(keyID: keyID))
+            builder.add(SigningMiddleware(signer: HMACParameterSigner(configuration: .init(key: Data(secret.utf8)))))
+        }
+        if let (region, service) = invocation.awsSigV4 {
+            guard let id = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"] else {
+                throw UsageError("--aws-sigv4 needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+            }
+            builder.add(SigningMiddleware(signer: AWSSigV4Signer(accessKeyID: id, secretAccessKey: secret,
+                                                                 sessionToken: environment["AWS_SESSION_TOKEN"], region: region, service: service)))
+        }
+        if invocation.oauth1 {
+            guard let key = environment["SLUICE_OAUTH1_CONSUMER_KEY"], let secret = environment["SLUICE_OAUTH1_CONSUMER_SECRET"] else {
+                throw UsageError("--oauth1 needs SLUICE_OAUTH1_CONSUMER_KEY and SLUICE_OAUTH1_CONSUMER_SECRET")
+            }
+            builder.add(SigningMiddleware(signer: OAuth1Signer(configuration: .init(
+                consumerKey: key, consumerSecret: secret,
+                token: environment["SLUICE_OAUTH1_TOKEN"], tokenSecret: environment["SLUICE_OAUTH1_TOKEN_SECRET"]))))
+        }
+    }
+
+    func defaultCacheDirectory() -> String {
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/sluice" }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/.cache/sluice"
+    }
+
+    static func cachePolicy(named name: String) -> CachePolicy {
+        switch name {
+        case "reload": .reloadIgnoringCache
+        case "return-cache-else-load": .returnCacheElseLoad
+        case "return-cache-dont-load": .returnCacheDontLoad
+        case "offline-fallback": .offlineFallback
+        default: .useProtocol
+        }
+    }
+}
+
+fileprivate extension HeadersMiddleware {
+    /// `X-Key-Id: KEYID` for `--sign`.
+    init(keyID: String) {
+        self.init(configuration: .init(fields: ["X-Key-Id": keyID]))
+    }
+}
