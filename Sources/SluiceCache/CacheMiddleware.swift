@@ -71,7 +71,7 @@ public struct CacheMiddleware: Middleware {
     public let configuration: Configuration
     let strategy: CacheStrategy
     private let revalidating = RevalidationSet()
-    private let coalescer = FetchCoalescer()
+    private let coalescer = SingleFlight<String, HTTPResponse>()
 
     public init(store: any CacheStore, configuration: Configuration = .default) {
         self.store = store

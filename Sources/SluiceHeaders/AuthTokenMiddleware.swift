@@ -69,11 +69,12 @@ public struct AuthTokenMiddleware: Middleware {
 final class TokenState: Sendable {
     private struct State {
         var token: String?
-        var refreshing: Task<String, any Error>?
         var refreshes = 0
     }
 
     private let state = Locked(State())
+    /// Refreshes in flight, by the token they replace.
+    private let refreshes = SingleFlight<String, String>()
 
     var refreshCount: Int { state.withLock { $0.refreshes } }
 
@@ -86,25 +87,12 @@ final class TokenState: Sendable {
     /// A token newer than `stale`: the one a refresh already produced, the one a refresh in flight
     /// will produce, or a new refresh's.
     func refreshed(after stale: String, _ refresh: @escaping @Sendable () async throws -> String) async throws -> String {
-        let task = state.withLock { state -> Task<String, any Error>? in
-            if let token = state.token, token != stale { return nil }
-            if let refreshing = state.refreshing { return refreshing }
-            state.refreshes += 1
-            let task = Task { try await refresh() }
-            state.refreshing = task
-            return task
-        }
-        guard let task else { return state.withLock { $0.token! } }
-        do {
-            let token = try await task.value
-            state.withLock { state in
-                state.token = token
-                state.refreshing = nil
-            }
+        try await refreshes.run(stale) {
+            if let token = state.withLock({ $0.token }), token != stale { return token }
+            state.withLock { $0.refreshes += 1 }
+            let token = try await refresh()
+            state.withLock { $0.token = token }
             return token
-        } catch {
-            state.withLock { $0.refreshing = nil }
-            throw error
         }
     }
 }

@@ -15,7 +15,7 @@ package enum Wait {
         package var description: String { "timed out after \(timeout) waiting until \(what)" }
     }
 
-    package static func until(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+    package static func until(_ what: String, timeout: Duration = TestTiming.scaled(.seconds(60)), _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else { throw TimedOut(what: what, timeout: timeout) }

@@ -34,7 +34,8 @@ public struct AcmeSessionMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.headers
 
     public let configuration: Configuration
-    private let renewal = SingleFlight()
+    /// Renewals in flight, by the session they replace.
+    private let renewals = SingleFlight<String, String>()
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -46,7 +47,12 @@ public struct AcmeSessionMiddleware: Middleware {
         try request.headers.set(name: Self.headerName, value: session)
         let response = try await next(request, context)
         guard response.status.code == configuration.expiredStatus, request.body.isReplayable else { return response }
-        let renewed = try await renewal.run(replacing: session, configuration.renew)
+        // One renewal for every call that saw this session expire; a call whose session was
+        // already replaced takes the new one without renewing again.
+        let renewed = try await renewals.run(session) {
+            let now = try await configuration.current()
+            return now != session ? now : try await configuration.renew()
+        }
         try request.headers.set(name: Self.headerName, value: renewed)
         var retry = context
         retry.attempt += 1
