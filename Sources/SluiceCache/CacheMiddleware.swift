@@ -73,6 +73,10 @@ public struct CacheMiddleware: Middleware {
     private let revalidating = RevalidationSet()
     private let coalescer = SingleFlight<String, HTTPResponse>()
 
+    /// Requests waiting for an identical fetch to finish. `package`: for tests that must know a
+    /// request joined another's fetch.
+    package var coalescedWaiters: Int { coalescer.waiterCount }
+
     public init(store: any CacheStore, configuration: Configuration = .default) {
         self.store = store
         self.configuration = configuration

@@ -109,10 +109,15 @@ public final class HARRecorder: Sendable {
             // curl's times run from the start of the transfer; HAR's phases are each on their own.
             let dns = ms(metrics.nameLookup), connect = ms(metrics.connect), tls = ms(metrics.tlsHandshake)
             let firstByte = ms(metrics.firstByte), end = ms(metrics.total) ?? total
-            timings.dns = dns ?? -1
-            // A reused connection reports zeros; HAR allows only -1 or a time, never a negative one.
-            timings.connect = connect.map { max(0, $0 - (dns ?? 0)) } ?? -1
-            timings.ssl = tls.map { max(0, $0 - (connect ?? 0)) } ?? -1
+            // HAR's -1 means "does not apply": no lookup, connect or handshake on a reused
+            // connection (curl reports zeros for them), and no handshake without TLS.
+            if metrics.reusedConnection != true {
+                timings.dns = dns ?? -1
+                timings.connect = connect.map { max(0, $0 - (dns ?? 0)) } ?? -1
+                if request.url.scheme?.lowercased() == "https" {
+                    timings.ssl = tls.map { max(0, $0 - (connect ?? 0)) } ?? -1
+                }
+            }
             let sent = tls ?? connect ?? dns ?? 0
             timings.wait = max(0, (firstByte ?? end) - sent)
             timings.receive = max(0, end - (firstByte ?? end))

@@ -72,7 +72,7 @@ struct RedisCacheStoreTests {
         try await redis.start()                          // empty: no persistence
         // Within a second the store tries Redis again; the first fetch after that stores, the next hits.
         var sources: [ResponseSource] = []
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(10))
         while sources.last != .cache, ContinuousClock.now < deadline {
             sources.append(try await fetch().source)
             try await Task.sleep(for: .milliseconds(100))

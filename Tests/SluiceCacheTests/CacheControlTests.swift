@@ -47,11 +47,11 @@ struct CacheControlTests {
         #expect(escaped.maxAge == 5)
     }
 
-    @Test func theFirstOfARepeatedDirectiveWins() {
+    @Test func theFirstOfARepeatedDirectiveWins() throws {
         #expect(CacheControl("max-age=10, max-age=99").maxAge == 10)
         var headers = HTTPFields()
-        try? headers.append(name: "Cache-Control", value: "max-age=7")
-        try? headers.append(name: "cache-control", value: "max-age=8, no-store")
+        try headers.append(name: "Cache-Control", value: "max-age=7")
+        try headers.append(name: "cache-control", value: "max-age=8, no-store")
         let directives = CacheControl(headers)
         #expect(directives.maxAge == 7)
         #expect(directives.noStore)

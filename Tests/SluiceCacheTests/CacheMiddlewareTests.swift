@@ -32,7 +32,7 @@ struct FailingStore: CacheStore {
     func items() async throws -> [CacheItem] { throw Broken() }
 }
 
-@Suite("CacheMiddleware")
+@Suite("CacheMiddleware", .timeLimit(.minutes(3)))
 struct CacheMiddlewareTests {
     let clock = TestClock()
     let store = MemoryCacheStore()
@@ -323,11 +323,12 @@ struct CacheMiddlewareTests {
     @Test func aCancelledFollowerLeavesTheLeaderItsResponse() async throws {
         let fetches = Counter(), cancelled = Counter()
         // The leader's fetch is long enough for the follower to join even on a loaded machine.
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(2)))
+        let middleware = CacheMiddleware(store: store)
+        let cache = MiddlewareHarness(middleware, transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(2)))
         let leader = Task { try await cache.send(get()) }
-        try await Task.sleep(for: .milliseconds(50))          // the leader is fetching
+        try await Wait.until("the leader is fetching") { fetches.count == 1 }
         let follower = Task { try await cache.send(get()) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Wait.until("the follower joined the leader's fetch") { middleware.coalescedWaiters == 1 }
         follower.cancel()
         await #expect(throws: CancellationError.self) { _ = try await follower.value }
         #expect(try await leader.value.text == "shared")
@@ -337,11 +338,12 @@ struct CacheMiddlewareTests {
     @Test func whenTheLeaderIsCancelledAFollowerFetchesAgain() async throws {
         let fetches = Counter(), cancelled = Counter()
         // The leader's fetch would take a minute: only its cancellation ends it.
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(60)))
+        let middleware = CacheMiddleware(store: store)
+        let cache = MiddlewareHarness(middleware, transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(60)))
         let leader = Task { try await cache.send(get()) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Wait.until("the leader is fetching") { fetches.count == 1 }
         let follower = Task { try await cache.send(get()) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Wait.until("the follower joined the leader's fetch") { middleware.coalescedWaiters == 1 }
         leader.cancel()
         await #expect(throws: CancellationError.self) { _ = try await leader.value }
         #expect(try await follower.value.text == "shared")
@@ -350,16 +352,18 @@ struct CacheMiddlewareTests {
 
     @Test func theSharedFetchStopsWhenEveryWaiterIsCancelled() async throws {
         let fetches = Counter(), cancelled = Counter()
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(60)))
+        let middleware = CacheMiddleware(store: store)
+        let cache = MiddlewareHarness(middleware, transport: slowTransport(fetches, cancelled: cancelled, first: .seconds(60)))
         let first = Task { try await cache.send(get()) }
         let second = Task { try await cache.send(get()) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Wait.until("one fetches and the other waits for it") { fetches.count == 1 && middleware.coalescedWaiters == 1 }
         first.cancel()
         second.cancel()
         await #expect(throws: CancellationError.self) { _ = try await first.value }
         await #expect(throws: CancellationError.self) { _ = try await second.value }
-        for _ in 0..<50 where cancelled.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(cancelled.count == 1)
+        // Every fetch that started was stopped (one, unless the waiter saw the leader's
+        // cancellation before its own and led a second fetch, which its cancellation stopped too).
+        try await Wait.until("the shared fetch stopped") { cancelled.count >= 1 && cancelled.count == fetches.count }
     }
 }
 

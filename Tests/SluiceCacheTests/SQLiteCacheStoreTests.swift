@@ -104,7 +104,9 @@ struct SQLiteCacheStoreTests {
     @Test func theDatabaseIsPrivateToItsOwner() async throws {
         let store = try store()
         try await store.put(sampleEntry(), for: "k")
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.filePath("cache.sqlite" + suffix)) {
+        // The database and, while it is open in WAL mode, its -wal and -shm files.
+        for suffix in ["", "-wal", "-shm"] {
+            try #require(FileManager.default.fileExists(atPath: folder.filePath("cache.sqlite" + suffix)), "cache.sqlite\(suffix)")
             let attributes = try FileManager.default.attributesOfItem(atPath: folder.filePath("cache.sqlite" + suffix))
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "cache.sqlite\(suffix)")
         }

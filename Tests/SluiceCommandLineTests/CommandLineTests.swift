@@ -263,9 +263,15 @@ struct SluiceBinaryTests {
         let scratch = try TemporaryDirectory(prefix: "sluice-cli")
         let file = scratch.filePath("range.bin")
         let url = "\(httpbin)/range/100000?duration=6&chunk_size=1000"
-        _ = try await Sluice.run(["--timeout", "2", "--retry", "0", "--download", file, url])
+        let first = try await Sluice.run(["--timeout", "2", "--retry", "0", "--download", file, url])
+        #expect(first.status == ExitCode.timedOut.rawValue)
+        // A partial file is there to drop, or the next run would prove nothing.
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
+        #expect(kept > 0)
         let fresh = try await Sluice.run(["--download", file, "\(httpbin)/range/3000"])
         #expect(fresh.stderr == "sluice: saved 3000 bytes to \(file)\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data((0..<3_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }))
+        #expect(!FileManager.default.fileExists(atPath: file + ".sluice-partial"))
     }
 
     @Test func badFlagsGiveExitCode2AndOneLine() async throws {

@@ -28,7 +28,7 @@ final class CountingServer: Sendable {
                 counts.order.append(request.target)
             }
             if request.target.contains("slow") {
-                counts.gate.wait(timeout: .seconds(60))
+                counts.gate.wait(timeout: TestTiming.scaled(.seconds(60)))
             } else {
                 Thread.sleep(forTimeInterval: hold.timeInterval)
             }
@@ -181,10 +181,21 @@ struct ClientManagementTests {
         }
         #expect(outcomes == Array(repeating: "cancelled", count: 5))
         #expect(client.inFlight.isEmpty)
-        // Both slots are free again: two new calls run side by side.
-        async let first = client.send(request(server.url("/after/1")))
-        async let second = client.send(request(server.url("/after/2")))
+        // Both slots are free again: two new calls run side by side. This server answers each
+        // only once it holds both (or after 10 s), so its peak shows whether they overlapped.
+        let pair = try MockWebServer()
+        let held = Locked((current: 0, peak: 0))
+        pair.setHandler { request in
+            held.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) }
+            let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(10))
+            while held.withLock({ $0.peak }) < 2, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            held.withLock { $0.current -= 1 }
+            return .init(status: 200, body: request.target)
+        }
+        async let first = client.send(request(pair.url("/after/1")))
+        async let second = client.send(request(pair.url("/after/2")))
         #expect(try await [first.status.code, second.status.code] == [200, 200])
+        #expect(held.withLock { $0.peak } == 2)
     }
 
     @Test func aCancelledCallerLeavesTheQueueAndFreesNothingItDidNotHold() async throws {

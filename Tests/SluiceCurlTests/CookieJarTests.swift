@@ -50,12 +50,21 @@ struct CookieJarTests {
 
     @Test func everyEventThreadSharesOneJar() async throws {
         let transport = transport(.memory, eventThreads: 2)
+        #expect(transport.executors.count == 2)
         _ = try await get("/login", transport)
-        let seen = try await withThrowingTaskGroup(of: String.self) { group in
-            for index in 0..<12 { group.addTask { try await get("/me/\(index)", transport) } }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        // Calls pinned to each event thread in turn: each runs on its thread's curl_multi, and
+        // each sends the cookie the other thread's handle received.
+        let seen = try await withThrowingTaskGroup(of: (thread: String, cookie: String).self) { group in
+            for index in 0..<12 {
+                group.addTask(executorPreference: transport.executors[index % 2]) {
+                    let cookie = try await get("/me/\(index)", transport)
+                    return (currentThreadName() ?? "?", cookie)
+                }
+            }
+            return try await group.reduce(into: [String: Set<String>]()) { $0[$1.thread, default: []].insert($1.cookie) }
         }
-        #expect(seen == ["session=abc123"])
+        #expect(seen.count == 2, "the calls ran on \(seen.keys.sorted())")
+        #expect(seen.values.allSatisfy { $0 == ["session=abc123"] }, "\(seen)")
     }
 
     @Test func aCookieIsNotSentToAnotherHost() async throws {

@@ -293,7 +293,7 @@ struct DownloadTests {
         child.executableURL = try probe()
         child.arguments = ["download", server.url.absoluteString, destination.path]
         try child.run()
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(60))
         // The child writes through a buffered FILE: what reaches the disk trails the 500 KB sent.
         while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) < 400_000 {
             guard ContinuousClock.now < deadline, child.isRunning else { Issue.record("the child stopped, or 400 KB never reached its partial file"); break }

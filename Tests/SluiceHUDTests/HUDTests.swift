@@ -21,11 +21,14 @@ final class ManualClock: Sendable {
         var now: Duration = .zero
         var sleepers: [UInt64: Sleeper] = [:]
         var nextID: UInt64 = 0
+        var cancellations = 0
     }
 
     private let state = Locked(State())
 
     var pending: Int { state.withLock { $0.sleepers.count } }
+    /// Sleeps ended by cancellation, parked or not.
+    var cancellations: Int { state.withLock { $0.cancellations } }
 
     func sleep(_ duration: Duration) async throws {
         let id = state.withLock { state -> UInt64 in
@@ -35,14 +38,21 @@ final class ManualClock: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let cancelled = state.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
+                    if Task.isCancelled {
+                        state.cancellations += 1
+                        return true
+                    }
                     state.sleepers[id] = Sleeper(deadline: state.now + duration, continuation: continuation)
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLock { state in
+                let sleeper = state.sleepers.removeValue(forKey: id)
+                if sleeper != nil { state.cancellations += 1 }
+                return sleeper
+            }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -55,6 +65,14 @@ final class ManualClock: Sendable {
             return Array(due.values)
         }
         for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Waits (in real time, up to 20 s) until `count` sleeps have been cancelled: an event that
+    /// must happen, where a count of parked sleeps can pass for a moment by chance.
+    func waitForCancellations(_ count: Int) async throws {
+        try await Wait.until("\(count) sleeps are cancelled (\(cancellations) so far)", timeout: TestTiming.scaled(.seconds(20))) {
+            cancellations >= count
+        }
     }
 
     /// Waits (in real time, up to 20 s) until `count` sleeps are parked.
@@ -81,7 +99,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
     return true
 }
 
-@Suite struct ActivityTrackerTests {
+@Suite(.timeLimit(.minutes(2))) struct ActivityTrackerTests {
     func tracker(_ clock: ManualClock) -> ActivityTracker {
         ActivityTracker(configuration: .init(sleep: { try await clock.sleep($0) }))
     }
@@ -98,7 +116,8 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(999))
         tracker.end()
-        try await clock.waitForSleepers(0)        // the show timer was cancelled, no linger started
+        try await clock.waitForCancellations(1)   // the show timer was cancelled; it never showed, so no linger
+        #expect(clock.pending == 0)
         clock.advance(by: .seconds(5))
         #expect(!tracker.isActive)
         #expect(tracker.inFlight == 0)
@@ -139,7 +158,8 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(100))
         tracker.begin()                            // within the linger: cancels the hide
-        try await clock.waitForSleepers(0)
+        try await clock.waitForCancellations(1)
+        #expect(clock.pending == 0)
         clock.advance(by: .seconds(10))
         #expect(tracker.isActive)
         tracker.end()
@@ -196,7 +216,7 @@ final class RecordingPresenter: HUDPresenter {
     }
 }
 
-@Suite struct HUDMiddlewareTests {
+@Suite(.timeLimit(.minutes(2))) struct HUDMiddlewareTests {
     let url = URL(string: "https://example.com/orders")!
 
     @Test func showsTheTipForwardsProgressAndDismissesInOrder() async throws {
@@ -237,9 +257,9 @@ final class RecordingPresenter: HUDPresenter {
             return .status(.ok)
         }
         _ = try await harness.send(HTTPRequest(url: url))
-        try await clock.waitForSleepers(0)
+        try await clock.waitForCancellations(1)    // the show timer, cancelled when the request ended
+        #expect(clock.pending == 0)
         clock.advance(by: .seconds(5))
-        try await Task.sleep(for: .milliseconds(50))
         #expect(presenter.calls.isEmpty)
         #expect(tracker.inFlight == 0)
     }

@@ -67,7 +67,7 @@ struct OutboxTests {
             lines.withLock { $0 += text }
         }
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(30))
         while !lines.withLock({ $0.contains("queued 100\n") }), ContinuousClock.now < deadline, process.isRunning {
             try await Task.sleep(for: .milliseconds(20))
         }

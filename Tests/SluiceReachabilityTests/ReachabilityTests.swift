@@ -13,6 +13,9 @@ final class ManualMonitor: ReachabilityMonitor {
 
     var status: ReachabilityStatus { state.withLock { $0.status } }
 
+    /// How many streams of ``statusUpdates`` were made: a gate waiting for the network has one.
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
     var statusUpdates: AsyncStream<ReachabilityStatus> {
         AsyncStream { continuation in
             state.withLock { state in
@@ -31,7 +34,7 @@ final class ManualMonitor: ReachabilityMonitor {
     }
 }
 
-@Suite("ReachabilityGateMiddleware")
+@Suite("ReachabilityGateMiddleware", .timeLimit(.minutes(2)))
 struct ReachabilityGateTests {
     let url = URL(string: "https://api.example.com/x")!
 
@@ -61,7 +64,7 @@ struct ReachabilityGateTests {
         let monitor = ManualMonitor(.unreachable)
         let harness = MiddlewareHarness(ReachabilityGateMiddleware(monitor: monitor, mode: .waitForConnectivity(timeout: .seconds(5))), replies: [.status(.ok)])
         let request = Task { try await harness.send(HTTPRequest(url: url)) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Wait.until("the gate waits for the network") { monitor.subscriberCount == 1 }
         #expect(harness.forwarded.isEmpty)
         monitor.set(.reachable(.wireless))
         #expect(try await request.value.status.code == 200)
@@ -85,10 +88,38 @@ struct ReachabilityGateTests {
         #expect(await !HostProbe(host: "no-such-host.invalid", port: 80, timeout: .milliseconds(300)).isReachable())
     }
 
-    @Test func theMonitorSeesThisMachine() throws {
+    /// The monitor's status matches what `ip route` says of this machine: reachable over the
+    /// device of a default route (its kind from `ip -d link`: `link/ether` is wired, a device with
+    /// a `wireless` folder is wireless), unreachable without one.
+    @Test func theMonitorSeesThisMachine() async throws {
+        var devices: [String] = []
+        for family in ["-4", "-6"] {
+            let ip = Process()
+            ip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            ip.arguments = ["ip", family, "-o", "route", "show", "default"]
+            let (output, status) = try await Blocking.output(of: ip)
+            #expect(status == 0)
+            for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+                let words = line.split(separator: " ")
+                if let dev = words.firstIndex(of: "dev"), dev + 1 < words.count { devices.append(String(words[dev + 1])) }
+            }
+        }
+        var expected: Set<ReachabilityStatus> = []
+        for device in devices {
+            let link = Process()
+            link.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            link.arguments = ["ip", "-d", "-o", "link", "show", "dev", device]
+            let text = String(decoding: try await Blocking.output(of: link).output, as: UTF8.self)
+            if FileManager.default.fileExists(atPath: "/sys/class/net/\(device)/wireless") {
+                expected.insert(.reachable(.wireless))
+            } else {
+                expected.insert(.reachable(text.contains("link/ether") ? .wired : .other))
+            }
+        }
+        if expected.isEmpty { expected = [.unreachable] }
         let monitor = try LinuxReachabilityMonitor()
         defer { monitor.stop() }
-        #expect(monitor.status != .unknown)
+        #expect(expected.contains(monitor.status), "ip route shows default routes over \(devices); the monitor says \(monitor.status)")
     }
 }
 
@@ -112,7 +143,7 @@ final class Lines: Sendable {
     /// Waits up to `timeout` for a line equal to `line`.
     /// Generous: netlink events reach a helper process on a machine that may be loaded (or slowed
     /// by a sanitizer); a passing run waits only as long as it must.
-    func waitFor(_ line: String, timeout: Duration = .seconds(60)) async throws -> Bool {
+    func waitFor(_ line: String, timeout: Duration = TestTiming.scaled(.seconds(60))) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if all.contains(line) { return true }
@@ -156,7 +187,7 @@ func probeHelper() throws -> String {
 
 /// A real offline machine: a network namespace with no route, then a veth pair with a default route.
 /// Needs root and iproute2 (`make test` installs it; CI runs as root).
-@Suite("LinuxReachabilityMonitor in a network namespace")
+@Suite("LinuxReachabilityMonitor in a network namespace", .timeLimit(.minutes(3)))
 struct NetworkNamespaceTests {
     @Test func unreachableThenReachableThenUnreachableAndTheGateFailsFast() async throws {
         guard getuid() == 0 else {

@@ -59,7 +59,7 @@ struct RetryPolicyTests {
         }
     }
 
-    @Test func whatIsRetried() {
+    @Test func whatIsRetried() throws {
         let policy = DefaultRetryPolicy(configuration: .init(random: { 0.5 }))
         func decide(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, any Error>, attempt: Int = 1) -> RetryDecision {
             policy.decision(for: request, attempt: attempt, outcome: outcome)
@@ -79,7 +79,7 @@ struct RetryPolicyTests {
         let post = HTTPRequest(method: .post, url: url, body: .bytes(Data("x".utf8)))
         #expect(decide(post, .success(HTTPResponse(status: 503))) == .stop)
         var keyed = post
-        try? keyed.headers.set(name: "Idempotency-Key", value: "k-1")
+        try keyed.headers.set(name: "Idempotency-Key", value: "k-1")
         #expect(decide(keyed, .success(HTTPResponse(status: 503))) != .stop)
         var optedIn = post
         optedIn.retriesNonIdempotent = true
@@ -121,7 +121,7 @@ struct RetryMiddlewareTests {
         let response = try await Pipeline(middlewares: [RetryMiddleware(policy: fast())], transport: transport)
             .send(HTTPRequest(url: server.url("/a")))
         #expect(response.text == "ok")
-        #expect(transport.requests.map(\.context.attempt) == [1, 2, 3].map { $0 + transport.requests[0].context.attempt - 1 })
+        #expect(transport.requests.map(\.context.attempt) == [1, 2, 3])
         server.enqueue(.init(status: 429, body: "slow down"), .init(status: 200, body: "ok"))
         #expect(try await pipeline(fast()).send(HTTPRequest(url: server.url("/b"))).text == "ok")
         #expect(server.requests.count == 2)
@@ -163,7 +163,8 @@ struct RetryMiddlewareTests {
         let start = ContinuousClock.now
         let response = try await pipeline().send(HTTPRequest(url: server.url("/a")), context: RequestContext(deadline: .now + .seconds(60)))
         #expect(response.status.code == 503)
-        #expect(start.duration(to: .now) < .seconds(60))
+        // Far inside the deadline: the policy did not sleep toward it.
+        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(10)))
         #expect(server.requests.count == 1)
     }
 

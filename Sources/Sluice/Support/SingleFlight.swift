@@ -38,6 +38,11 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
         state.withLock { $0.flights[key]?.count }
     }
 
+    /// How many callers wait, over every key. `package`: for tests.
+    package var waiterCount: Int {
+        state.withLock { $0.flights.values.reduce(0) { $0 + $1.count } }
+    }
+
     /// The result of `work` for `key`, shared with every caller of the same key while it runs.
     ///
     /// - Throws: what `work` throws, to the leader and every waiter; `CancellationError` to a
