@@ -9,7 +9,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 // MARK: - Products
@@ -20,10 +20,11 @@ let libraries = [
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceCommandLine", "SluiceTesting",
 ]
 
-let products: [Product] = libraries.map { .library(name: $0, targets: [$0]) } + [
-    .executable(name: "sluice", targets: ["SluiceCLI"]),
-    .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
-]
+let products: [Product] =
+    libraries.map { .library(name: $0, targets: [$0]) } + [
+        .executable(name: "sluice", targets: ["SluiceCLI"]),
+        .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
+    ]
 
 // MARK: - C libraries (Debian's -dev packages) and shims
 
@@ -95,10 +96,12 @@ let modules: [Target] = [
 
 let commandLine: [Target] = [
     // Its parser and runner are a library, so they have tests.
-    .target(name: "SluiceCommandLine", dependencies: [
-        "Sluice", "SluiceCurl", "SluiceCache", "SluiceRetry", "SluiceGzip", "SluiceHeaders", "SluiceSigning",
-        "SluiceLogging", "SluiceHUD", "SluiceMultipart", "SluiceDownload",
-    ], swiftSettings: strict),
+    .target(
+        name: "SluiceCommandLine",
+        dependencies: [
+            "Sluice", "SluiceCurl", "SluiceCache", "SluiceRetry", "SluiceGzip", "SluiceHeaders", "SluiceSigning",
+            "SluiceLogging", "SluiceHUD", "SluiceMultipart", "SluiceDownload",
+        ], swiftSettings: strict),
     .executableTarget(name: "SluiceCLI", dependencies: ["SluiceCommandLine"], swiftSettings: strict),
     .plugin(
         name: "NewMiddleware",
@@ -112,25 +115,32 @@ let commandLine: [Target] = [
 // MARK: - Examples (each builds and runs in `make test`; `make demo` runs the tour)
 
 let examples: [Target] = [
-    .executableTarget(name: "sluice-quickstart", dependencies: ["Sluice", "SluiceLogging", "SluiceTesting"],
-                      path: "Examples/Quickstart", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-quickstart", dependencies: ["Sluice", "SluiceLogging", "SluiceTesting"],
+        path: "Examples/Quickstart", swiftSettings: strict),
     .executableTarget(
         name: "sluice-tour",
-        dependencies: ["Sluice", "SluiceCache", "SluiceCurl", "SluiceGzip", "SluiceHUD", "SluiceLogging", "SluiceReachability",
-                       "SluiceRetry", "SluiceSigning", "SluiceTesting"],
+        dependencies: [
+            "Sluice", "SluiceCache", "SluiceCurl", "SluiceGzip", "SluiceHUD", "SluiceLogging", "SluiceReachability",
+            "SluiceRetry", "SluiceSigning", "SluiceTesting",
+        ],
         path: "Examples/Tour", swiftSettings: strict
     ),
-    .executableTarget(name: "sluice-example-custom-pipeline",
-                      dependencies: ["Sluice", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceTesting"],
-                      path: "Examples/CustomPipeline", swiftSettings: strict),
-    .executableTarget(name: "sluice-example-debug-logging", dependencies: ["Sluice", "SluiceLogging", "SluiceTesting"],
-                      path: "Examples/DebugLogging", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-example-custom-pipeline",
+        dependencies: ["Sluice", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceTesting"],
+        path: "Examples/CustomPipeline", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-example-debug-logging", dependencies: ["Sluice", "SluiceLogging", "SluiceTesting"],
+        path: "Examples/DebugLogging", swiftSettings: strict),
     // A company's own middleware module, with its own tests, and a program that uses it.
     .target(name: "AcmeSession", dependencies: ["Sluice"], path: "Examples/InHouseMiddleware/Sources/AcmeSession", swiftSettings: strict),
-    .testTarget(name: "AcmeSessionTests", dependencies: ["AcmeSession", "Sluice", "SluiceTesting"],
-                path: "Examples/InHouseMiddleware/Tests/AcmeSessionTests", swiftSettings: strict),
-    .executableTarget(name: "sluice-example-in-house", dependencies: ["AcmeSession", "Sluice", "SluiceLogging", "SluiceTesting"],
-                      path: "Examples/InHouseMiddleware/Sources/InHouseDemo", swiftSettings: strict),
+    .testTarget(
+        name: "AcmeSessionTests", dependencies: ["AcmeSession", "Sluice", "SluiceTesting"],
+        path: "Examples/InHouseMiddleware/Tests/AcmeSessionTests", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-example-in-house", dependencies: ["AcmeSession", "Sluice", "SluiceLogging", "SluiceTesting"],
+        path: "Examples/InHouseMiddleware/Sources/InHouseDemo", swiftSettings: strict),
 ]
 
 // MARK: - Test support, and programs only the tests run (Tests/Support, Tests/Tools, Tests/Fuzz)
@@ -139,24 +149,30 @@ let testTools: [Target] = [
     // The repo's own test helpers: interop servers, built products, timing, blocking waits, ports.
     .target(name: "SluiceTestSupport", dependencies: ["Sluice"], path: "Tests/Support", swiftSettings: strict),
     // Processes sharing one SQLite or Redis cache, for the cache's multi-process tests.
-    .executableTarget(name: "sluice-cache-stress", dependencies: ["Sluice", "SluiceCache", "SluiceCacheRedis", "SluiceCurl"],
-                      path: "Tests/Tools/sluice-cache-stress", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-cache-stress", dependencies: ["Sluice", "SluiceCache", "SluiceCacheRedis", "SluiceCurl"],
+        path: "Tests/Tools/sluice-cache-stress", swiftSettings: strict),
     // Queues writes in an outbox from a process of its own, for the outbox's crash tests.
-    .executableTarget(name: "sluice-outbox-helper", dependencies: ["Sluice", "SluiceOutbox"],
-                      path: "Tests/Tools/sluice-outbox-helper", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-outbox-helper", dependencies: ["Sluice", "SluiceOutbox"],
+        path: "Tests/Tools/sluice-outbox-helper", swiftSettings: strict),
     // The reachability monitor and gate inside a network namespace.
-    .executableTarget(name: "sluice-reachability-probe", dependencies: ["Sluice", "SluiceReachability"],
-                      path: "Tests/Tools/sluice-reachability-probe", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-reachability-probe", dependencies: ["Sluice", "SluiceReachability"],
+        path: "Tests/Tools/sluice-reachability-probe", swiftSettings: strict),
     // An upload or a download in a process of its own (peak memory, kill and resume).
-    .executableTarget(name: "sluice-transfer-probe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart"],
-                      path: "Tests/Tools/sluice-transfer-probe", swiftSettings: strict),
+    .executableTarget(
+        name: "sluice-transfer-probe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart"],
+        path: "Tests/Tools/sluice-transfer-probe", swiftSettings: strict),
     // The libFuzzer targets (`make fuzz`), and a replay mode that `make test` runs over their seed
     // corpora. The C driver calls libFuzzer only in fuzz builds.
     .target(name: "CSluiceFuzzDriver", path: "Tests/Fuzz/CDriver"),
     .executableTarget(
         name: "sluice-fuzz",
-        dependencies: ["CSluiceFuzzDriver", "Sluice", "SluiceCache", "SluiceRetry", "SluiceURLEncoding", "SluiceGzip",
-                       "SluiceTesting", "SluiceLogging", "SluiceCommandLine", "SluiceXML"],
+        dependencies: [
+            "CSluiceFuzzDriver", "Sluice", "SluiceCache", "SluiceRetry", "SluiceURLEncoding", "SluiceGzip",
+            "SluiceTesting", "SluiceLogging", "SluiceCommandLine", "SluiceXML",
+        ],
         path: "Tests/Fuzz/Driver", swiftSettings: strict
     ),
 ]
@@ -164,8 +180,9 @@ let testTools: [Target] = [
 // MARK: - Tests (Tests/<Module>Tests)
 
 func tests(_ module: String, _ dependencies: [Target.Dependency] = []) -> Target {
-    .testTarget(name: module + "Tests", dependencies: [.target(name: module), "Sluice", "SluiceTesting", "SluiceTestSupport"] + dependencies,
-                swiftSettings: strict)
+    .testTarget(
+        name: module + "Tests", dependencies: [.target(name: module), "Sluice", "SluiceTesting", "SluiceTestSupport"] + dependencies,
+        swiftSettings: strict)
 }
 
 let testTargets: [Target] = [

@@ -5,7 +5,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 func sluice(_ products: String...) -> [Target.Dependency] {
@@ -15,7 +15,7 @@ func sluice(_ products: String...) -> [Target.Dependency] {
 let package = Package(
     name: "SluiceBenchmarks",
     dependencies: [
-        .package(name: "Sluice", path: ".."),
+        .package(name: "Sluice", path: "..")
     ],
     targets: [
         // What the executables share: a synchronous main that valgrind can run.
@@ -25,15 +25,17 @@ let package = Package(
         // sluice-bench: Sluice beside raw libcurl in C and URLSession against nginx; --cache, --middleware.
         .executableTarget(
             name: "sluice-bench",
-            dependencies: ["BenchmarkSupport", "CSluiceBench"] + sluice(
-                "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
-                "SluiceSigning", "SluiceLogging"
-            ),
+            dependencies: ["BenchmarkSupport", "CSluiceBench"]
+                + sluice(
+                    "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
+                    "SluiceSigning", "SluiceLogging"
+                ),
             path: "Sources/SluiceBench", swiftSettings: strict
         ),
         // sluice-microbench: the chain's own cost, ns per middleware hop, no I/O.
-        .executableTarget(name: "sluice-microbench", dependencies: ["BenchmarkSupport"] + sluice("Sluice", "SluiceTesting"),
-                          path: "Sources/SluiceMicroBench", swiftSettings: strict),
+        .executableTarget(
+            name: "sluice-microbench", dependencies: ["BenchmarkSupport"] + sluice("Sluice", "SluiceTesting"),
+            path: "Sources/SluiceMicroBench", swiftSettings: strict),
         // sluice-soak: a long run through every middleware against nginx; memory and descriptors stay flat.
         .executableTarget(
             name: "sluice-soak",

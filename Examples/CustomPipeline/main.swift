@@ -23,12 +23,13 @@ let printer = LogSink.closure { print("    " + $0) }
 
 print("1. By hand, in exactly this order: an application logger outside retry, and a network logger")
 print("   inside it that sees every attempt (OkHttp's two kinds of interceptor).")
-let pipeline = Pipeline(middlewares: [
-    LoggingMiddleware(level: .basic, sink: .closure { print("    app     │ " + $0) }),
-    RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(10)))),
-    HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json"])),
-    LoggingMiddleware(level: .basic, sink: .closure { print("    network │ " + $0) }),
-], transport: transport)
+let pipeline = Pipeline(
+    middlewares: [
+        LoggingMiddleware(level: .basic, sink: .closure { print("    app     │ " + $0) }),
+        RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(10)))),
+        HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json"])),
+        LoggingMiddleware(level: .basic, sink: .closure { print("    network │ " + $0) }),
+    ], transport: transport)
 let response = try await pipeline.send(HTTPRequest(url: URL(string: "https://api.example.com/flaky")!))
 check(response.attempts == 2 && transport.requests.count == 2, "two attempts through the hand-made chain")
 

@@ -16,9 +16,10 @@ func check(_ condition: Bool, _ claim: String) {
 let transport = MockTransport { request, _ in
     .json(#"{"user":"ada","token":"t-123","items":[1,2,3]}"#)
 }
-var request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/login?user=ada&password=hunter2")!,
-                          headers: ["Content-Type": "application/json", "Authorization": "Bearer abc.def"],
-                          body: .bytes(Data(#"{"user":"ada","password":"hunter2"}"#.utf8)))
+var request = HTTPRequest(
+    method: .post, url: URL(string: "https://api.example.com/login?user=ada&password=hunter2")!,
+    headers: ["Content-Type": "application/json", "Authorization": "Bearer abc.def"],
+    body: .bytes(Data(#"{"user":"ada","password":"hunter2"}"#.utf8)))
 try request.headers.append(name: "Accept", value: "application/json")
 
 /// What a sink received.
@@ -31,7 +32,11 @@ final class Lines: Sendable {
 for level in [LogLevel.basic, .headers, .body] {
     print("── \(level) ──")
     let lines = Lines()
-    let logger = LoggingMiddleware(level: level, sink: .closure { print($0); lines.append($0) })
+    let logger = LoggingMiddleware(
+        level: level,
+        sink: .closure {
+            print($0); lines.append($0)
+        })
     _ = try await Pipeline(middlewares: [logger], transport: transport).send(request)
     check(!lines.all.joined().contains("hunter2") && !lines.all.joined().contains("abc.def"), "secrets redacted at \(level)")
 }

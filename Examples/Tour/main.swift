@@ -36,8 +36,9 @@ server.setHandler { request in
         return .init(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=60"), ("ETag", "\"a1\"")], body: articles)
     case "/profile":
         if request.header("If-None-Match") == "\"p1\"" { return .init(status: 304, headers: [("ETag", "\"p1\"")]) }
-        return .init(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache"), ("ETag", "\"p1\"")],
-                     body: Data(#"{"name":"Ada"}"#.utf8))
+        return .init(
+            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-cache"), ("ETag", "\"p1\"")],
+            body: Data(#"{"name":"Ada"}"#.utf8))
     case "/flaky":
         if seen.flakyCalls.add(1, ordering: .relaxed).newValue == 1 {
             return .init(status: 503, headers: [("Retry-After", "1")], body: Data("busy".utf8))
@@ -107,8 +108,9 @@ check(first.source == .network && again.source == .cache && server.requests.coun
 step(2, "A no-cache resource is revalidated: the cache sends If-None-Match and the server answers 304.")
 _ = try await client.get("profile")
 let revalidated = try await client.get("profile")
-say("   again │ \(revalidated.status), source: \(revalidated.source); the server saw If-None-Match: "
-    + (seen.lastRequest.withLock { $0?.header("If-None-Match") } ?? "-"))
+say(
+    "   again │ \(revalidated.status), source: \(revalidated.source); the server saw If-None-Match: "
+        + (seen.lastRequest.withLock { $0?.header("If-None-Match") } ?? "-"))
 check(revalidated.source == .revalidated, "a 304 revalidation")
 
 step(3, "A 503 with Retry-After: 1 is retried after a second, and succeeds.")
@@ -158,8 +160,10 @@ step(8, "Debug logging follows SLUICE_LOG when the client is built: off, then he
 for value in ["off", "headers"] {
     var logged = Client.Builder(transport: transport, configuration: .init(baseURL: URL(string: "http://api.tour.example")))
     logged.environment = ["SLUICE_LOG": value]
-    logged.add(LoggingMiddleware.fromEnvironment(logged.environment ?? [:], sink: .closure { print("   log │ " + $0.replacingOccurrences(of: "\n", with: "\n       │ ")) },
-                                                 honoursEnvironmentInRelease: true))
+    logged.add(
+        LoggingMiddleware.fromEnvironment(
+            logged.environment ?? [:], sink: .closure { print("   log │ " + $0.replacingOccurrences(of: "\n", with: "\n       │ ")) },
+            honoursEnvironmentInRelease: true))
     say("   SLUICE_LOG=\(value):")
     _ = try await logged.build().get("articles")
 }

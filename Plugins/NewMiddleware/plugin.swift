@@ -19,7 +19,8 @@ struct NewMiddleware: CommandPlugin {
         }
         let name = rawName.hasSuffix("Middleware") ? String(rawName.dropLast("Middleware".count)) : rawName
         guard let first = name.unicodeScalars.first, CharacterSet.uppercaseLetters.contains(first),
-              name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII }) else {
+            name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII })
+        else {
             throw PluginError("\(String(reflecting: rawName)) is not a type name: use UpperCamelCase ASCII letters and digits, e.g. Tenant")
         }
         let moduleName = module ?? "Sluice\(name)"

@@ -152,17 +152,17 @@ public struct CacheControl: Sendable, Hashable {
             while index < bytes.count, bytes[index] != 0x2C, bytes[index] != 0x3D { index += 1 }
             let name = trimmed(nameStart..<index).lowercased()
             var argument: String?
-            if index < bytes.count, bytes[index] == 0x3D {                         // "="
+            if index < bytes.count, bytes[index] == 0x3D {  // "="
                 index += 1
                 while index < bytes.count, isSpace(bytes[index]) { index += 1 }
-                if index < bytes.count, bytes[index] == 0x22 {                        // a quoted string
+                if index < bytes.count, bytes[index] == 0x22 {  // a quoted string
                     index += 1
                     var text: [UInt8] = []
                     while index < bytes.count {
                         let byte = bytes[index]
                         index += 1
                         if byte == 0x22 { break }
-                        if byte == 0x5C, index < bytes.count {                        // "\" escapes the next byte
+                        if byte == 0x5C, index < bytes.count {  // "\" escapes the next byte
                             text.append(bytes[index])
                             index += 1
                         } else {
@@ -178,7 +178,7 @@ public struct CacheControl: Sendable, Hashable {
                     argument = trimmed(argumentStart..<index)
                 }
             }
-            if index < bytes.count { index += 1 }                                    // the comma
+            if index < bytes.count { index += 1 }  // the comma
             if !name.isEmpty { result.append((name, argument)) }
         }
         return result

@@ -4,7 +4,7 @@ import Sluice
 import SluiceSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The cache's SQLite database: its schema, and the reads and writes ``SQLiteCacheStore`` makes,
@@ -68,7 +68,8 @@ struct CacheDatabase: ~Copyable, Sendable {
         if version != 0 && version != Int(SQLiteCacheStore.schemaVersion) {
             throw SQLiteError(code: SQLiteError.unknownSchema, message: "unknown schema version \(version)")
         }
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE IF NOT EXISTS entries (
                 key TEXT PRIMARY KEY NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
                 status INTEGER NOT NULL, reason TEXT, headers BLOB NOT NULL, vary BLOB NOT NULL,
@@ -78,9 +79,15 @@ struct CacheDatabase: ~Copyable, Sendable {
         try connection.execute("CREATE INDEX IF NOT EXISTS entries_by_use ON entries(last_used)")
         try connection.execute("CREATE TABLE IF NOT EXISTS totals (id INTEGER PRIMARY KEY CHECK (id = 1), size INTEGER NOT NULL, count INTEGER NOT NULL)")
         try connection.execute("INSERT OR IGNORE INTO totals (id, size, count) VALUES (1, 0, 0)")
-        try connection.execute("CREATE TRIGGER IF NOT EXISTS entries_added AFTER INSERT ON entries BEGIN UPDATE totals SET size = size + NEW.size, count = count + 1 WHERE id = 1; END")
-        try connection.execute("CREATE TRIGGER IF NOT EXISTS entries_removed AFTER DELETE ON entries BEGIN UPDATE totals SET size = size - OLD.size, count = count - 1 WHERE id = 1; END")
-        try connection.execute("CREATE TRIGGER IF NOT EXISTS entries_changed AFTER UPDATE OF size ON entries BEGIN UPDATE totals SET size = size - OLD.size + NEW.size WHERE id = 1; END")
+        try connection.execute(
+            "CREATE TRIGGER IF NOT EXISTS entries_added AFTER INSERT ON entries BEGIN UPDATE totals SET size = size + NEW.size, count = count + 1 WHERE id = 1; END"
+        )
+        try connection.execute(
+            "CREATE TRIGGER IF NOT EXISTS entries_removed AFTER DELETE ON entries BEGIN UPDATE totals SET size = size - OLD.size, count = count - 1 WHERE id = 1; END"
+        )
+        try connection.execute(
+            "CREATE TRIGGER IF NOT EXISTS entries_changed AFTER UPDATE OF size ON entries BEGIN UPDATE totals SET size = size - OLD.size + NEW.size WHERE id = 1; END"
+        )
         try connection.execute("PRAGMA user_version = \(SQLiteCacheStore.schemaVersion)")
         // A database that opens but cannot be read is damaged: find out now, not mid-request.
         _ = try connection.scalarInt("SELECT count FROM totals WHERE id = 1")
@@ -90,7 +97,8 @@ struct CacheDatabase: ~Copyable, Sendable {
 
     /// The entry under `key`, and whether its least-recently-used time is over a minute old.
     mutating func get(_ key: String) throws -> (entry: CachedResponse, stale: Bool)? {
-        let statement = try connection.prepared("""
+        let statement = try connection.prepared(
+            """
             SELECT method, url, status, reason, headers, vary, body, body_file, request_time, response_time, last_used
             FROM entries WHERE key = ?1
             """)
@@ -202,7 +210,8 @@ struct CacheDatabase: ~Copyable, Sendable {
             if let file = connection.text(remove, 0) { replaced.append(file) }
         }
         sqlite3_reset(remove)
-        let insert = try connection.prepared("""
+        let insert = try connection.prepared(
+            """
             INSERT INTO entries (key, method, url, status, reason, headers, vary, body, body_file,
                                  request_time, response_time, size, last_used)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
@@ -276,10 +285,11 @@ struct CacheDatabase: ~Copyable, Sendable {
         defer { sqlite3_reset(statement) }
         var items: [CacheItem] = []
         while try connection.stepRow(statement) {
-            items.append(CacheItem(
-                key: connection.text(statement, 0) ?? "", size: Int(sqlite3_column_int64(statement, 1)),
-                responseTime: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2))
-            ))
+            items.append(
+                CacheItem(
+                    key: connection.text(statement, 0) ?? "", size: Int(sqlite3_column_int64(statement, 1)),
+                    responseTime: Date(timeIntervalSince1970: sqlite3_column_double(statement, 2))
+                ))
         }
         return items
     }
@@ -304,12 +314,14 @@ struct CacheDatabase: ~Copyable, Sendable {
     /// a younger one may belong to another process's put in progress.
     mutating func removeOrphanedBodyFiles(olderThan age: TimeInterval = 3_600) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: bodyDirectory), !names.isEmpty,
-              let referenced = try? Set(bodyFiles(where: "1", nil)) else { return }
+            let referenced = try? Set(bodyFiles(where: "1", nil))
+        else { return }
         let cutoff = Date().addingTimeInterval(-age)
         for name in names where !referenced.contains(name) {
             let file = bodyDirectory + "/" + name
             if let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
-               modified < cutoff {
+                modified < cutoff
+            {
                 unlink(file)
             }
         }

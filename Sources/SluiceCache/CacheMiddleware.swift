@@ -172,7 +172,8 @@ public struct CacheMiddleware: Middleware {
         let mayHideQuery = redaction.hidesAnyParameter(in: request.url)
         let hasPassword = redaction.isEnabled && request.url.password != nil
         if !configuration.ignoredQueryItems.isEmpty || mayHideQuery || hasPassword,
-           var components = URLComponents(string: url) {
+            var components = URLComponents(string: url)
+        {
             if let items = components.percentEncodedQueryItems {
                 var kept = items.filter { !configuration.ignoredQueryItems.contains($0.name.removingPercentEncoding ?? $0.name) }
                 for index in kept.indices where mayHideQuery {
@@ -253,7 +254,8 @@ public struct CacheMiddleware: Middleware {
 
     private func storeIfAllowed(_ response: HTTPResponse, for request: HTTPRequest, key: String, requestTime: Date) async {
         guard response.bodyFile == nil, strategy.mayStore(response, for: request),
-              let varyValues = CacheStrategy.varyValues(response.headers, request) else { return }
+            let varyValues = CacheStrategy.varyValues(response.headers, request)
+        else { return }
         let entry = CachedResponse(
             method: request.method.rawValue, url: keyURL(request), status: response.status.code,
             reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response),
@@ -316,7 +318,8 @@ public struct CacheMiddleware: Middleware {
         var targets = [request.url]
         for name in ["Location", "Content-Location"] {
             if let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
-               url.host?.lowercased() == request.url.host?.lowercased(), url.scheme == request.url.scheme {
+                url.host?.lowercased() == request.url.host?.lowercased(), url.scheme == request.url.scheme
+            {
                 targets.append(url)
             }
         }

@@ -66,7 +66,10 @@ public struct CacheStrategy: Sendable {
         if isShared {
             if directives.isPrivate && directives.privateFields.isEmpty { return false }
             if request.headers.contains("Authorization"),
-               !(directives.isPublic || directives.mustRevalidate || directives.sharedMaxAge != nil) { return false }
+                !(directives.isPublic || directives.mustRevalidate || directives.sharedMaxAge != nil)
+            {
+                return false
+            }
         }
         if ttl != nil { return (200..<300).contains(status) || Self.heuristicallyCacheable.contains(status) }
         return directives.isPublic
@@ -113,7 +116,8 @@ public struct CacheStrategy: Sendable {
             return max(0, Int(expiry.timeIntervalSince(date)))
         }
         guard Self.heuristicallyCacheable.contains(entry.status) || directives.isPublic,
-              let lastModified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse) else { return 0 }
+            let lastModified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse)
+        else { return 0 }
         return max(0, Int(date.timeIntervalSince(lastModified) * heuristicFraction))
     }
 
@@ -181,13 +185,15 @@ public struct CacheStrategy: Sendable {
 
         if !mustValidate {
             if isFresh { return .serve(age: age) }
-            let mayServeStale = !directives.mustRevalidate
+            let mayServeStale =
+                !directives.mustRevalidate
                 && !(isShared && (directives.proxyRevalidate || directives.sharedMaxAge != nil))
             if mayServeStale, let maxStale = requestDirectives.maxStale, maxStale.map({ staleness <= $0 }) ?? true {
                 return .serve(age: age)
             }
             if mayServeStale, let window = directives.staleWhileRevalidate, staleness <= window,
-               !requestDirectives.onlyIfCached {
+                !requestDirectives.onlyIfCached
+            {
                 return .serveStaleAndRevalidate(age: age)
             }
         }
@@ -286,7 +292,8 @@ public struct CacheStrategy: Sendable {
     static func requestDirectives(_ request: HTTPRequest) -> CacheControl {
         var directives = CacheControl(request.headers)
         if !request.headers.contains("Cache-Control"),
-           request.headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") }) {
+            request.headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") })
+        {
             directives.noCache = true
         }
         return directives

@@ -52,7 +52,8 @@ public final class MemoryCacheStore: CacheStore {
             state.totalSize += size
             guard configuration.maximumSize > 0 else { return }
             while state.totalSize > configuration.maximumSize,
-                  let oldest = state.entries.min(by: { $0.value.used < $1.value.used }) {
+                let oldest = state.entries.min(by: { $0.value.used < $1.value.used })
+            {
                 state.totalSize -= oldest.value.size
                 state.entries[oldest.key] = nil
             }

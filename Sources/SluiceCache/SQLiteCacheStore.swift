@@ -5,7 +5,7 @@ import Sluice
 import SluiceSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The default ``CacheStore``: one SQLite file, shared safely by threads and processes.
@@ -93,7 +93,7 @@ public final class SQLiteCacheStore: CacheStore {
         do {
             found = try read { try $0.get(key) }
         } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED {
-            return nil      // another connection held the database past the timeout: a miss
+            return nil  // another connection held the database past the timeout: a miss
         }
         if let found, found.stale {
             // Least-recently-used order is kept to the minute, by the writer, without waiting.
@@ -217,4 +217,3 @@ public final class SQLiteCacheStore: CacheStore {
         }
     }
 }
-

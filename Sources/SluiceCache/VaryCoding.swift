@@ -3,8 +3,9 @@ import Foundation
 /// Vary values as stored: `name:value` for a field the request had, `name` alone for one it had not.
 enum VaryCoding {
     static func encode(_ values: [String: String?]) -> Data {
-        Data(values.sorted { $0.key < $1.key }.map { name, value in value.map { name + ":" + $0 } ?? name }
-            .joined(separator: "\n").utf8)
+        Data(
+            values.sorted { $0.key < $1.key }.map { name, value in value.map { name + ":" + $0 } ?? name }
+                .joined(separator: "\n").utf8)
     }
 
     static func decode(_ data: Data) -> [String: String?] {

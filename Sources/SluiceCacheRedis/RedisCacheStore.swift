@@ -47,7 +47,8 @@ public final class RedisCacheStore: CacheStore {
         public init(
             host: String = "127.0.0.1", port: Int = 6379, keyPrefix: String = "sluice:", entryLifetime: Duration = .seconds(7 * 86_400),
             poolSize: Int = 4, connectTimeout: Duration = .milliseconds(500), commandTimeout: Duration = .milliseconds(500),
-            retryInterval: Duration = .seconds(1), log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache-redis: " + $0 + "\n").utf8)) }
+            retryInterval: Duration = .seconds(1),
+            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache-redis: " + $0 + "\n").utf8)) }
         ) {
             self.host = host
             self.port = port
@@ -131,7 +132,8 @@ public final class RedisCacheStore: CacheStore {
         repeat {
             let reply = try await pool.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
             guard case .array(let parts) = reply, parts.count == 2, case .bytes(let next) = parts[0],
-                  case .array(let found) = parts[1] else {
+                case .array(let found) = parts[1]
+            else {
                 throw RedisCacheError("SCAN gave an unexpected reply: \(reply)")
             }
             cursor = String(decoding: next, as: UTF8.self)

@@ -113,7 +113,7 @@ final class RedisConnectionPool: Sendable {
             _ = part.copyBytes(to: buffer.bindMemory(to: UInt8.self))
             return buffer
         }
-        defer { copies.forEach { $0.deallocate() } }
+        defer { for copy in copies { copy.deallocate() } }
         var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
         var lengths = parts.map(\.count)
         guard let raw = redisCommandArgv(context, Int32(parts.count), &pointers, &lengths) else { return nil }

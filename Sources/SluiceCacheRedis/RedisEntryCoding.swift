@@ -43,8 +43,9 @@ enum RedisEntryCoding {
         }
         let length = Int(bytes[4]) << 24 | Int(bytes[5]) << 16 | Int(bytes[6]) << 8 | Int(bytes[7])
         guard 8 + length <= bytes.count,
-              let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[8..<8 + length])),
-              let fields = try? HTTPFields(stored: header.fields) else {
+            let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[8..<8 + length])),
+            let fields = try? HTTPFields(stored: header.fields)
+        else {
             throw RedisCacheError("the Redis value for \(String(reflecting: key)) is damaged")
         }
         return CachedResponse(

@@ -29,33 +29,35 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
 
     /// The code for a failed call.
     public init(for error: SluiceError) {
-        self = switch error.code {
-        case .cannotConnect: .cannotConnect
-        case .dnsFailure: .dnsFailure
-        case .timedOut: .timedOut
-        case .tlsFailure: .tlsFailure
-        case .connectionLost: .connectionLost
-        case .invalidResponse: .invalidResponse
-        case .tooManyRedirects: .tooManyRedirects
-        case .offline: .offline
-        case .writeFailed: .writeFailed
-        case .checksumMismatch: .checksumMismatch
-        case .bodyTooLarge: .bodyTooLarge
-        case .cancelled: .cancelled
-        case .invalidURL, .invalidHeader, .invalidBody: .usage
-        default: .failure
-        }
+        self =
+            switch error.code {
+            case .cannotConnect: .cannotConnect
+            case .dnsFailure: .dnsFailure
+            case .timedOut: .timedOut
+            case .tlsFailure: .tlsFailure
+            case .connectionLost: .connectionLost
+            case .invalidResponse: .invalidResponse
+            case .tooManyRedirects: .tooManyRedirects
+            case .offline: .offline
+            case .writeFailed: .writeFailed
+            case .checksumMismatch: .checksumMismatch
+            case .bodyTooLarge: .bodyTooLarge
+            case .cancelled: .cancelled
+            case .invalidURL, .invalidHeader, .invalidBody: .usage
+            default: .failure
+            }
     }
 
     /// The code for a response: success, or 3/4/5 by its class when `checkStatus`.
     public init(status: Int, checkStatus: Bool) {
         guard checkStatus else { self = .success; return }
-        self = switch status {
-        case 300..<400: .redirection
-        case 400..<500: .clientError
-        case 500..<600: .serverError
-        default: .success
-        }
+        self =
+            switch status {
+            case 300..<400: .redirection
+            case 400..<500: .clientError
+            case 500..<600: .serverError
+            default: .success
+            }
     }
 
     /// What `--help` says of it.

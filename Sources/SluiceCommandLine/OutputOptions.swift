@@ -65,8 +65,10 @@ struct OutputOptions {
         guard !body.isEmpty else { return Data() }
         let type = response.headers["Content-Type"]?.lowercased() ?? ""
         if type.contains("json"),
-           let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) {
+            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+            let pretty = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        {
             return pretty + Data("\n".utf8)
         }
         if isTerminal, body.contains(0) || String(data: body, encoding: .utf8) == nil {

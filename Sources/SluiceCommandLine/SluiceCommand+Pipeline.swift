@@ -4,8 +4,8 @@ import SluiceCache
 import SluiceCurl
 import SluiceDownload
 import SluiceGzip
-import SluiceHeaders
 import SluiceHUD
+import SluiceHeaders
 import SluiceLogging
 import SluiceMultipart
 import SluiceRetry
@@ -21,7 +21,7 @@ extension SluiceCommand {
             configuration.tls.clientCertificate = .init(path: certificate, format: .pem, keyPath: invocation.key)
         }
         if let pin = invocation.pin { configuration.tls.pinnedPublicKey = pin }
-        if invocation.insecure { configuration.tls.verifyPeer = false }   // the transport warns on standard error
+        if invocation.insecure { configuration.tls.verifyPeer = false }  // the transport warns on standard error
         return configuration
     }
 
@@ -58,16 +58,22 @@ extension SluiceCommand {
             guard let id = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"] else {
                 throw UsageError("--aws-sigv4 needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
             }
-            builder.add(SigningMiddleware(signer: AWSSigV4Signer(accessKeyID: id, secretAccessKey: secret,
-                                                                 sessionToken: environment["AWS_SESSION_TOKEN"], region: region, service: service)))
+            builder.add(
+                SigningMiddleware(
+                    signer: AWSSigV4Signer(
+                        accessKeyID: id, secretAccessKey: secret,
+                        sessionToken: environment["AWS_SESSION_TOKEN"], region: region, service: service)))
         }
         if invocation.oauth1 {
             guard let key = environment["SLUICE_OAUTH1_CONSUMER_KEY"], let secret = environment["SLUICE_OAUTH1_CONSUMER_SECRET"] else {
                 throw UsageError("--oauth1 needs SLUICE_OAUTH1_CONSUMER_KEY and SLUICE_OAUTH1_CONSUMER_SECRET")
             }
-            builder.add(SigningMiddleware(signer: OAuth1Signer(configuration: .init(
-                consumerKey: key, consumerSecret: secret,
-                token: environment["SLUICE_OAUTH1_TOKEN"], tokenSecret: environment["SLUICE_OAUTH1_TOKEN_SECRET"]))))
+            builder.add(
+                SigningMiddleware(
+                    signer: OAuth1Signer(
+                        configuration: .init(
+                            consumerKey: key, consumerSecret: secret,
+                            token: environment["SLUICE_OAUTH1_TOKEN"], tokenSecret: environment["SLUICE_OAUTH1_TOKEN_SECRET"]))))
         }
     }
 
@@ -87,9 +93,9 @@ extension SluiceCommand {
     }
 }
 
-fileprivate extension HeadersMiddleware {
+extension HeadersMiddleware {
     /// `X-Key-Id: KEYID` for `--sign`.
-    init(keyID: String) {
+    fileprivate init(keyID: String) {
         self.init(configuration: .init(fields: ["X-Key-Id": keyID]))
     }
 }

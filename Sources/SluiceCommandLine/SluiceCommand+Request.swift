@@ -4,8 +4,8 @@ import SluiceCache
 import SluiceCurl
 import SluiceDownload
 import SluiceGzip
-import SluiceHeaders
 import SluiceHUD
+import SluiceHeaders
 import SluiceLogging
 import SluiceMultipart
 import SluiceRetry
@@ -16,7 +16,7 @@ extension SluiceCommand {
     func makeRequest(_ invocation: Invocation, url: URL) throws -> HTTPRequest {
         var headers = HTTPFields()
         var query: [String] = []
-        var fields: [(String, String)] = []       // name, JSON text
+        var fields: [(String, String)] = []  // name, JSON text
         var textFields: [(String, String)] = []
         var files: [(String, String)] = []
         var hasJSON = false
@@ -35,8 +35,9 @@ extension SluiceCommand {
                 textFields.append((name, value))
             case .jsonField(let name, let raw):
                 guard let data = raw.data(using: .utf8),
-                      let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-                      let normalized = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes]) else {
+                    let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+                    let normalized = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+                else {
                     throw UsageError("\(name):=\(raw) is not valid JSON")
                 }
                 fields.append((name, String(decoding: normalized, as: UTF8.self)))

@@ -4,8 +4,8 @@ import SluiceCache
 import SluiceCurl
 import SluiceDownload
 import SluiceGzip
-import SluiceHeaders
 import SluiceHUD
+import SluiceHeaders
 import SluiceLogging
 import SluiceMultipart
 import SluiceRetry

@@ -46,19 +46,19 @@ public struct CurlError: Error, Hashable, Sendable, CustomStringConvertible {
         case CURLE_COULDNT_CONNECT.rawValue: .cannotConnect
         case CURLE_OPERATION_TIMEDOUT.rawValue: .timedOut
         case CURLE_SSL_CONNECT_ERROR.rawValue, CURLE_PEER_FAILED_VERIFICATION.rawValue,
-             CURLE_SSL_CERTPROBLEM.rawValue, CURLE_SSL_CIPHER.rawValue, CURLE_SSL_CACERT_BADFILE.rawValue,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue, CURLE_SSL_INVALIDCERTSTATUS.rawValue,
-             CURLE_SSL_ISSUER_ERROR.rawValue, CURLE_SSL_CRL_BADFILE.rawValue, CURLE_SSL_ENGINE_NOTFOUND.rawValue,
-             CURLE_SSL_ENGINE_SETFAILED.rawValue, CURLE_SSL_ENGINE_INITFAILED.rawValue, CURLE_USE_SSL_FAILED.rawValue,
-             CURLE_SSL_SHUTDOWN_FAILED.rawValue, CURLE_SSL_CLIENTCERT.rawValue:
+            CURLE_SSL_CERTPROBLEM.rawValue, CURLE_SSL_CIPHER.rawValue, CURLE_SSL_CACERT_BADFILE.rawValue,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH.rawValue, CURLE_SSL_INVALIDCERTSTATUS.rawValue,
+            CURLE_SSL_ISSUER_ERROR.rawValue, CURLE_SSL_CRL_BADFILE.rawValue, CURLE_SSL_ENGINE_NOTFOUND.rawValue,
+            CURLE_SSL_ENGINE_SETFAILED.rawValue, CURLE_SSL_ENGINE_INITFAILED.rawValue, CURLE_USE_SSL_FAILED.rawValue,
+            CURLE_SSL_SHUTDOWN_FAILED.rawValue, CURLE_SSL_CLIENTCERT.rawValue:
             .tlsFailure
         case CURLE_TOO_MANY_REDIRECTS.rawValue: .tooManyRedirects
         case CURLE_FILESIZE_EXCEEDED.rawValue: .bodyTooLarge
         case CURLE_GOT_NOTHING.rawValue, CURLE_RECV_ERROR.rawValue, CURLE_SEND_ERROR.rawValue,
-             CURLE_PARTIAL_FILE.rawValue:
+            CURLE_PARTIAL_FILE.rawValue:
             .connectionLost
         case CURLE_WEIRD_SERVER_REPLY.rawValue, CURLE_BAD_CONTENT_ENCODING.rawValue, CURLE_HTTP2.rawValue,
-             CURLE_HTTP2_STREAM.rawValue:
+            CURLE_HTTP2_STREAM.rawValue:
             .invalidResponse
         case CURLE_READ_ERROR.rawValue: .invalidBody
         case CURLE_WRITE_ERROR.rawValue: .writeFailed

@@ -5,7 +5,7 @@ import Sluice
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What curl calls on the loop thread while the transfer runs: request body reads, response
@@ -88,7 +88,7 @@ extension CurlTransfer {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
             return false
         }
-        headerSection = []          // the fields now own the bytes
+        headerSection = []  // the fields now own the bytes
         headersComplete = true
         context.responseHead?(HTTPStatus(code: statusLineCode, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers)
         return true

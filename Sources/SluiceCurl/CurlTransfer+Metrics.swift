@@ -5,20 +5,21 @@ import Sluice
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Transfer metrics from curl's timing counters.
 extension CurlTransfer {
     static func metrics(_ info: sluice_transfer_info) -> TransferMetrics {
         func time(_ micros: curl_off_t) -> Duration? { micros > 0 ? .microseconds(Int64(micros)) : nil }
-        let version: String? = switch info.http_version {
-        case CURL_HTTP_VERSION_1_0: "1.0"
-        case CURL_HTTP_VERSION_1_1: "1.1"
-        case CURL_HTTP_VERSION_2_0: "2"
-        case CURL_HTTP_VERSION_3: "3"
-        default: nil
-        }
+        let version: String? =
+            switch info.http_version {
+            case CURL_HTTP_VERSION_1_0: "1.0"
+            case CURL_HTTP_VERSION_1_1: "1.1"
+            case CURL_HTTP_VERSION_2_0: "2"
+            case CURL_HTTP_VERSION_3: "3"
+            default: nil
+            }
         return TransferMetrics(
             nameLookup: time(info.namelookup_us),
             connect: time(info.connect_us),

@@ -5,7 +5,7 @@ import Sluice
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The easy handle's options: shared ones once per pooled handle, the rest per request.
@@ -22,11 +22,12 @@ extension CurlTransfer {
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, duration.wholeMilliseconds / 1000))
         }
-        let version: Int = switch configuration.httpVersion {
-        case .http1_1: CURL_HTTP_VERSION_1_1
-        case .http2: CURL_HTTP_VERSION_2TLS
-        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
-        }
+        let version: Int =
+            switch configuration.httpVersion {
+            case .http1_1: CURL_HTTP_VERSION_1_1
+            case .http2: CURL_HTTP_VERSION_2TLS
+            case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+            }
         sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
         if configuration.httpVersion == .http2PriorKnowledge && sluice_curl_version_num() < 0x08_00_00 {
             // libcurl before 8.0.0 breaks a reused h2c prior-knowledge connection ("Error in the
@@ -95,10 +96,11 @@ extension CurlTransfer {
             if let password = certificate.password { try set(handle, CURLOPT_KEYPASSWD, password) }
         }
         if let pin = tls.pinnedPublicKey { try set(handle, CURLOPT_PINNEDPUBLICKEY, pin) }
-        let minimum = switch tls.minimumVersion {
-        case .tls1_2: CURL_SSLVERSION_TLSv1_2
-        case .tls1_3: CURL_SSLVERSION_TLSv1_3
-        }
+        let minimum =
+            switch tls.minimumVersion {
+            case .tls1_2: CURL_SSLVERSION_TLSv1_2
+            case .tls1_3: CURL_SSLVERSION_TLSv1_3
+            }
         sluice_easy_setopt_long(handle, CURLOPT_SSLVERSION, minimum)
     }
 
@@ -133,7 +135,7 @@ extension CurlTransfer {
         // (Setting POSTFIELDS makes the method POST, so HTTPGET comes after it.)
         sluice_easy_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
         sluice_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, nil)
-        sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)          // clears POST, NOBODY, UPLOAD
+        sluice_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)  // clears POST, NOBODY, UPLOAD
         if case .none = bodySource {
             if method == .get {
                 return

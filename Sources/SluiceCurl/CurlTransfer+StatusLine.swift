@@ -5,7 +5,7 @@ import Sluice
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reading the status line and Content-Length off the raw header lines.
@@ -26,14 +26,16 @@ extension CurlTransfer {
         var end = line.count
         while end > 0 && (line[end - 1] == 0x0A || line[end - 1] == 0x0D) { end -= 1 }
         guard let firstSpace = line[..<end].firstIndex(of: 0x20),
-              let secondSpace = line[(firstSpace + 1)..<end].firstIndex(of: 0x20) else { return "" }
+            let secondSpace = line[(firstSpace + 1)..<end].firstIndex(of: 0x20)
+        else { return "" }
         return String(decoding: line[(secondSpace + 1)..<end], as: UTF8.self)
     }
 
     /// The value of a `Content-Length: …` line, read from its bytes; nil for any other line.
     static func contentLength(_ line: UnsafeRawBufferPointer) -> Int? {
-        guard line.count > 15, line[14] == 0x3A, line[0] | 0x20 == 0x63, line[7] == 0x2D,   // ":", "c", "-"
-              line[8] | 0x20 == 0x6C, line[13] | 0x20 == 0x68 else { return nil }           // "l", "h"
+        guard line.count > 15, line[14] == 0x3A, line[0] | 0x20 == 0x63, line[7] == 0x2D,  // ":", "c", "-"
+            line[8] | 0x20 == 0x6C, line[13] | 0x20 == 0x68
+        else { return nil }  // "l", "h"
         for (offset, expected) in contentLengthName.enumerated() where line[offset] | 0x20 != expected { return nil }
         var length = 0, digits = 0
         for byte in line[15...] where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {

@@ -5,7 +5,7 @@ import Sluice
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A stream body: a task pulls chunks and hands each to the loop, which feeds curl's read callback

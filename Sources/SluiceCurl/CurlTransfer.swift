@@ -5,9 +5,8 @@ import Sluice
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-
 
 /// One request in flight on a ``CurlEventLoop``: the easy handle's options, the request body
 /// source, the response being received, and the continuation to resume.
@@ -84,7 +83,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard let handle else { return }
         if let outputFile {
             if fflush(outputFile) != 0, failure == nil, result == CURLE_OK {
-                failure = SluiceError(.writeFailed, "flushing the response body to \(request.responseBodyFile?.path ?? "?") failed: \(String(cString: strerror(errno)))")
+                failure = SluiceError(
+                    .writeFailed, "flushing the response body to \(request.responseBodyFile?.path ?? "?") failed: \(String(cString: strerror(errno)))")
             }
         }
         if result == CURLE_OK && failure == nil {
@@ -114,8 +114,9 @@ final class CurlTransfer: @unchecked Sendable {
         if result.rawValue == CURLE_OUT_OF_MEMORY.rawValue && !headersComplete {
             // libcurl refuses a response header section past its 100 KB buffer this way; the
             // machine is not out of memory, the server sent a head too large to accept.
-            return SluiceError(.invalidResponse, "\(request): the response's header section is larger than libcurl's 100 KB limit",
-                               underlying: curl)
+            return SluiceError(
+                .invalidResponse, "\(request): the response's header section is larger than libcurl's 100 KB limit",
+                underlying: curl)
         }
         let what = detail.isEmpty ? curl.summary : detail
         return SluiceError(curl.sluiceCode, "\(request): \(what)", underlying: curl)
@@ -131,7 +132,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard let continuation else { return }
         self.continuation = nil
         loop.load.subtract(1, ordering: .relaxed)
-        ThreadSanitizer.release(self)   // what this thread made happens before the caller reads it
+        ThreadSanitizer.release(self)  // what this thread made happens before the caller reads it
         continuation.resume(with: result)
     }
 

@@ -155,7 +155,11 @@ public final class CurlTransport: HTTPTransport {
 
         /// What is insecure about this configuration, one sentence each; empty when nothing is.
         public var insecurities: [String] {
-            tls.verifyPeer ? [] : ["TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic"]
+            tls.verifyPeer
+                ? []
+                : [
+                    "TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic"
+                ]
         }
 
         /// Where a transport keeps cookies.
@@ -267,9 +271,10 @@ public final class CurlTransport: HTTPTransport {
         var url = url
         return url.withUTF8 { bytes in
             guard bytes.count >= 5, bytes[0] | 0x20 == 0x68, bytes[1] | 0x20 == 0x74, bytes[2] | 0x20 == 0x74,
-                  bytes[3] | 0x20 == 0x70 else { return false }                                   // "http"
-            if bytes[4] == 0x3A { return true }                                                   // ":"
-            return bytes.count >= 6 && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A                // "s:"
+                bytes[3] | 0x20 == 0x70
+            else { return false }  // "http"
+            if bytes[4] == 0x3A { return true }  // ":"
+            return bytes.count >= 6 && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A  // "s:"
         }
     }
 

@@ -147,7 +147,8 @@ public final class Download: Sendable {
                 reporter.start(base: 0, total: record.totalBytes)
             case 206:
                 guard let resume, var record = files.record,
-                      let range = fields["Content-Range"].flatMap(ContentRange.init), range.start == resume.offset else { return }
+                    let range = fields["Content-Range"].flatMap(ContentRange.init), range.start == resume.offset
+                else { return }
                 record.segmentStart = resume.offset
                 record.totalBytes = range.total ?? record.totalBytes
                 try? files.save(record)
@@ -172,8 +173,11 @@ public final class Download: Sendable {
         case 206:
             guard let resume, let range = response.headers["Content-Range"].flatMap(ContentRange.init), range.start == resume.offset else {
                 files.discardAll()
-                throw SluiceError(.invalidResponse, "\(self.request) answered 206 with Content-Range "
-                                  + "\(String(reflecting: response.headers["Content-Range"] ?? "")), which does not continue the file", stage: .client, response: response)
+                throw SluiceError(
+                    .invalidResponse,
+                    "\(self.request) answered 206 with Content-Range "
+                        + "\(String(reflecting: response.headers["Content-Range"] ?? "")), which does not continue the file", stage: .client, response: response
+                )
             }
             try files.settleSegment()
         case 200:
@@ -181,7 +185,7 @@ public final class Download: Sendable {
         case 416 where resume != nil:
             files.discard(files.segment)
             if let total = files.record?.totalBytes, total == resume?.offset {
-                break    // the partial file is already whole
+                break  // the partial file is already whole
             }
             files.discardAll()
             throw RestartNeeded.rangeNotSatisfiable
@@ -192,22 +196,25 @@ public final class Download: Sendable {
 
         let size = PartialDownload.size(files.partial) ?? 0
         if let total = files.record?.totalBytes, size != total {
-            throw SluiceError(.connectionLost, "\(self.request) ended after \(size) of \(total) bytes; the bytes so far are kept for the next run",
-                              stage: .client, response: response)
+            throw SluiceError(
+                .connectionLost, "\(self.request) ended after \(size) of \(total) bytes; the bytes so far are kept for the next run",
+                stage: .client, response: response)
         }
         var digest: String?
         if let expected = configuration.expectedSHA256?.lowercased() {
             let actual = try SHA256File.hex(of: files.partial)
             guard actual == expected else {
                 files.discardAll()
-                throw SluiceError(.checksumMismatch, "\(self.request): the file's SHA-256 is \(actual), expected \(expected); it was not kept",
-                                  stage: .client, response: response)
+                throw SluiceError(
+                    .checksumMismatch, "\(self.request): the file's SHA-256 is \(actual), expected \(expected); it was not kept",
+                    stage: .client, response: response)
             }
             digest = actual
         }
         guard rename(files.partial.path, destination.path) == 0 else {
-            throw SluiceError(.writeFailed, "cannot move the download into place at \(destination.path): \(String(cString: strerror(errno)))",
-                              stage: .client, response: response)
+            throw SluiceError(
+                .writeFailed, "cannot move the download into place at \(destination.path): \(String(cString: strerror(errno)))",
+                stage: .client, response: response)
         }
         files.discardAll()
         var finished = response

@@ -103,7 +103,8 @@ public enum GzipCodec {
                     if output.count + produced > ceiling {
                         return output.count + produced > limits.maximumSize
                             ? SluiceError(.bodyTooLarge, "decompression limit: the \(name) body decodes to more than \(limits.maximumSize) bytes")
-                            : SluiceError(.bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(data.count) bytes")
+                            : SluiceError(
+                                .bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(data.count) bytes")
                     }
                     output.append(contentsOf: buffer[0..<produced])
                 }

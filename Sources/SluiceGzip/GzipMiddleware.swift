@@ -54,7 +54,8 @@ public struct GzipMiddleware: Middleware {
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
         if case .bytes(let body) = request.body, body.count >= configuration.compressionThreshold,
-           !request.headers.contains("Content-Encoding") {
+            !request.headers.contains("Content-Encoding")
+        {
             request.body = .bytes(try GzipCodec.compress(body, level: configuration.compressionLevel))
             try request.headers.set(name: "Content-Encoding", value: "gzip")
         }
@@ -63,13 +64,13 @@ public struct GzipMiddleware: Middleware {
         }
         var response = try await next(request, context)
         guard configuration.decodesResponses, response.bodyFile == nil,
-              let encoding = response.headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased()
+            let encoding = response.headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased()
         else { return response }
         let format: GzipCodec.Format
         switch encoding {
         case "gzip", "x-gzip": format = .gzip
         case "deflate": format = .deflate
-        default: return response            // identity, br, or a list: not ours to undo
+        default: return response  // identity, br, or a list: not ours to undo
         }
         do {
             response.body = try GzipCodec.decompress(response.body, format: format, limits: configuration.limits)

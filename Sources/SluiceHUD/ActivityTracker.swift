@@ -71,7 +71,7 @@ public final class ActivityTracker: Sendable {
             guard state.inFlight == 1 else { return }
             state.timer?.cancel()
             state.generation += 1
-            guard !state.isActive else { return }          // a linger was running: keep showing
+            guard !state.isActive else { return }  // a linger was running: keep showing
             state.timer = schedule(after: configuration.showDelay, generation: state.generation, active: true)
         }
     }
@@ -84,7 +84,7 @@ public final class ActivityTracker: Sendable {
             guard state.inFlight == 0 else { return }
             state.timer?.cancel()
             state.generation += 1
-            guard state.isActive else { return }           // never shown: nothing to hide
+            guard state.isActive else { return }  // never shown: nothing to hide
             state.timer = schedule(after: configuration.linger, generation: state.generation, active: false)
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A HUD for command-line tools: a spinner with the tip, and a progress bar with bytes, total,

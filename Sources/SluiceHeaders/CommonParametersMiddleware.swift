@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Adds the same parameters to every request (seed E's device name, OS version, timestamp, token,
@@ -91,7 +91,8 @@ public struct CommonParametersMiddleware: Middleware {
             }
         case .jsonBody:
             if case .bytes(let body) = request.body, contentType.contains("json"),
-               let merged = try Self.mergingJSON(parameters, into: body) {
+                let merged = try Self.mergingJSON(parameters, into: body)
+            {
                 request.body = .bytes(merged)
             } else if case .empty = request.body, mayHaveBody {
                 request.body = .bytes(try Self.mergingJSON(parameters, into: Data("{}".utf8))!)
@@ -116,8 +117,9 @@ public struct CommonParametersMiddleware: Middleware {
 
     static func appendingForm(_ parameters: [(name: String, value: String)], to body: Data) -> Data {
         let text = String(decoding: body, as: UTF8.self)
-        let existing = Set(text.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
-            .map { $0.removingPercentEncoding ?? $0 })
+        let existing = Set(
+            text.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
+                .map { $0.removingPercentEncoding ?? $0 })
         let added = parameters.filter { !existing.contains($0.name) }
             .map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }
         guard !added.isEmpty else { return body }

@@ -72,8 +72,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             return Data(redaction.form(text).utf8)
         }
         if type.hasPrefix("application/json") || type.contains("+json"),
-           let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-           JSONSerialization.isValidJSONObject(object), redaction.hidesAnyKey(in: object) {
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            JSONSerialization.isValidJSONObject(object), redaction.hidesAnyKey(in: object)
+        {
             let redacted = redaction.json(object)
             if let encoded = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .withoutEscapingSlashes]) {
                 return encoded

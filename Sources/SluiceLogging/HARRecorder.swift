@@ -43,8 +43,10 @@ public final class HARRecorder: Sendable {
 
     /// The HAR file's bytes (pretty-printed JSON).
     public func data() throws -> Data {
-        let document = HARDocument(log: .init(creator: .init(name: "Sluice", version: SluiceVersion.current),
-                                              entries: entries.withLock { $0 }))
+        let document = HARDocument(
+            log: .init(
+                creator: .init(name: "Sluice", version: SluiceVersion.current),
+                entries: entries.withLock { $0 }))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(document)
@@ -73,9 +75,10 @@ public final class HARRecorder: Sendable {
         let redaction = configuration.redaction
         let version = response.metrics?.httpVersion.map { "HTTP/" + ($0.contains(".") || $0 == "2" || $0 == "3" ? $0 : $0 + ".0") } ?? "HTTP/1.1"
         let url = redaction.url(request.url)
-        let query = URLComponents(string: url)?.percentEncodedQueryItems?.map {
-            HARDocument.NameValue(name: $0.name.removingPercentEncoding ?? $0.name, value: ($0.value ?? "").removingPercentEncoding ?? $0.value ?? "")
-        } ?? []
+        let query =
+            URLComponents(string: url)?.percentEncodedQueryItems?.map {
+                HARDocument.NameValue(name: $0.name.removingPercentEncoding ?? $0.name, value: ($0.value ?? "").removingPercentEncoding ?? $0.value ?? "")
+            } ?? []
         var notes: [String] = []
         var postData: HARDocument.PostData?
         var requestBodySize = 0
@@ -125,13 +128,15 @@ public final class HARRecorder: Sendable {
         return HARDocument.Entry(
             startedDateTime: Self.iso8601(started),
             time: total,
-            request: .init(method: request.method.rawValue, url: url, httpVersion: version,
-                           headers: request.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
-                           queryString: query, postData: postData, bodySize: requestBodySize),
-            response: .init(status: response.status.code, statusText: response.status.reasonPhrase, httpVersion: version,
-                            headers: response.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
-                            content: content, redirectURL: response.headers["Location"] ?? "",
-                            bodySize: Int(metrics?.bytesReceived ?? Int64(response.body.count))),
+            request: .init(
+                method: request.method.rawValue, url: url, httpVersion: version,
+                headers: request.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
+                queryString: query, postData: postData, bodySize: requestBodySize),
+            response: .init(
+                status: response.status.code, statusText: response.status.reasonPhrase, httpVersion: version,
+                headers: response.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
+                content: content, redirectURL: response.headers["Location"] ?? "",
+                bodySize: Int(metrics?.bytesReceived ?? Int64(response.body.count))),
             timings: timings,
             serverIPAddress: metrics?.remoteAddress,
             comment: notes.isEmpty ? nil : notes.joined(separator: "; ")

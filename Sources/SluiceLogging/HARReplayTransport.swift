@@ -74,8 +74,9 @@ public final class HARReplayTransport: HTTPTransport {
             let status = HTTPStatus(code: entry.response.status, reasonPhrase: entry.response.statusText.isEmpty ? nil : entry.response.statusText)
             var response = HTTPResponse(status: status, headers: fields, body: try decode(entry.response.content.text, entry.response.content.encoding))
             response.source = .replay
-            return Recorded(method: entry.request.method, url: entry.request.url,
-                            body: try decode(entry.request.postData?.text, entry.request.postData?.encoding), response: response)
+            return Recorded(
+                method: entry.request.method, url: entry.request.url,
+                body: try decode(entry.request.postData?.text, entry.request.postData?.encoding), response: response)
         }
     }
 

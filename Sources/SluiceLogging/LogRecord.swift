@@ -50,7 +50,9 @@ struct LogRecord {
             }
             line.append(contentsOf: response.source.description)
         case .failure(let error):
-            line.paint("31", colours) { $0.append("failed: "); $0.append(contentsOf: Self.describe(error)) }
+            line.paint("31", colours) {
+                $0.append("failed: "); $0.append(contentsOf: Self.describe(error))
+            }
             line.append(", ")
             line.append(milliseconds: milliseconds)
         case .cancelled:
@@ -198,16 +200,19 @@ struct LogRecord {
         let limit = configuration.bodyLimit
         let isJSON = type.hasPrefix("application/json") || type.contains("+json")
         if isJSON, data.count <= limit,
-           let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-           let pretty = try? JSONSerialization.data(
-               withJSONObject: configuration.redaction.json(object),
-               options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) {
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            let pretty = try? JSONSerialization.data(
+                withJSONObject: configuration.redaction.json(object),
+                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        {
             return String(decoding: pretty, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
-        let isText = isJSON || type.hasPrefix("text/") || type.contains("xml") || type.hasPrefix("application/x-www-form-urlencoded")
+        let isText =
+            isJSON || type.hasPrefix("text/") || type.contains("xml") || type.hasPrefix("application/x-www-form-urlencoded")
             || (type.isEmpty && !data.prefix(limit).contains { $0 < 0x09 })
         let shown = data.prefix(limit)
-        guard isText, var text = String(data: shown, encoding: .utf8) ?? (shown.count < data.count ? String(data: shown.dropLast(3), encoding: .utf8) : nil) else {
+        guard isText, var text = String(data: shown, encoding: .utf8) ?? (shown.count < data.count ? String(data: shown.dropLast(3), encoding: .utf8) : nil)
+        else {
             return ["(binary, \(size(Int64(data.count))))"]
         }
         if type.hasPrefix("application/x-www-form-urlencoded") { text = configuration.redaction.form(text) }

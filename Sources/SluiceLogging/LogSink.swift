@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where ``LoggingMiddleware`` writes: standard error, a file, or a closure. Each record arrives
@@ -77,7 +77,7 @@ final class FileDescriptorBox: Sendable {
             while offset < bytes.count {
                 let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                 if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }          // a full disk loses log lines, never the call
+                guard written > 0 else { return }  // a full disk loses log lines, never the call
                 offset += written
             }
         }

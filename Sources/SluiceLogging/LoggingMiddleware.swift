@@ -78,9 +78,10 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         sink: LogSink = .standardError, redaction: Redaction = .default, format: LogFormat = .text,
         honoursEnvironmentInRelease: Bool = false
     ) -> LoggingMiddleware {
-        let off = LoggingMiddleware(configuration: Configuration(
-            level: .none, sink: sink, redaction: redaction, format: format,
-            honoursEnvironmentInRelease: honoursEnvironmentInRelease))
+        let off = LoggingMiddleware(
+            configuration: Configuration(
+                level: .none, sink: sink, redaction: redaction, format: format,
+                honoursEnvironmentInRelease: honoursEnvironmentInRelease))
         return off.configured(environment) ?? off
     }
 
@@ -94,10 +95,11 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
     private func configured(_ environment: [String: String]) -> LoggingMiddleware? {
         guard let value = environment[Self.environmentVariable] else { return nil }
         #if !DEBUG
-        guard configuration.honoursEnvironmentInRelease else { return nil }
+            guard configuration.honoursEnvironmentInRelease else { return nil }
         #endif
         guard let level = LogLevel(name: value.trimmingCharacters(in: .whitespaces)) else {
-            configuration.sink.write("sluice: \(Self.environmentVariable)=\(value) is not one of off, basic, headers, body; logging stays \(configuration.level)")
+            configuration.sink.write(
+                "sluice: \(Self.environmentVariable)=\(value) is not one of off, basic, headers, body; logging stays \(configuration.level)")
             return nil
         }
         var copy = configuration
@@ -110,15 +112,17 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         let start = configuration.now()
         do {
             let response = try await next(request, context)
-            let record = LogRecord(request: response.request ?? request, outcome: .response(response),
-                                   elapsed: configuration.now() - start, trace: context.traceSoFar)
+            let record = LogRecord(
+                request: response.request ?? request, outcome: .response(response),
+                elapsed: configuration.now() - start, trace: context.traceSoFar)
             configuration.sink.write(render(record))
             return response
         } catch {
             let cancelled = error is CancellationError || Task.isCancelled
             let sent = (error as? SluiceError)?.response?.request ?? request
-            let record = LogRecord(request: sent, outcome: cancelled ? .cancelled : .failure(error),
-                                   elapsed: configuration.now() - start, trace: nil)
+            let record = LogRecord(
+                request: sent, outcome: cancelled ? .cancelled : .failure(error),
+                elapsed: configuration.now() - start, trace: nil)
             configuration.sink.write(render(record))
             throw error
         }

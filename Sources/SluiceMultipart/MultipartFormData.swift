@@ -70,7 +70,8 @@ public struct MultipartFormData: Sendable {
     /// first bytes, else `application/octet-stream`; an image without a file name gets a
     /// timestamp name (`yyyyMMddHHmmss` and its extension).
     public mutating func append(_ data: Data, name: String, filename: String? = nil, contentType: String? = nil) {
-        let type = contentType
+        let type =
+            contentType
             ?? filename.map(MIMEType.guess(forPath:)).flatMap { $0 == MIMEType.fallback ? nil : $0 }
             ?? MIMEType.sniffImage(data)
             ?? MIMEType.fallback
@@ -85,8 +86,10 @@ public struct MultipartFormData: Sendable {
     /// from it. The file is checked when the body is made (``makeBody()``).
     public mutating func append(fileAt url: URL, name: String, filename: String? = nil, contentType: String? = nil) {
         let filename = filename ?? url.lastPathComponent
-        parts.append(Part(name: name, filename: filename, contentType: contentType ?? MIMEType.guess(forPath: filename),
-                          content: .file(url)))
+        parts.append(
+            Part(
+                name: name, filename: filename, contentType: contentType ?? MIMEType.guess(forPath: filename),
+                content: .file(url)))
     }
 
     // MARK: Encoding
@@ -99,10 +102,11 @@ public struct MultipartFormData: Sendable {
     public func makeBody() throws(SluiceError) -> HTTPBody {
         let segments = try self.segments()
         let length = segments.reduce(Int64(0)) { $0 + $1.length }
-        return .stream(.replayable(length: length) {
-            let reader = MultipartReader(segments: segments)
-            return AsyncThrowingStream(unfolding: { try reader.next() })
-        })
+        return .stream(
+            .replayable(length: length) {
+                let reader = MultipartReader(segments: segments)
+                return AsyncThrowingStream(unfolding: { try reader.next() })
+            })
     }
 
     /// The whole body in memory (files read in). For small forms and tests; send large ones with
@@ -126,7 +130,8 @@ public struct MultipartFormData: Sendable {
             head += "\r\n"
             if let type = part.contentType {
                 guard !type.contains(where: { $0.isNewline || $0 == "\0" }) else {
-                    throw SluiceError(.invalidBody, "the content type \(String(reflecting: type)) of part \(String(reflecting: part.name)) has a line break or NUL")
+                    throw SluiceError(
+                        .invalidBody, "the content type \(String(reflecting: type)) of part \(String(reflecting: part.name)) has a line break or NUL")
                 }
                 head += "Content-Type: \(type)\r\n"
             }

@@ -63,8 +63,10 @@ final class MultipartReader: Sendable {
                     if state.readFromFile > size || (count == 0 && state.readFromFile < size) {
                         close(state.descriptor)
                         state.descriptor = -1
-                        throw SluiceError(.invalidBody, "\(url.path) changed size while it was being sent: \(size) bytes when the form was made, "
-                                          + (state.readFromFile > size ? "more" : "\(state.readFromFile)") + " now")
+                        throw SluiceError(
+                            .invalidBody,
+                            "\(url.path) changed size while it was being sent: \(size) bytes when the form was made, "
+                                + (state.readFromFile > size ? "more" : "\(state.readFromFile)") + " now")
                     }
                     if count == 0 {
                         close(state.descriptor)

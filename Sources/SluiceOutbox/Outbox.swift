@@ -56,8 +56,10 @@ public final class Outbox: Sendable {
     /// Opens (or creates) the outbox at `path`.
     ///
     /// - Throws: `.writeFailed` when the file cannot be opened or created.
-    public init(path: String, transport: any HTTPTransport, monitor: (any ReachabilityMonitor)? = nil,
-                configuration: Configuration = .default) throws(SluiceError) {
+    public init(
+        path: String, transport: any HTTPTransport, monitor: (any ReachabilityMonitor)? = nil,
+        configuration: Configuration = .default
+    ) throws(SluiceError) {
         self.path = path
         self.transport = transport
         self.monitor = monitor
@@ -111,17 +113,21 @@ public final class Outbox: Sendable {
                 await self.replay()
             }
         }
-        watcher.withLock { $0?.cancel(); $0 = task }
+        watcher.withLock {
+            $0?.cancel(); $0 = task
+        }
     }
 
     /// Sends the stored requests, oldest first, until one cannot be delivered yet. One pass at a
     /// time: a call while another runs returns at once.
     public func replay() async {
-        guard replaying.withLock({ running in
-            if running { return false }
-            running = true
-            return true
-        }) else { return }
+        guard
+            replaying.withLock({ running in
+                if running { return false }
+                running = true
+                return true
+            })
+        else { return }
         defer { replaying.withLock { $0 = false } }
         while let entry = try? database.withLock({ database throws(SluiceError) in try database.oldest() }) {
             if Date().timeIntervalSince1970 - entry.created > Double(configuration.maximumAge.components.seconds) {
@@ -138,7 +144,7 @@ public final class Outbox: Sendable {
                 if [408, 425, 429].contains(response.status.code) || response.status.code >= 500 { return }
                 remove(entry, outcome: .delivered(key: entry.key, status: response.status.code))
             } catch {
-                return        // offline again, or the server is down: try on the next pass
+                return  // offline again, or the server is down: try on the next pass
             }
         }
     }

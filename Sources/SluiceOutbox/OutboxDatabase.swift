@@ -24,7 +24,8 @@ struct OutboxDatabase: Sendable {
     init(path: String) throws(SluiceError) {
         do {
             connection = try SQLiteConnection(path: path, busyTimeout: .seconds(5))
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,
                     method TEXT NOT NULL, url TEXT NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL,
                     created REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)
@@ -73,7 +74,8 @@ struct OutboxDatabase: Sendable {
                 guard try connection.stepRow(statement) else { return nil }
                 let id = connection.int64(statement, 0)
                 guard let url = URL(string: connection.text(statement, 3) ?? ""),
-                      let method = HTTPMethod(rawValue: connection.text(statement, 2) ?? "") else { return (nil, id) }
+                    let method = HTTPMethod(rawValue: connection.text(statement, 2) ?? "")
+                else { return (nil, id) }
                 var request = HTTPRequest(method: method, url: url)
                 request.headers = (try? HTTPFields(stored: connection.text(statement, 4) ?? "")) ?? HTTPFields()
                 let body = connection.blob(statement, 5)

@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// "Can I reach my API host?": a TCP connection to a host and port, within a timeout.

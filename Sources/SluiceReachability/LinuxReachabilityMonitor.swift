@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reachability on Linux, from the kernel: a netlink socket (`NETLINK_ROUTE`, the link, IPv4/IPv6
@@ -31,7 +31,8 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
     ///
     /// - Throws: ``ReachabilityError`` when the socket cannot be opened or bound.
     public init() throws(ReachabilityError) {
-        let fd = Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0 /* NETLINK_ROUTE */)
+        let netlinkRoute: Int32 = 0  // NETLINK_ROUTE
+        let fd = Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), netlinkRoute)
         guard fd >= 0 else { throw ReachabilityError("cannot open a netlink socket: \(String(cString: strerror(errno)))") }
         // sockaddr_nl: family, pad, pid, groups (RTMGRP_LINK | IPV4_IFADDR | IPV4_ROUTE | IPV6_IFADDR | IPV6_ROUTE).
         var address = NetlinkAddress(family: UInt16(AF_NETLINK), pad: 0, pid: 0, groups: 0x1 | 0x10 | 0x40 | 0x100 | 0x400)
@@ -130,8 +131,9 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
             defer { entry = current.pointee.ifa_next }
             let flags = current.pointee.ifa_flags
             guard flags & UInt32(IFF_UP) != 0, flags & UInt32(IFF_LOOPBACK) == 0,
-                  let address = current.pointee.ifa_addr,
-                  address.pointee.sa_family == UInt16(AF_INET) || address.pointee.sa_family == UInt16(AF_INET6) else { continue }
+                let address = current.pointee.ifa_addr,
+                address.pointee.sa_family == UInt16(AF_INET) || address.pointee.sa_family == UInt16(AF_INET6)
+            else { continue }
             usable.insert(String(cString: current.pointee.ifa_name))
         }
         guard usable.contains(route) else { return .unreachable }
@@ -169,7 +171,8 @@ public final class LinuxReachabilityMonitor: ReachabilityMonitor {
             return .wireless
         }
         if let type = SystemFile.text(folder + "/type"),
-           type.trimmingCharacters(in: .whitespacesAndNewlines) == "1" {
+            type.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        {
             return .wired
         }
         return .other
@@ -183,4 +186,3 @@ struct NetlinkAddress {
     var pid: UInt32
     var groups: UInt32
 }
-

@@ -35,4 +35,3 @@ public enum ReachabilityStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-

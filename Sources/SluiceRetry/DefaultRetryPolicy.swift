@@ -96,7 +96,7 @@ public struct DefaultRetryPolicy: RetryPolicy {
         guard let error = error as? SluiceError else { return false }
         switch error.code {
         case .cannotConnect, .connectionLost, .timedOut: return true
-        default: return false        // TLS, DNS, invalid input, too large, offline…
+        default: return false  // TLS, DNS, invalid input, too large, offline…
         }
     }
 

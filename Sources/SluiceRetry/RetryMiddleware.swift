@@ -31,7 +31,8 @@ public struct RetryMiddleware: Middleware {
             let outcome: Result<HTTPResponse, any Error>
             do { outcome = .success(try await next(request, context)) } catch { outcome = .failure(error) }
             guard case .retry(let delay) = policy.decision(for: request, attempt: attempt, outcome: outcome),
-                  fitsDeadline(delay, context), budget.withdraw() else {
+                fitsDeadline(delay, context), budget.withdraw()
+            else {
                 var response = try outcome.get()
                 if attempt > 1 { response.attempts = attempt }
                 return response

@@ -3,7 +3,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One SQLite connection and its prepared statements, as Sluice's SQLite files use it (the cache's

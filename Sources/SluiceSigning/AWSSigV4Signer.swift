@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// AWS Signature Version 4, by AWS's published specification: header signing and presigned URLs.

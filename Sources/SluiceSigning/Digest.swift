@@ -42,8 +42,9 @@ public enum Digest: String, Sendable, Hashable {
         var length: UInt32 = 0
         let result = key.withUnsafeBytes { keyBytes in
             data.withUnsafeBytes { dataBytes in
-                HMAC(algorithm, keyBytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(keyBytes.count),
-                     dataBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), dataBytes.count, &output, &length)
+                HMAC(
+                    algorithm, keyBytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(keyBytes.count),
+                    dataBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), dataBytes.count, &output, &length)
             }
         }
         guard result != nil else { throw SluiceError(.other, "libcrypto could not compute HMAC-\(rawValue) (out of memory?)") }

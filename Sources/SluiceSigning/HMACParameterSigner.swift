@@ -62,7 +62,8 @@ public struct HMACParameterSigner: Signer {
     /// `request` with the timestamp, the nonce and the signature.
     public func sign(_ request: HTTPRequest, date: Date) throws(SluiceError) -> HTTPRequest {
         let added = [(configuration.timestampName, String(Int(date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce())]
-        let isForm = !SigningText.formPairs(request).isEmpty
+        let isForm =
+            !SigningText.formPairs(request).isEmpty
             || request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         var signed = try adding(added, to: request, inForm: isForm)
         let signature = try self.signature(of: stringToSign(signed))

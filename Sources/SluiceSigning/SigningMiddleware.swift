@@ -36,4 +36,3 @@ public struct SigningMiddleware: Middleware {
         try await next(try await signer.sign(request, date: configuration.clock()), context)
     }
 }
-

@@ -29,7 +29,8 @@ enum SigningText {
     /// The pairs of an `application/x-www-form-urlencoded` in-memory body.
     static func formPairs(_ request: HTTPRequest) -> [(String, String)] {
         guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-              case .bytes(let body) = request.body else { return [] }
+            case .bytes(let body) = request.body
+        else { return [] }
         return pairs(String(decoding: body, as: UTF8.self), plusIsSpace: true)
     }
 

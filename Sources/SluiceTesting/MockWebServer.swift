@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A scriptable HTTP/1.1 server on 127.0.0.1 with an ephemeral port, for testing transports and
@@ -232,7 +232,7 @@ public final class MockWebServer: Sendable {
     /// nil at a clean end of the stream, else the fault the server answers with a 400. The server's
     /// parser without a socket, for the `sluice-fuzz` target; not part of the testing API.
     @_spi(Fuzzing) public static func parseRequests(_ bytes: [UInt8], bodyLimit: Int = .max) -> (requests: [RecordedRequest], failure: String?) {
-        var reader = SocketReader(fd: -1)   // recv on -1 fails, which the reader takes as the end of the stream
+        var reader = SocketReader(fd: -1)  // recv on -1 fails, which the reader takes as the end of the stream
         reader.buffer = bytes
         var requests: [RecordedRequest] = []
         while true {

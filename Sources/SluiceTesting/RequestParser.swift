@@ -35,13 +35,15 @@ enum RequestParser {
         let requestLine = lines.removeFirst()
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[1].first == "/" || parts[1] == "*" || parts[1].contains("://"),
-              parts[2].hasPrefix("HTTP/1.") else {
+            parts[2].hasPrefix("HTTP/1.")
+        else {
             throw .badRequestLine(requestLine)
         }
         var headers: [(name: String, value: String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  !line[..<colon].contains(where: { $0 == " " || $0 == "\t" }) else {
+                !line[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+            else {
                 throw .badHeader(line)
             }
             headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
@@ -56,7 +58,7 @@ enum RequestParser {
                 let sizeText = line.split(separator: ";").first.map(String.init) ?? ""
                 guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else { throw .badChunk }
                 if size == 0 {
-                    while try !readLine(&reader).isEmpty {}   // trailers
+                    while try !readLine(&reader).isEmpty {}  // trailers
                     break
                 }
                 try readBytes(&reader, count: size, into: &body, keeping: bodyLimit)

@@ -57,7 +57,8 @@ public enum PercentEncoding {
         }
         let scheme = trimmed[..<schemeEnd.lowerBound]
         guard let first = scheme.first, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else {
             throw SluiceError(.invalidURL, "\(String(reflecting: text)) has an invalid scheme \(String(reflecting: String(scheme)))")
         }
         var rest = trimmed[schemeEnd.upperBound...]
@@ -93,10 +94,10 @@ public enum PercentEncoding {
     private static func allowed(_ byte: UInt8, _ component: Component) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         case UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "'"),
-             UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: ","), UInt8(ascii: ";"):
+            UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: ","), UInt8(ascii: ";"):
             return true
         case UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: "+"):
             return component != .queryItem

@@ -42,7 +42,7 @@ enum XMLSource {
             case "iso-8859-1", "latin1", "iso_8859-1", "l1": return try transcoded(data, .isoLatin1, name: declared, skipping: 0)
             case "us-ascii", "ascii": return try transcoded(data, .ascii, name: declared, skipping: 0)
             case "windows-1252", "cp1252": return try transcoded(data, .windowsCP1252, name: declared, skipping: 0)
-            case "utf-16": break   // declared UTF-16 but written in one-byte units (no BOM, no 00 bytes): checked as UTF-8
+            case "utf-16": break  // declared UTF-16 but written in one-byte units (no BOM, no 00 bytes): checked as UTF-8
             default: throw unsupported(declared)
             }
         }
@@ -82,11 +82,18 @@ enum XMLSource {
                 var at = open + 9, quote: UInt8?
                 while at < bytes.count {
                     let byte = bytes[at]
-                    if let open = quote { if byte == open { quote = nil } }
-                    else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { quote = byte }
-                    else if byte == UInt8(ascii: "[") {
-                        throw SluiceError(.decodingFailed, "not valid XML: the DOCTYPE at byte \(open) has an internal subset, which is refused (its declarations can expand entities and crash FoundationXML's parser)")
-                    } else if byte == UInt8(ascii: ">") { break }
+                    if let open = quote {
+                        if byte == open { quote = nil }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = byte
+                    } else if byte == UInt8(ascii: "[") {
+                        throw SluiceError(
+                            .decodingFailed,
+                            "not valid XML: the DOCTYPE at byte \(open) has an internal subset, which is refused (its declarations can expand entities and crash FoundationXML's parser)"
+                        )
+                    } else if byte == UInt8(ascii: ">") {
+                        break
+                    }
                     at += 1
                 }
                 index = at + 1
@@ -119,7 +126,9 @@ enum XMLSource {
     static func declaredEncoding(_ data: Data) -> String? {
         let declaration = [UInt8](data.prefix(256))
         guard declaration.starts(with: Array("<?xml".utf8)),
-              let end = declaration.indices.first(where: { declaration[$0] == UInt8(ascii: "?") && $0 + 1 < declaration.count && declaration[$0 + 1] == UInt8(ascii: ">") })
+            let end = declaration.indices.first(where: {
+                declaration[$0] == UInt8(ascii: "?") && $0 + 1 < declaration.count && declaration[$0 + 1] == UInt8(ascii: ">")
+            })
         else { return nil }
         let text = String(decoding: declaration[..<end], as: UTF8.self)
         guard let key = text.range(of: "encoding") else { return nil }
@@ -140,7 +149,9 @@ enum XMLSource {
     }
 
     private static func unsupported(_ name: String) -> SluiceError {
-        SluiceError(.decodingFailed, "not valid XML: the encoding \(String(reflecting: name)) is not supported (UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 are)")
+        SluiceError(
+            .decodingFailed,
+            "not valid XML: the encoding \(String(reflecting: name)) is not supported (UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 are)")
     }
 
     /// The offset of the first byte that is not part of valid UTF-8, or nil.

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Sluice
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// An XML element as a plain value: its name, attributes, child elements and text. Small on
 /// purpose: what the seeds' XML responses need, without a DOM.
@@ -50,8 +51,9 @@ public struct XMLTree: Sendable, Hashable {
         }
         guard parsed, let root = builder.root else {
             let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "no root element"
-            throw SluiceError(.decodingFailed, "not valid XML at line \(parser.lineNumber), column \(parser.columnNumber): \(reason)",
-                              underlying: parser.parserError)
+            throw SluiceError(
+                .decodingFailed, "not valid XML at line \(parser.lineNumber), column \(parser.columnNumber): \(reason)",
+                underlying: parser.parserError)
         }
         self = root
     }
@@ -73,8 +75,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     var problem: String?
     private var open: [(element: XMLTree, text: String)] = []
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
         guard open.count < XMLTree.maximumDepth else {
             problem = "elements nest deeper than \(XMLTree.maximumDepth) levels"
             parser.abortParsing()

@@ -7,7 +7,7 @@ import SluiceTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A redis-server of the test's own, on a port it keeps across a kill and a restart.
@@ -39,7 +39,11 @@ final class OwnRedis: Sendable {
 
     /// SIGKILL, as a crash or an OOM kill would.
     func kill() {
-        guard let server = process.withLock({ process -> Process? in defer { process = nil }; return process }) else { return }
+        guard
+            let server = process.withLock({ process -> Process? in
+                defer { process = nil }; return process
+            })
+        else { return }
         Glibc.kill(server.processIdentifier, SIGKILL)
         server.waitUntilExit()
     }
@@ -62,14 +66,14 @@ struct RedisCacheStoreTests {
 
         redis.kill()
         for _ in 0..<5 {
-            let response = try await fetch()           // never an error: the cache is bypassed
+            let response = try await fetch()  // never an error: the cache is bypassed
             #expect(response.status == .ok && response.text == "fresh" && response.source == .network)
         }
         #expect(log.withLock { $0.count } == 1, "one warning per outage: \(log.withLock { $0 })")
         #expect(log.withLock { $0.first }?.hasPrefix("Redis at 127.0.0.1:\(redis.port) ") == true)
         #expect(log.withLock { $0.first }?.hasSuffix("; the cache is bypassed until Redis answers again") == true)
 
-        try await redis.start()                          // empty: no persistence
+        try await redis.start()  // empty: no persistence
         // Within a second the store tries Redis again; the first fetch after that stores, the next hits.
         var sources: [ResponseSource] = []
         let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(10))
@@ -87,8 +91,10 @@ struct RedisCacheStoreTests {
         let redis = OwnRedis()
         try await redis.start()
         let log = Locked([String]())
-        let store = RedisCacheStore(configuration: .init(port: redis.port, keyPrefix: "stall:", commandTimeout: .milliseconds(300),
-                                                         log: { line in log.withLock { $0.append(line) } }))
+        let store = RedisCacheStore(
+            configuration: .init(
+                port: redis.port, keyPrefix: "stall:", commandTimeout: .milliseconds(300),
+                log: { line in log.withLock { $0.append(line) } }))
         try await store.put(CacheStoreEntry.sample, for: "k")
         redis.signal(SIGSTOP)
         let started = ContinuousClock.now
@@ -101,7 +107,7 @@ struct RedisCacheStoreTests {
         // At least the timeout, and then an answer, however loaded the machine (without one, hiredis waits forever).
         #expect(waited >= .milliseconds(250) && waited < TestTiming.scaled(.seconds(10)), "the 300 ms command timeout: \(waited)")
         redis.signal(SIGCONT)
-        try await Task.sleep(for: .milliseconds(1_100))   // past the default one-second retry interval
+        try await Task.sleep(for: .milliseconds(1_100))  // past the default one-second retry interval
         #expect(try await store.get("k") == CacheStoreEntry.sample)
         #expect(log.withLock { $0.count } == 2, "\(log.withLock { $0 })")
     }
@@ -122,13 +128,14 @@ struct RedisCacheStoreTests {
         let seconds = Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         let elapsed = Int(started.duration(to: .now).components.seconds) + 1
         #expect(status == 0)
-        #expect(seconds.map { (3_600 - elapsed...3_600).contains($0) } == true,
-                "TTL \(String(describing: seconds)) after \(elapsed) s; -1 would mean no expiry")
+        #expect(
+            seconds.map { (3_600 - elapsed...3_600).contains($0) } == true,
+            "TTL \(String(describing: seconds)) after \(elapsed) s; -1 would mean no expiry")
         try await store.clear()
     }
 
     @Test func anUnreachableRedisFailsFastWithATypedError() async throws {
-        let closed = OwnRedis()                      // never started: nothing listens
+        let closed = OwnRedis()  // never started: nothing listens
         // A long retry interval: the second call comes within it however loaded the machine is.
         let store = RedisCacheStore(configuration: .init(port: closed.port, retryInterval: .seconds(600), log: { _ in }))
         await #expect {
@@ -188,8 +195,10 @@ struct RedisSharedTests {
     static func fetch(_ url: URL, prefix: String) async throws -> Outcome {
         let process = Process()
         process.executableURL = try BuiltProducts.executable("sluice-cache-stress")
-        process.arguments = ["redis-fetch", try InteropServers.value("SLUICE_REDIS_HOST"), try InteropServers.value("SLUICE_REDIS_PORT"),
-                             prefix, url.absoluteString]
+        process.arguments = [
+            "redis-fetch", try InteropServers.value("SLUICE_REDIS_HOST"), try InteropServers.value("SLUICE_REDIS_PORT"),
+            prefix, url.absoluteString,
+        ]
         let (data, status) = try await Blocking.output(of: process, mergingErrors: true)
         return Outcome(status: status, text: String(decoding: data, as: UTF8.self))
     }
@@ -209,9 +218,11 @@ struct RedisSharedTests {
             #expect(other.status == 0, "\(other.text)")
             #expect(other.text == "source cache status 200 bytes \(bytes ?? "?")", "\(other.text)")
         }
-        try await RedisCacheStore(configuration: .init(host: try InteropServers.value("SLUICE_REDIS_HOST"),
-                                                       port: Int(try InteropServers.value("SLUICE_REDIS_PORT")) ?? 0,
-                                                       keyPrefix: prefix)).clear()
+        try await RedisCacheStore(
+            configuration: .init(
+                host: try InteropServers.value("SLUICE_REDIS_HOST"),
+                port: Int(try InteropServers.value("SLUICE_REDIS_PORT")) ?? 0,
+                keyPrefix: prefix)
+        ).clear()
     }
 }
-

@@ -1,9 +1,9 @@
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
-import SluiceCurl
 import Testing
 
 @Suite("CacheMiddleware against nginx and httpbin")

@@ -379,10 +379,12 @@ struct CachePOSTTests {
     }
 
     @Test func anOptedInPOSTIsKeyedByItsBody() async throws {
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), replies: [
-            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "results for a"),
-            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "results for b"),
-        ])
+        let cache = MiddlewareHarness(
+            CacheMiddleware(store: store),
+            replies: [
+                .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "results for a"),
+                .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "results for b"),
+            ])
         #expect(try await cache.send(post(#"{"q":"a"}"#)).source == .network)
         #expect(try await cache.send(post(#"{"q":"b"}"#)).text == "results for b")
         let again = try await cache.send(post(#"{"q":"a"}"#))
@@ -401,18 +403,20 @@ struct CachePOSTTests {
         }
         let cache = MiddlewareHarness(CacheMiddleware(store: sqlite), replies: [reply("for token one"), reply("for token two")])
         func request(_ token: String) -> HTTPRequest {
-            HTTPRequest(url: URL(string: "https://ann:hunter2@api.example.com/feed?page=2&token=\(token)&Signature=abc%2Bdef")!,
-                        headers: ["Authorization": "Bearer bearer-\(token)"])
+            HTTPRequest(
+                url: URL(string: "https://ann:hunter2@api.example.com/feed?page=2&token=\(token)&Signature=abc%2Bdef")!,
+                headers: ["Authorization": "Bearer bearer-\(token)"])
         }
         #expect(try await cache.send(request("tok-1111")).source == .network)
-        #expect(try await cache.send(request("tok-2222")).text == "for token two")   // another token, another entry
+        #expect(try await cache.send(request("tok-2222")).text == "for token two")  // another token, another entry
         let hit = try await cache.send(request("tok-1111"))
         #expect(hit.source == .cache && hit.text == "for token one")
 
         let key = CacheMiddleware(store: sqlite).key(for: request("tok-1111"))
         // The fingerprints are the first 32 hex digits of `printf '<secret>' | sha256sum`.
-        #expect(key == "GET https://ann:sha256:f52fbd32b2b3b86ff88ef6c490628285@api.example.com/feed?page=2"
-            + "&token=sha256:47871f6440bf14c001cc6a24137056c2&Signature=sha256:5cafcdc0243d59e8f1dd60315840efe3")
+        #expect(
+            key == "GET https://ann:sha256:f52fbd32b2b3b86ff88ef6c490628285@api.example.com/feed?page=2"
+                + "&token=sha256:47871f6440bf14c001cc6a24137056c2&Signature=sha256:5cafcdc0243d59e8f1dd60315840efe3")
         #expect(try await sqlite.items().map(\.key).sorted() == [key, CacheMiddleware(store: sqlite).key(for: request("tok-2222"))].sorted())
         // Not in the database or its write-ahead log, in any form.
         var bytes = Data()
@@ -426,13 +430,14 @@ struct CachePOSTTests {
     }
 
     @Test func aPOSTThatDidNotOptInIsNeverCachedAndInvalidates() async throws {
-        let cache = MiddlewareHarness(CacheMiddleware(store: store), replies: [
-            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "1"),
-            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "2"),
-        ])
+        let cache = MiddlewareHarness(
+            CacheMiddleware(store: store),
+            replies: [
+                .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "1"),
+                .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "2"),
+            ])
         _ = try await cache.send(post("x", caches: false))
         #expect(try await cache.send(post("x", caches: false)).text == "2")
         #expect(try await store.entryCount() == 0)
     }
 }
-

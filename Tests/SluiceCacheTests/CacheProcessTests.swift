@@ -6,7 +6,7 @@ import SluiceTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `sluice-cache-stress` helper, built beside the test binary.
@@ -36,8 +36,10 @@ struct CacheProcessTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         // A private mount namespace: the 512 KB tmpfs exists for the helper alone and is gone
         // when it exits.
-        process.arguments = ["-m", "sh", "-c", #"mount -t tmpfs -o size=512k tmpfs "$1" && exec "$2" diskfull "$1/cache.sqlite""#,
-                             "sh", folder.path, try stressHelper().path]
+        process.arguments = [
+            "-m", "sh", "-c", #"mount -t tmpfs -o size=512k tmpfs "$1" && exec "$2" diskfull "$1/cache.sqlite""#,
+            "sh", folder.path, try stressHelper().path,
+        ]
         let (data, status) = try await Blocking.output(of: process, mergingErrors: true)
         let text = String(decoding: data, as: UTF8.self)
         // Every failed put was SQLITE_FULL (13), whether the row or a body file met the full disk;

@@ -39,153 +39,224 @@ let date0 = Date(timeIntervalSince1970: 1_000_000)
 
 /// Every directive and policy of RFC 9111 and `CachePolicy`, over real HTTP through CurlTransport.
 let scenarios: [Scenario] = [
-    Scenario(name: "max-age: fresh copies are served, then the server is asked again", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network, body: "a"),
-        Step(advance: 59, source: .cache, body: "a"),
-        Step(advance: 2, reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "s-maxage governs a shared cache", shared: true, steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=1, s-maxage=100")], "a"), source: .network),
-        Step(advance: 50, source: .cache, body: "a"),
-    ]),
-    Scenario(name: "Expires minus Date is the lifetime", steps: [
-        Step(reply: reply(200, [("Date", HTTPDate.format(date0)), ("Expires", HTTPDate.format(date0 + 30))], "a"), source: .network),
-        Step(advance: 29, source: .cache),
-        Step(advance: 2, reply: reply(200, [], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "heuristic: 10% of the time since Last-Modified", steps: [
-        Step(reply: reply(200, [("Date", HTTPDate.format(date0)), ("Last-Modified", HTTPDate.format(date0 - 1_000))], "a"), source: .network),
-        Step(advance: 99, source: .cache),
-        Step(advance: 2, reply: reply(304, []), source: .revalidated, body: "a", sent: [("If-Modified-Since", HTTPDate.format(date0 - 1_000))]),
-    ]),
-    Scenario(name: "the Age a server sends counts", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("Age", "50")], "a"), source: .network),
-        Step(advance: 11, reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "ETag: a 304 revalidates and updates the stored fields", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=10"), ("ETag", "\"v1\"")], "a"), source: .network),
-        Step(advance: 11, reply: reply(304, [("Cache-Control", "max-age=100"), ("ETag", "\"v1\"")]), source: .revalidated, body: "a",
-             sent: [("If-None-Match", "\"v1\"")]),
-        Step(advance: 50, source: .cache, body: "a"),
-    ]),
-    Scenario(name: "a 304 for another ETag: the copy is dropped and the request sent again unconditionally", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=10"), ("ETag", "\"v1\"")], "a"), source: .network),
-        Step(advance: 11, reply: reply(304, [("ETag", "\"v2\"")]), then: reply(200, [("Cache-Control", "max-age=10"), ("ETag", "\"v2\"")], "b"),
-             source: .network, body: "b"),
-        Step(source: .cache, body: "b"),
-    ]),
-    Scenario(name: "Vary: the same selecting fields match, others do not", steps: [
-        Step(headers: [("Accept-Language", "en")], reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")], "en"), source: .network),
-        Step(headers: [("Accept-Language", "en")], source: .cache, body: "en"),
-        Step(headers: [("Accept-Language", "fr")], reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")], "fr"), source: .network, body: "fr"),
-    ]),
-    Scenario(name: "Vary: * is never served from the cache", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "*")], "a"), source: .network),
-        Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "*")], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "response no-cache: validated on every use", steps: [
-        Step(reply: reply(200, [("Cache-Control", "no-cache"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(reply: reply(304, []), source: .revalidated, body: "a", sent: [("If-None-Match", "\"x\"")]),
-    ]),
-    Scenario(name: "must-revalidate beats a request's max-stale", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=1, must-revalidate"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(advance: 5, headers: [("Cache-Control", "max-stale=100")], reply: reply(304, []), source: .revalidated, sent: [("If-None-Match", "\"x\"")]),
-    ]),
-    Scenario(name: "proxy-revalidate binds a shared cache", shared: true, steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=1, proxy-revalidate"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(advance: 5, headers: [("Cache-Control", "max-stale=100")], reply: reply(304, []), source: .revalidated),
-    ]),
-    Scenario(name: "proxy-revalidate does not bind a private cache", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=1, proxy-revalidate"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(advance: 5, headers: [("Cache-Control", "max-stale=100")], source: .cache),
-    ]),
-    Scenario(name: "immutable: a reload does not revalidate a fresh copy", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60, immutable"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(headers: [("Cache-Control", "no-cache")], source: .cache),
-    ]),
-    Scenario(name: "stale-if-error: a 5xx inside the window is covered", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=1, stale-if-error=100")], "a"), source: .network),
-        Step(advance: 50, reply: reply(503, [], "down"), source: .cache, body: "a"),
-        Step(advance: 100, reply: reply(503, [], "down"), source: .network, status: 503, body: "down"),
-    ]),
-    Scenario(name: "request max-age", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(advance: 20, headers: [("Cache-Control", "max-age=30")], source: .cache),
-        Step(headers: [("Cache-Control", "max-age=10")], reply: reply(304, []), source: .revalidated),
-    ]),
-    Scenario(name: "request min-fresh", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(advance: 30, headers: [("Cache-Control", "min-fresh=20")], source: .cache),
-        Step(headers: [("Cache-Control", "min-fresh=40")], reply: reply(304, []), source: .revalidated),
-    ]),
-    Scenario(name: "request max-stale", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=10")], "a"), source: .network),
-        Step(advance: 30, headers: [("Cache-Control", "max-stale=30")], source: .cache),
-        Step(headers: [("Cache-Control", "max-stale=10")], reply: reply(200, [], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "request no-cache and Pragma: no-cache validate", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("ETag", "\"x\"")], "a"), source: .network),
-        Step(headers: [("Cache-Control", "no-cache")], reply: reply(304, []), source: .revalidated),
-        Step(headers: [("Pragma", "no-cache")], reply: reply(304, []), source: .revalidated),
-    ]),
-    Scenario(name: "request no-store: neither served nor stored", steps: [
-        Step(headers: [("Cache-Control", "no-store")], reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "response no-store is not stored", steps: [
-        Step(reply: reply(200, [("Cache-Control", "no-store")], "a"), source: .network),
-        Step(reply: reply(200, [], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "only-if-cached: 504 without an entry, the copy with one", steps: [
-        Step(headers: [("Cache-Control", "only-if-cached")], source: .cache, status: 504),
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
-        Step(headers: [("Cache-Control", "only-if-cached")], source: .cache, body: "a"),
-    ]),
-    Scenario(name: "a successful unsafe request invalidates", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
-        Step(method: .put, reply: reply(204, []), source: .network, status: 204),
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "HEAD is answered from a stored GET", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
-        Step(method: .head, source: .cache, body: ""),
-    ]),
-    Scenario(name: "private responses stay out of a shared cache", shared: true, steps: [
-        Step(reply: reply(200, [("Cache-Control", "private, max-age=60")], "a"), source: .network),
-        Step(reply: reply(200, [("Cache-Control", "private, max-age=60")], "b"), source: .network, body: "b"),
-    ]),
-    Scenario(name: "private responses are kept by a private cache", steps: [
-        Step(reply: reply(200, [("Cache-Control", "private, max-age=60")], "a"), source: .network),
-        Step(source: .cache, body: "a"),
-    ]),
-    Scenario(name: "Authorization: a shared cache stores only what allows it", shared: true, steps: [
-        Step(headers: [("Authorization", "Bearer t")], reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
-        Step(headers: [("Authorization", "Bearer t")], reply: reply(200, [("Cache-Control", "public, max-age=60")], "b"), source: .network),
-        Step(headers: [("Authorization", "Bearer t")], source: .cache, body: "b"),
-    ]),
-    Scenario(name: "policy reloadIgnoringCache", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
-        Step(policy: .reloadIgnoringCache, reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
-        Step(source: .cache, body: "b"),
-    ]),
-    Scenario(name: "policy returnCacheElseLoad", steps: [
-        Step(policy: .returnCacheElseLoad, reply: reply(200, [("Cache-Control", "max-age=1")], "a"), source: .network),
-        Step(advance: 1_000, policy: .returnCacheElseLoad, source: .cache, body: "a"),
-    ]),
-    Scenario(name: "policy returnCacheDontLoad serves any stored copy", steps: [
-        Step(reply: reply(200, [("Cache-Control", "max-age=1")], "a"), source: .network),
-        Step(advance: 1_000, policy: .returnCacheDontLoad, source: .cache, body: "a"),
-    ]),
-    Scenario(name: "policy offlineFallback: a dropped connection gets the stale copy", steps: [
-        // The first connection closes, so curl does not retry the dropped one on a fresh connection.
-        Step(reply: MockWebServer.Response(status: 200, headers: [("Cache-Control", "max-age=1"), ("ETag", "\"x\"")], body: Data("a".utf8), closesConnection: true),
-             source: .network),
-        Step(advance: 100, policy: .offlineFallback, reply: reply(200, []).with(fault: .disconnectBeforeResponse), source: .cache, body: "a"),
-    ]),
-    Scenario(name: "cacheTTL overrides the headers", steps: [
-        Step(ttl: 300, reply: reply(200, [("Cache-Control", "no-cache")], "a"), source: .network),
-        Step(advance: 299, ttl: 300, source: .cache, body: "a"),
-    ]),
+    Scenario(
+        name: "max-age: fresh copies are served, then the server is asked again",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network, body: "a"),
+            Step(advance: 59, source: .cache, body: "a"),
+            Step(advance: 2, reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "s-maxage governs a shared cache", shared: true,
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=1, s-maxage=100")], "a"), source: .network),
+            Step(advance: 50, source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "Expires minus Date is the lifetime",
+        steps: [
+            Step(reply: reply(200, [("Date", HTTPDate.format(date0)), ("Expires", HTTPDate.format(date0 + 30))], "a"), source: .network),
+            Step(advance: 29, source: .cache),
+            Step(advance: 2, reply: reply(200, [], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "heuristic: 10% of the time since Last-Modified",
+        steps: [
+            Step(reply: reply(200, [("Date", HTTPDate.format(date0)), ("Last-Modified", HTTPDate.format(date0 - 1_000))], "a"), source: .network),
+            Step(advance: 99, source: .cache),
+            Step(advance: 2, reply: reply(304, []), source: .revalidated, body: "a", sent: [("If-Modified-Since", HTTPDate.format(date0 - 1_000))]),
+        ]),
+    Scenario(
+        name: "the Age a server sends counts",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("Age", "50")], "a"), source: .network),
+            Step(advance: 11, reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "ETag: a 304 revalidates and updates the stored fields",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=10"), ("ETag", "\"v1\"")], "a"), source: .network),
+            Step(
+                advance: 11, reply: reply(304, [("Cache-Control", "max-age=100"), ("ETag", "\"v1\"")]), source: .revalidated, body: "a",
+                sent: [("If-None-Match", "\"v1\"")]),
+            Step(advance: 50, source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "a 304 for another ETag: the copy is dropped and the request sent again unconditionally",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=10"), ("ETag", "\"v1\"")], "a"), source: .network),
+            Step(
+                advance: 11, reply: reply(304, [("ETag", "\"v2\"")]), then: reply(200, [("Cache-Control", "max-age=10"), ("ETag", "\"v2\"")], "b"),
+                source: .network, body: "b"),
+            Step(source: .cache, body: "b"),
+        ]),
+    Scenario(
+        name: "Vary: the same selecting fields match, others do not",
+        steps: [
+            Step(
+                headers: [("Accept-Language", "en")], reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")], "en"), source: .network),
+            Step(headers: [("Accept-Language", "en")], source: .cache, body: "en"),
+            Step(
+                headers: [("Accept-Language", "fr")], reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language")], "fr"), source: .network,
+                body: "fr"),
+        ]),
+    Scenario(
+        name: "Vary: * is never served from the cache",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "*")], "a"), source: .network),
+            Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("Vary", "*")], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "response no-cache: validated on every use",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "no-cache"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(reply: reply(304, []), source: .revalidated, body: "a", sent: [("If-None-Match", "\"x\"")]),
+        ]),
+    Scenario(
+        name: "must-revalidate beats a request's max-stale",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=1, must-revalidate"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(advance: 5, headers: [("Cache-Control", "max-stale=100")], reply: reply(304, []), source: .revalidated, sent: [("If-None-Match", "\"x\"")]),
+        ]),
+    Scenario(
+        name: "proxy-revalidate binds a shared cache", shared: true,
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=1, proxy-revalidate"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(advance: 5, headers: [("Cache-Control", "max-stale=100")], reply: reply(304, []), source: .revalidated),
+        ]),
+    Scenario(
+        name: "proxy-revalidate does not bind a private cache",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=1, proxy-revalidate"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(advance: 5, headers: [("Cache-Control", "max-stale=100")], source: .cache),
+        ]),
+    Scenario(
+        name: "immutable: a reload does not revalidate a fresh copy",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60, immutable"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(headers: [("Cache-Control", "no-cache")], source: .cache),
+        ]),
+    Scenario(
+        name: "stale-if-error: a 5xx inside the window is covered",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=1, stale-if-error=100")], "a"), source: .network),
+            Step(advance: 50, reply: reply(503, [], "down"), source: .cache, body: "a"),
+            Step(advance: 100, reply: reply(503, [], "down"), source: .network, status: 503, body: "down"),
+        ]),
+    Scenario(
+        name: "request max-age",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(advance: 20, headers: [("Cache-Control", "max-age=30")], source: .cache),
+            Step(headers: [("Cache-Control", "max-age=10")], reply: reply(304, []), source: .revalidated),
+        ]),
+    Scenario(
+        name: "request min-fresh",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(advance: 30, headers: [("Cache-Control", "min-fresh=20")], source: .cache),
+            Step(headers: [("Cache-Control", "min-fresh=40")], reply: reply(304, []), source: .revalidated),
+        ]),
+    Scenario(
+        name: "request max-stale",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=10")], "a"), source: .network),
+            Step(advance: 30, headers: [("Cache-Control", "max-stale=30")], source: .cache),
+            Step(headers: [("Cache-Control", "max-stale=10")], reply: reply(200, [], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "request no-cache and Pragma: no-cache validate",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60"), ("ETag", "\"x\"")], "a"), source: .network),
+            Step(headers: [("Cache-Control", "no-cache")], reply: reply(304, []), source: .revalidated),
+            Step(headers: [("Pragma", "no-cache")], reply: reply(304, []), source: .revalidated),
+        ]),
+    Scenario(
+        name: "request no-store: neither served nor stored",
+        steps: [
+            Step(headers: [("Cache-Control", "no-store")], reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "response no-store is not stored",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "no-store")], "a"), source: .network),
+            Step(reply: reply(200, [], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "only-if-cached: 504 without an entry, the copy with one",
+        steps: [
+            Step(headers: [("Cache-Control", "only-if-cached")], source: .cache, status: 504),
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
+            Step(headers: [("Cache-Control", "only-if-cached")], source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "a successful unsafe request invalidates",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
+            Step(method: .put, reply: reply(204, []), source: .network, status: 204),
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "HEAD is answered from a stored GET",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
+            Step(method: .head, source: .cache, body: ""),
+        ]),
+    Scenario(
+        name: "private responses stay out of a shared cache", shared: true,
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "private, max-age=60")], "a"), source: .network),
+            Step(reply: reply(200, [("Cache-Control", "private, max-age=60")], "b"), source: .network, body: "b"),
+        ]),
+    Scenario(
+        name: "private responses are kept by a private cache",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "private, max-age=60")], "a"), source: .network),
+            Step(source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "Authorization: a shared cache stores only what allows it", shared: true,
+        steps: [
+            Step(headers: [("Authorization", "Bearer t")], reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
+            Step(headers: [("Authorization", "Bearer t")], reply: reply(200, [("Cache-Control", "public, max-age=60")], "b"), source: .network),
+            Step(headers: [("Authorization", "Bearer t")], source: .cache, body: "b"),
+        ]),
+    Scenario(
+        name: "policy reloadIgnoringCache",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=60")], "a"), source: .network),
+            Step(policy: .reloadIgnoringCache, reply: reply(200, [("Cache-Control", "max-age=60")], "b"), source: .network, body: "b"),
+            Step(source: .cache, body: "b"),
+        ]),
+    Scenario(
+        name: "policy returnCacheElseLoad",
+        steps: [
+            Step(policy: .returnCacheElseLoad, reply: reply(200, [("Cache-Control", "max-age=1")], "a"), source: .network),
+            Step(advance: 1_000, policy: .returnCacheElseLoad, source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "policy returnCacheDontLoad serves any stored copy",
+        steps: [
+            Step(reply: reply(200, [("Cache-Control", "max-age=1")], "a"), source: .network),
+            Step(advance: 1_000, policy: .returnCacheDontLoad, source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "policy offlineFallback: a dropped connection gets the stale copy",
+        steps: [
+            // The first connection closes, so curl does not retry the dropped one on a fresh connection.
+            Step(
+                reply: MockWebServer.Response(
+                    status: 200, headers: [("Cache-Control", "max-age=1"), ("ETag", "\"x\"")], body: Data("a".utf8), closesConnection: true),
+                source: .network),
+            Step(advance: 100, policy: .offlineFallback, reply: reply(200, []).with(fault: .disconnectBeforeResponse), source: .cache, body: "a"),
+        ]),
+    Scenario(
+        name: "cacheTTL overrides the headers",
+        steps: [
+            Step(ttl: 300, reply: reply(200, [("Cache-Control", "no-cache")], "a"), source: .network),
+            Step(advance: 299, ttl: 300, source: .cache, body: "a"),
+        ]),
 ]
 
 @Suite("CacheMiddleware scenarios against MockWebServer")

@@ -42,7 +42,7 @@ struct CacheStoreContractTests {
     @Test(arguments: Kind.allCases)
     func anEntryComesBackExactlyAndAPutReplacesIt(_ kind: Kind) async throws {
         let (store, folder) = try Self.store(kind)
-        defer { withExtendedLifetime(folder) {} }   // the SQLite file's folder lives to the end
+        defer { withExtendedLifetime(folder) {} }  // the SQLite file's folder lives to the end
         #expect(try await store.get("GET https://example.com/a") == nil)
         var binary = Self.entry("")
         binary.body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -58,9 +58,11 @@ struct CacheStoreContractTests {
     @Test(arguments: Kind.allCases)
     func deletesByKeyByPrefixAndAll(_ kind: Kind) async throws {
         let (store, folder) = try Self.store(kind)
-        defer { withExtendedLifetime(folder) {} }   // the SQLite file's folder lives to the end
-        let keys = ["GET https://example.com/c/1", "GET https://example.com/c/2", "GET https://example.com/d",
-                    "GET https://example.com/c*", "GET https://example.com/c?x=[1]"]
+        defer { withExtendedLifetime(folder) {} }  // the SQLite file's folder lives to the end
+        let keys = [
+            "GET https://example.com/c/1", "GET https://example.com/c/2", "GET https://example.com/d",
+            "GET https://example.com/c*", "GET https://example.com/c?x=[1]",
+        ]
         for (index, key) in keys.enumerated() { try await store.put(Self.entry("\(index)"), for: key) }
         #expect(try await store.delete("GET https://example.com/d"))
         #expect(try await !store.delete("GET https://example.com/d"))
@@ -78,7 +80,7 @@ struct CacheStoreContractTests {
     @Test(arguments: Kind.allCases)
     func itemsAndSizesAddUp(_ kind: Kind) async throws {
         let (store, folder) = try Self.store(kind)
-        defer { withExtendedLifetime(folder) {} }   // the SQLite file's folder lives to the end
+        defer { withExtendedLifetime(folder) {} }  // the SQLite file's folder lives to the end
         let entries = (0..<5).map { Self.entry(String(repeating: "x", count: $0 * 100), url: "https://example.com/\($0)", seconds: Double(1_000 + $0)) }
         for (index, entry) in entries.enumerated() { try await store.put(entry, for: "GET https://example.com/\(index)") }
         let items = try await store.items()

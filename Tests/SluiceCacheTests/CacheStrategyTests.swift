@@ -107,9 +107,12 @@ struct CacheStrategyTests {
     }
 
     @Test func hopByHopAndConnectionNamedFieldsAreNotStored() {
-        let fields = privateCache.storedFields(of: response(200, [
-            ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"), ("ETag", "\"a\""),
-        ]))
+        let fields = privateCache.storedFields(
+            of: response(
+                200,
+                [
+                    ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"), ("ETag", "\"a\""),
+                ]))
         #expect(fields.map(\.name) == ["ETag"])
         let qualified = response(200, [("Cache-Control", #"private="X-User""#), ("X-User", "alice"), ("ETag", "\"a\"")])
         #expect(sharedCache.storedFields(of: qualified).contains("X-User") == false)
@@ -192,8 +195,9 @@ struct CacheStrategyTests {
     }
 
     @Test func varySelectsTheStoredResponse() {
-        let stored = entry([("Cache-Control", "max-age=60"), ("Vary", "Accept-Language, accept")],
-                           vary: ["accept-language": "en", "accept": nil])
+        let stored = entry(
+            [("Cache-Control", "max-age=60"), ("Vary", "Accept-Language, accept")],
+            vary: ["accept-language": "en", "accept": nil])
         #expect(privateCache.decide(request([("Accept-Language", "en")]), stored: stored, now: t0) == .serve(age: 0))
         #expect(privateCache.decide(request([("Accept-Language", "fr")]), stored: stored, now: t0) == .fetch)
         #expect(privateCache.decide(request([("Accept-Language", "en"), ("Accept", "*/*")]), stored: stored, now: t0) == .fetch)

@@ -153,7 +153,9 @@ struct SQLiteCacheStoreTests {
     }
 
     @Test func aFullDatabaseIsATypedErrorAndTheRequestStillGoesOut() async throws {
-        let store = try store { $0.maximumFileSize = 64 << 10; $0.bodyFileThreshold = 1 << 20 }
+        let store = try store {
+            $0.maximumFileSize = 64 << 10; $0.bodyFileThreshold = 1 << 20
+        }
         try await store.put(sampleEntry(), for: "small")
         await #expect {
             try await store.put(sampleEntry(Data(repeating: 9, count: 200_000)), for: "big")

@@ -35,8 +35,10 @@ import Testing
 
 @Suite struct InvocationTests {
     @Test func methodURLItemsAndFlags() throws {
-        let invocation = try Invocation.parse(["-vv", "--retry", "3", "--cache", "--gzip", "--timeout=2.5", "POST", "api.example.com/notes",
-                                              "title=Hi", "draft:=true", "--check-status", "--sign", "hmac:key-1", "--aws-sigv4=eu-west-1:s3"])
+        let invocation = try Invocation.parse([
+            "-vv", "--retry", "3", "--cache", "--gzip", "--timeout=2.5", "POST", "api.example.com/notes",
+            "title=Hi", "draft:=true", "--check-status", "--sign", "hmac:key-1", "--aws-sigv4=eu-west-1:s3",
+        ])
         #expect(invocation.method == .post)
         #expect(invocation.url == "http://api.example.com/notes")
         #expect(invocation.items == [.field("title", "Hi"), .jsonField("draft", "true")])
@@ -53,7 +55,7 @@ import Testing
     @Test func urlsAreCompletedAndSchemesChecked() throws {
         #expect(try Invocation.parse([":8080/x"]).url == "http://localhost:8080/x")
         #expect(try Invocation.parse(["https://example.com"]).url == "https://example.com")
-        #expect(try Invocation.parse(["GET"]).url == "http://GET")          // one word is a host, not a method
+        #expect(try Invocation.parse(["GET"]).url == "http://GET")  // one word is a host, not a method
         #expect(throws: UsageError(#""ftp://example.com/f" is not an http or https URL"#)) { try Invocation.parse(["ftp://example.com/f"]) }
     }
 
@@ -68,7 +70,10 @@ import Testing
         (["--aws-sigv4", "us-east-1", "x"], #"--aws-sigv4 expects REGION:SERVICE (like us-east-1:s3), not "us-east-1""#),
         (["--pin", "abc", "x"], #"--pin expects sha256//BASE64 (curl's --pinnedpubkey form), not "abc""#),
         (["--print", "hx", "x"], #"--print takes letters from H, B, h and b, not "hx""#),
-        (["--cache-policy", "never", "x"], #"--cache-policy must be one of use-protocol, reload, return-cache-else-load, return-cache-dont-load, offline-fallback, not "never""#),
+        (
+            ["--cache-policy", "never", "x"],
+            #"--cache-policy must be one of use-protocol, reload, return-cache-else-load, return-cache-dont-load, offline-fallback, not "never""#
+        ),
         (["-c", "x"], "-c continues a download: give --download FILE too"),
         (["--key", "k.pem", "x"], "--key needs --cert: the key belongs to a client certificate"),
         (["-vvvv", "x"], "-v can be given at most three times (-vvv)"),
@@ -91,9 +96,11 @@ import Testing
 
     @Test func helpCoversEveryFlagAndExitCode() {
         let help = HelpText.text
-        for flag in ["-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
-                     "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
-                     "--insecure", "--check-status", "--print", "--help", "--version"] {
+        for flag in [
+            "-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
+            "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
+            "--insecure", "--check-status", "--print", "--help", "--version",
+        ] {
             #expect(help.contains(flag), "help does not mention \(flag)")
         }
         for code in ExitCode.allCases { #expect(help.contains("  \(code.rawValue)"), "help does not list exit code \(code.rawValue)") }
@@ -181,7 +188,10 @@ struct SluiceBinaryTests {
 
         let insecure = try await Sluice.run(["--insecure", url])
         #expect(insecure.status == 0)
-        #expect(insecure.stderr == "sluice: warning: TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic\n")
+        #expect(
+            insecure.stderr
+                == "sluice: warning: TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic\n"
+        )
         #expect(insecure.stdout.count > 1_000)
     }
 

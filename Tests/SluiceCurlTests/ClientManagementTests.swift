@@ -128,8 +128,11 @@ struct ClientManagementTests {
             server.release()
             return try await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 }
         }
-        #expect(outcomes == ["/slow/0": "cancelled", "/slow/2": "cancelled", "/slow/4": "cancelled",
-                             "/slow/1": "200", "/slow/3": "200", "/slow/5": "200"])
+        #expect(
+            outcomes == [
+                "/slow/0": "cancelled", "/slow/2": "cancelled", "/slow/4": "cancelled",
+                "/slow/1": "200", "/slow/3": "200", "/slow/5": "200",
+            ])
         #expect(client.isFinished(tags: ["screen-a", "screen-b"]))
     }
 
@@ -154,8 +157,11 @@ struct ClientManagementTests {
             server.release()
             return try await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 }
         }
-        #expect(outcomes == ["/slow/search?q=a": "cancelled", "/slow/search?q=b": "cancelled", "/slow/searching": "cancelled",
-                             "/slow/feed": "200", "/slow/profile": "200"])
+        #expect(
+            outcomes == [
+                "/slow/search?q=a": "cancelled", "/slow/search?q=b": "cancelled", "/slow/searching": "cancelled",
+                "/slow/feed": "200", "/slow/profile": "200",
+            ])
         #expect(client.isFinished(urls: paths.map { server.url($0) }))
     }
 
@@ -186,7 +192,9 @@ struct ClientManagementTests {
         let pair = try MockWebServer()
         let held = Locked((current: 0, peak: 0))
         pair.setHandler { request in
-            held.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) }
+            held.withLock {
+                $0.current += 1; $0.peak = max($0.peak, $0.current)
+            }
             let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(10))
             while held.withLock({ $0.peak }) < 2, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
             held.withLock { $0.current -= 1 }

@@ -69,7 +69,7 @@ struct CookieJarTests {
 
     @Test func aCookieIsNotSentToAnotherHost() async throws {
         let transport = transport(.memory)
-        _ = try await get("/login", transport)       // set by 127.0.0.1
+        _ = try await get("/login", transport)  // set by 127.0.0.1
         let other = URL(string: "http://localhost:\(server.port)/me")!
         let response = try await transport.send(HTTPRequest(url: other), context: RequestContext())
         #expect(response.text == "(no cookie)")

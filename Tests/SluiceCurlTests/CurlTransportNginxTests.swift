@@ -108,8 +108,10 @@ struct CurlTransportProxyTests {
 
     @Test func noProxyHostsBypassIt() async throws {
         let proxy = try InteropServers.value("SLUICE_NGINX_PROXY")
-        let response = try await makeTransport { $0.proxy = proxy; $0.noProxy = "127.0.0.1" }
-            .send(HTTPRequest(url: try InteropServers.nginx().appendingPathComponent("small.json")), context: RequestContext())
+        let response = try await makeTransport {
+            $0.proxy = proxy; $0.noProxy = "127.0.0.1"
+        }
+        .send(HTTPRequest(url: try InteropServers.nginx().appendingPathComponent("small.json")), context: RequestContext())
         #expect(response.headers["X-Relayed-By"] == nil)
     }
 

@@ -31,7 +31,9 @@ struct CurlTransportTLSTests {
 
     @Test func http1OnlyStaysOnHTTP1OverTLS() async throws {
         let ca = try InteropServers.value("SLUICE_NGINX_CA")
-        let http1 = makeTransport { $0.tls.caFile = ca; $0.httpVersion = .http1_1 }
+        let http1 = makeTransport {
+            $0.tls.caFile = ca; $0.httpVersion = .http1_1
+        }
         let response = try await http1.send(HTTPRequest(url: try tlsURL()), context: RequestContext())
         #expect(response.metrics?.httpVersion == "1.1")
     }
@@ -44,10 +46,14 @@ struct CurlTransportTLSTests {
 
     @Test func theRightPinPassesAndAWrongPinFails() async throws {
         let ca = try InteropServers.value("SLUICE_NGINX_CA"), pin = try InteropServers.value("SLUICE_NGINX_PIN")
-        let pinned = makeTransport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = pin }
+        let pinned = makeTransport {
+            $0.tls.caFile = ca; $0.tls.pinnedPublicKey = pin
+        }
         #expect(try await pinned.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
 
-        let wrong = makeTransport { $0.tls.caFile = ca; $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }
+        let wrong = makeTransport {
+            $0.tls.caFile = ca; $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+        }
         let error = try await failure(wrong, try tlsURL())
         #expect(error.code == .tlsFailure)
         #expect((error.underlying as? CurlError)?.code == 90)
@@ -73,9 +79,10 @@ struct CurlTransportTLSTests {
         }
         #expect(try await insecure.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
         #expect(try await insecure.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
-        #expect(warnings.withLock { $0 } == [
-            "TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic",
-        ])
+        #expect(
+            warnings.withLock { $0 } == [
+                "TLS verification is off (tls.verifyPeer = false): certificates and host names are not checked, so anyone on the path can read and change the traffic"
+            ])
 
         let quiet = Locked([String]())
         let secure = makeTransport { $0.warningSink = { message in quiet.withLock { $0.append(message) } } }
@@ -86,7 +93,9 @@ struct CurlTransportTLSTests {
 
     @Test func tls13MinimumIsAccepted() async throws {
         let ca = try InteropServers.value("SLUICE_NGINX_CA")
-        let modern = makeTransport { $0.tls.caFile = ca; $0.tls.minimumVersion = .tls1_3 }
+        let modern = makeTransport {
+            $0.tls.caFile = ca; $0.tls.minimumVersion = .tls1_3
+        }
         #expect(try await modern.send(HTTPRequest(url: try tlsURL()), context: RequestContext()).status == .ok)
     }
 

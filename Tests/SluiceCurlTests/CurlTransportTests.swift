@@ -129,7 +129,9 @@ struct CurlTransportTests {
     @Test func aFailingStreamBodyIsAnInvalidBody() async throws {
         struct Broken: Error {}
         server.setHandler { _ in .init(status: 200) }
-        let chunks = AsyncThrowingStream<Data, any Error> { $0.yield(Data(count: 10)); $0.finish(throwing: Broken()) }
+        let chunks = AsyncThrowingStream<Data, any Error> {
+            $0.yield(Data(count: 10)); $0.finish(throwing: Broken())
+        }
         let error = try await error(HTTPRequest(method: .post, url: server.url("/s"), body: .stream(.oneShot(length: nil, chunks))))
         #expect(error.code == .invalidBody)
         #expect(error.message == "the request body stream failed: Broken()")
@@ -250,12 +252,15 @@ struct CurlTransportTests {
         server.enqueue(.init(status: 200, headers: [("Bad Name", "x")], body: "x"))
         let error = try await error(HTTPRequest(url: server.url("/h")))
         #expect(error.code == .invalidResponse)
-        #expect(error.message.hasSuffix(#"got an invalid header: header name "Bad Name" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
+        #expect(
+            error.message.hasSuffix(
+                #"got an invalid header: header name "Bad Name" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
     }
 
     @Test func trailersOfAChunkedBodyFollowTheHeaders() async throws {
-        server.enqueue(.init(status: 200, headers: [("Trailer", "X-Checksum")], body: Data("abcdef".utf8), chunkSize: 4)
-            .with(trailers: [("X-Checksum", "sha256=1")]))
+        server.enqueue(
+            .init(status: 200, headers: [("Trailer", "X-Checksum")], body: Data("abcdef".utf8), chunkSize: 4)
+                .with(trailers: [("X-Checksum", "sha256=1")]))
         let response = try await send(HTTPRequest(url: server.url("/trailers")))
         #expect(response.body == Data("abcdef".utf8))
         #expect(response.headers["Trailer"] == "X-Checksum")
@@ -267,7 +272,9 @@ struct CurlTransportTests {
         server.enqueue(.init(status: 200, body: Data("abcdef".utf8), chunkSize: 4).with(trailers: [("Bad Trailer", "1")]))
         let error = try await error(HTTPRequest(url: server.url("/trailers")))
         #expect(error.code == .invalidResponse)
-        #expect(error.message.hasSuffix(#"got an invalid trailer: header name "Bad Trailer" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
+        #expect(
+            error.message.hasSuffix(
+                #"got an invalid trailer: header name "Bad Trailer" has ' ' (0x20) at byte 3, which is not a token character (RFC 9110 §5.6.2)"#))
     }
 
     @Test func aHeaderLineWithoutAColonIsAnInvalidResponse() async throws {

@@ -67,15 +67,20 @@ struct ServerFaultTests {
         _ = try await transport.send(HTTPRequest(url: server.url("/first")), context: RequestContext())
         let payload = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let folder = try TemporaryDirectory(prefix: "sluice-fault")
-        let body: HTTPBody = switch kind {
-        case "bytes": .bytes(payload)
-        case "file": .file(try folder.write(payload, to: "body.bin"))
-        default: .stream(.oneShot(length: Int64(payload.count), AsyncThrowingStream { continuation in
-            continuation.yield(payload.prefix(20_000))
-            continuation.yield(payload.dropFirst(20_000))
-            continuation.finish()
-        }))
-        }
+        let body: HTTPBody =
+            switch kind {
+            case "bytes": .bytes(payload)
+            case "file": .file(try folder.write(payload, to: "body.bin"))
+            default:
+                .stream(
+                    .oneShot(
+                        length: Int64(payload.count),
+                        AsyncThrowingStream { continuation in
+                            continuation.yield(payload.prefix(20_000))
+                            continuation.yield(payload.dropFirst(20_000))
+                            continuation.finish()
+                        }))
+            }
         let response = try await transport.send(HTTPRequest(method: .post, url: server.url("/upload"), body: body), context: RequestContext())
         #expect(response.status.code == 201)
         #expect(server.requests.last?.body == payload)

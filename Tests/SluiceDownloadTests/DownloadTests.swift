@@ -16,7 +16,7 @@ func sha256sum(_ data: Data) async throws -> String {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(data)   // sha256sum reads it all before it writes a line
+        input.fileHandleForWriting.write(data)  // sha256sum reads it all before it writes a line
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -60,13 +60,18 @@ final class RangeServer: Sendable {
             var response: MockWebServer.Response
             let total = next.data.count
             if let range = request.header("Range"), !next.ignoresRanges,
-               request.header("If-Range").map({ $0 == next.etag }) ?? true,
-               let start = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
+                request.header("If-Range").map({ $0 == next.etag }) ?? true,
+                let start = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "")
+            {
                 if start >= total {
                     response = .init(status: 416, headers: [("Content-Range", "bytes */\(total)")], body: Data("not satisfiable".utf8))
                 } else {
-                    response = .init(status: 206, headers: [("ETag", next.etag), ("Content-Range", "bytes \(start)-\(total - 1)/\(total)"),
-                                                            ("Accept-Ranges", "bytes")], body: next.data.subdata(in: start..<total))
+                    response = .init(
+                        status: 206,
+                        headers: [
+                            ("ETag", next.etag), ("Content-Range", "bytes \(start)-\(total - 1)/\(total)"),
+                            ("Accept-Ranges", "bytes"),
+                        ], body: next.data.subdata(in: start..<total))
                 }
             } else {
                 response = .init(status: 200, headers: [("ETag", next.etag), ("Accept-Ranges", "bytes")], body: next.data)
@@ -152,9 +157,12 @@ struct DownloadTests {
         let destination = scratch.url.appendingPathComponent("data.bin")
         _ = try? await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(resumeAttempts: 0))
         let changed = payload(900_000, seed: 99)
-        server.update { $0.data = changed; $0.etag = "\"v2\"" }
-        let result = try await client.download(HTTPRequest(url: server.url), to: destination,
-                                               configuration: .init(expectedSHA256: try await sha256sum(changed)))
+        server.update {
+            $0.data = changed; $0.etag = "\"v2\""
+        }
+        let result = try await client.download(
+            HTTPRequest(url: server.url), to: destination,
+            configuration: .init(expectedSHA256: try await sha256sum(changed)))
         #expect(server.requests.last?.header("If-Range") == "\"v1\"")
         #expect(result.response.status == .ok)
         #expect(try Data(contentsOf: destination) == changed)
@@ -164,7 +172,9 @@ struct DownloadTests {
     @Test func aServerThatIgnoresRangesGetsTheWholeFileOnce() async throws {
         let data = payload(600_000)
         let server = try RangeServer(data)
-        server.update { $0.dropAfter = 100_000; $0.ignoresRanges = true }
+        server.update {
+            $0.dropAfter = 100_000; $0.ignoresRanges = true
+        }
         let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let result = try await client.download(HTTPRequest(url: server.url), to: destination)
@@ -207,8 +217,9 @@ struct DownloadTests {
         let scratch = try TemporaryDirectory(prefix: "sluice-download")
         let destination = scratch.url.appendingPathComponent("data.bin")
         let reports = Locked<[DownloadProgress]>([])
-        let download = Download(HTTPRequest(url: server.url), to: destination, using: client,
-                                configuration: .init(progress: { progress in reports.withLock { $0.append(progress) } }))
+        let download = Download(
+            HTTPRequest(url: server.url), to: destination, using: client,
+            configuration: .init(progress: { progress in reports.withLock { $0.append(progress) } }))
         let running = Task { try await download.run() }
         try await Wait.until("300 KB arrive") { reports.withLock { $0.last?.completedBytes ?? 0 } >= 300_000 }
         download.pause()
@@ -306,8 +317,9 @@ struct DownloadTests {
 
         #expect(kept >= 400_000 && kept <= 500_000)
         server.update { $0.stall = nil }
-        let result = try await client.download(HTTPRequest(url: server.url), to: destination,
-                                               configuration: .init(expectedSHA256: try await sha256sum(data)))
+        let result = try await client.download(
+            HTTPRequest(url: server.url), to: destination,
+            configuration: .init(expectedSHA256: try await sha256sum(data)))
         #expect(result.resumedFrom == Int64(kept))
         #expect(server.requests.last?.header("Range") == "bytes=\(kept)-")
         #expect(try Data(contentsOf: destination) == data)

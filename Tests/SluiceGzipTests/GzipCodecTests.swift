@@ -48,7 +48,7 @@ struct GzipCodecTests {
 
     @Test func aBadChecksumIsAnError() throws {
         var packed = gzipHello
-        packed[packed.count - 6] ^= 0xFF                      // the CRC-32 of the trailer
+        packed[packed.count - 6] ^= 0xFF  // the CRC-32 of the trailer
         #expect {
             _ = try GzipCodec.decompress(packed, format: .gzip)
         } throws: { error in
@@ -68,7 +68,7 @@ struct GzipCodecTests {
     }
 
     @Test func theLimitsStopDecompressionBombs() throws {
-        let bomb = try GzipCodec.compress(Data(repeating: 0, count: 10 << 20))      // 10 MiB of zeros, ~10 KB
+        let bomb = try GzipCodec.compress(Data(repeating: 0, count: 10 << 20))  // 10 MiB of zeros, ~10 KB
         #expect {
             _ = try GzipCodec.decompress(bomb, format: .gzip, limits: .init(maximumSize: 1 << 20, maximumRatio: 100_000))
         } throws: { error in

@@ -9,7 +9,7 @@ import Testing
 @Suite("GzipMiddleware")
 struct GzipMiddlewareTests {
     let url = URL(string: "https://api.example.com/upload")!
-    let big = Data(String(repeating: "{\"k\":\"value\"},", count: 200).utf8)      // 2,800 bytes
+    let big = Data(String(repeating: "{\"k\":\"value\"},", count: 200).utf8)  // 2,800 bytes
 
     @Test func largeRequestBodiesAreCompressed() async throws {
         let harness = MiddlewareHarness(GzipMiddleware(), replies: [.status(.ok)])
@@ -32,12 +32,14 @@ struct GzipMiddlewareTests {
     }
 
     @Test func compressedResponsesAreDecodedAndTheirFieldsFixed() async throws {
-        let harness = MiddlewareHarness(GzipMiddleware(), replies: [
-            .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "gzip", "Content-Length": "26"], body: gzipHello)),
-            .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "deflate"], body: rawDeflate)),
-            .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "x-gzip"], body: try GzipCodec.compress(big))),
-            .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "br"], body: Data("opaque".utf8))),
-        ])
+        let harness = MiddlewareHarness(
+            GzipMiddleware(),
+            replies: [
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "gzip", "Content-Length": "26"], body: gzipHello)),
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "deflate"], body: rawDeflate)),
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "x-gzip"], body: try GzipCodec.compress(big))),
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "br"], body: Data("opaque".utf8))),
+            ])
         let gzip = try await harness.send(HTTPRequest(url: url))
         #expect(gzip.text == "hello\n" && gzip.headers["Content-Encoding"] == nil && gzip.headers["Content-Length"] == "6")
         #expect(try await harness.send(HTTPRequest(url: url)).text == "raw deflate")
@@ -47,9 +49,11 @@ struct GzipMiddlewareTests {
     }
 
     @Test func aCorruptResponseKeepsTheResponseInTheError() async throws {
-        let harness = MiddlewareHarness(GzipMiddleware(), replies: [
-            .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "gzip"], body: gzipHello.prefix(15))),
-        ])
+        let harness = MiddlewareHarness(
+            GzipMiddleware(),
+            replies: [
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "gzip"], body: gzipHello.prefix(15)))
+            ])
         await #expect {
             _ = try await harness.send(HTTPRequest(url: url))
         } throws: { error in

@@ -6,7 +6,7 @@ import SluiceTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A clock moved by hand: `sleep` parks until `advance` passes its deadline; cancellation ends
@@ -116,7 +116,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(999))
         tracker.end()
-        try await clock.waitForCancellations(1)   // the show timer was cancelled; it never showed, so no linger
+        try await clock.waitForCancellations(1)  // the show timer was cancelled; it never showed, so no linger
         #expect(clock.pending == 0)
         clock.advance(by: .seconds(5))
         #expect(!tracker.isActive)
@@ -139,7 +139,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         tracker.end()
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(169))
-        #expect(tracker.isActive)                  // still lingering
+        #expect(tracker.isActive)  // still lingering
         clock.advance(by: .milliseconds(1))
         #expect(await changes.next() == false)
         #expect(!tracker.isActive)
@@ -157,7 +157,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         tracker.end()
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(100))
-        tracker.begin()                            // within the linger: cancels the hide
+        tracker.begin()  // within the linger: cancels the hide
         try await clock.waitForCancellations(1)
         #expect(clock.pending == 0)
         clock.advance(by: .seconds(10))
@@ -165,7 +165,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         tracker.end()
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(170))
-        #expect(await changes.next() == false)     // the next change is the hide: no false/true blip
+        #expect(await changes.next() == false)  // the next change is the hide: no false/true blip
     }
 
     @Test func overlappingRequestsCountAsOneActivity() async throws {
@@ -175,14 +175,14 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         tracker.begin()
         tracker.begin()
         #expect(tracker.inFlight == 3)
-        try await clock.waitForSleepers(1)         // one timer, not three
+        try await clock.waitForSleepers(1)  // one timer, not three
         clock.advance(by: .seconds(1))
         #expect(try await eventually { tracker.isActive })
         tracker.end()
         tracker.end()
-        #expect(clock.pending == 0)                // still one in flight: no linger yet
+        #expect(clock.pending == 0)  // still one in flight: no linger yet
         tracker.end()
-        tracker.end()                              // an extra end is ignored
+        tracker.end()  // an extra end is ignored
         #expect(tracker.inFlight == 0)
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(170))
@@ -203,7 +203,7 @@ final class RecordingPresenter: HUDPresenter {
 
     func show(tip: String?) async {
         log.withLock { $0.append(.show(tip)) }
-        await Task.yield()                          // give a racing dismiss every chance to overtake
+        await Task.yield()  // give a racing dismiss every chance to overtake
     }
 
     func update(progress: TransferProgress) async {
@@ -245,7 +245,7 @@ final class RecordingPresenter: HUDPresenter {
         clock.advance(by: .milliseconds(170))
         #expect(try await eventually { presenter.calls.count == 4 })
         #expect(presenter.calls == [.show("Loading your orders…"), .update(512), .update(1_024), .dismiss])
-        #expect(reported.withLock { $0 } == [512, 1_024])   // the caller's own progress sink still gets it
+        #expect(reported.withLock { $0 } == [512, 1_024])  // the caller's own progress sink still gets it
     }
 
     @Test func aFastRequestNeverReachesThePresenter() async throws {
@@ -257,7 +257,7 @@ final class RecordingPresenter: HUDPresenter {
             return .status(.ok)
         }
         _ = try await harness.send(HTTPRequest(url: url))
-        try await clock.waitForCancellations(1)    // the show timer, cancelled when the request ended
+        try await clock.waitForCancellations(1)  // the show timer, cancelled when the request ended
         #expect(clock.pending == 0)
         clock.advance(by: .seconds(5))
         #expect(presenter.calls.isEmpty)
@@ -272,7 +272,7 @@ final class RecordingPresenter: HUDPresenter {
             seen.withLock { $0.append(tracker.inFlight) }
             return .status(.ok)
         }
-        _ = try await harness.send(HTTPRequest(url: url))             // off by default here
+        _ = try await harness.send(HTTPRequest(url: url))  // off by default here
         var request = HTTPRequest(url: url)
         request.showsHUD = true
         _ = try await harness.send(request)
@@ -288,8 +288,9 @@ final class RecordingPresenter: HUDPresenter {
 
     @Test func aFailedRequestStillEndsItsActivity() async throws {
         let tracker = ActivityTracker()
-        let harness = MiddlewareHarness(HUDMiddleware(presenter: RecordingPresenter(), tracker: tracker),
-                                        transport: .failing(with: SluiceError(.timedOut, "slow")))
+        let harness = MiddlewareHarness(
+            HUDMiddleware(presenter: RecordingPresenter(), tracker: tracker),
+            transport: .failing(with: SluiceError(.timedOut, "slow")))
         await #expect(throws: SluiceError.self) { try await harness.send(HTTPRequest(url: url)) }
         #expect(tracker.inFlight == 0)
     }
@@ -344,7 +345,7 @@ final class RecordingPresenter: HUDPresenter {
         }
         #expect(!showing)
         #expect(shows == rounds)
-        #expect(updates == rounds * 100)           // every request's progress, none dropped
+        #expect(updates == rounds * 100)  // every request's progress, none dropped
     }
 }
 
@@ -417,13 +418,14 @@ final class Gate: Sendable {
         await hud.dismiss()
         close(fds[1])
         var buffer = [UInt8](repeating: 0, count: 64)
-        #expect(read(fds[0], &buffer, buffer.count) == 0)   // end of file: not one byte written
+        #expect(read(fds[0], &buffer, buffer.count) == 0)  // end of file: not one byte written
         close(fds[0])
     }
 
     @Test func theBarShowsBytesTotalRateAndTimeLeft() {
         let half = TransferProgress(direction: .download, completedBytes: 1_048_576, totalBytes: 2_097_152)
-        #expect(TerminalHUD.describe(half, elapsed: .seconds(1))
+        #expect(
+            TerminalHUD.describe(half, elapsed: .seconds(1))
                 == "[##########          ] 1.0 MB / 2.0 MB, 1.0 MB/s, 1 s left")
         let unknown = TransferProgress(direction: .download, completedBytes: 2_048, totalBytes: nil)
         #expect(TerminalHUD.describe(unknown, elapsed: .seconds(2)) == "2 KB, 1 KB/s")

@@ -8,7 +8,11 @@ import Testing
 
 final class Counter: Sendable {
     private let value = Locked(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
     var count: Int { value.withLock { $0 } }
 }
 
@@ -18,10 +22,11 @@ struct HeadersMiddlewareTests {
 
     @Test func fixedAndProvidedFieldsAreAddedAndTheRequestsOwnWin() async throws {
         let calls = Counter()
-        let middleware = HeadersMiddleware(configuration: .init(
-            fields: ["Accept": "application/json", "X-App": "shop/4.2"],
-            providers: [{ ["X-Call": String(calls.next()), "X-App": "from-provider"] }]
-        ))
+        let middleware = HeadersMiddleware(
+            configuration: .init(
+                fields: ["Accept": "application/json", "X-App": "shop/4.2"],
+                providers: [{ ["X-Call": String(calls.next()), "X-App": "from-provider"] }]
+            ))
         let harness = MiddlewareHarness(middleware, replies: [.status(.ok), .status(.ok)])
         _ = try await harness.send(HTTPRequest(url: url, headers: ["Accept": "text/plain"]))
         _ = try await harness.send(HTTPRequest(url: url))
@@ -45,11 +50,15 @@ struct HeadersMiddlewareTests {
     }
 
     @Test func aProvidedFieldWithALineBreakIsAnInvalidHeader() async throws {
-        let harness = MiddlewareHarness(HeadersMiddleware(configuration: .init(providers: [{
-            var fields = HTTPFields()
-            try fields.append(name: "X-Bad", value: "a\r\nInjected: 1")
-            return fields
-        }])), replies: [.status(.ok)])
+        let harness = MiddlewareHarness(
+            HeadersMiddleware(
+                configuration: .init(providers: [
+                    {
+                        var fields = HTTPFields()
+                        try fields.append(name: "X-Bad", value: "a\r\nInjected: 1")
+                        return fields
+                    }
+                ])), replies: [.status(.ok)])
         await #expect { _ = try await harness.send(HTTPRequest(url: url)) } throws: { ($0 as? SluiceError)?.code == .invalidHeader }
     }
 
@@ -95,10 +104,13 @@ struct AuthTokenMiddlewareTests {
 
     @Test func fiftyConcurrent401sShareOneRefresh() async throws {
         let refreshes = Counter()
-        let auth = AuthTokenMiddleware(configuration: .init(token: { "expired" }, refresh: {
-            try await Task.sleep(for: .milliseconds(100))
-            return "fresh-\(refreshes.next())"
-        }))
+        let auth = AuthTokenMiddleware(
+            configuration: .init(
+                token: { "expired" },
+                refresh: {
+                    try await Task.sleep(for: .milliseconds(100))
+                    return "fresh-\(refreshes.next())"
+                }))
         let harness = MiddlewareHarness(auth, transport: transport { "fresh-1" })
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<50 { group.addTask { try await harness.send(HTTPRequest(url: url)).status.code } }
@@ -128,7 +140,12 @@ struct AuthTokenMiddlewareTests {
     @Test func aOneShotBodyIsNotSentTwice() async throws {
         let auth = AuthTokenMiddleware(configuration: .init(token: { "a" }, refresh: { "b" }))
         let harness = MiddlewareHarness(auth, transport: transport { "b" })
-        let body = HTTPBody.stream(.oneShot(length: 3, AsyncThrowingStream { $0.yield(Data("abc".utf8)); $0.finish() }))
+        let body = HTTPBody.stream(
+            .oneShot(
+                length: 3,
+                AsyncThrowingStream {
+                    $0.yield(Data("abc".utf8)); $0.finish()
+                }))
         #expect(try await harness.send(HTTPRequest(method: .post, url: url, body: body)).status.code == 401)
         #expect(harness.forwarded.count == 1)
     }
@@ -139,8 +156,9 @@ struct CommonParametersTests {
     let parameters: CommonParametersMiddleware.Provider = { [("app_version", "4.2"), ("channel", "store"), ("note", "a b&c=é")] }
 
     func harness(_ placement: CommonParametersMiddleware.Placement) -> MiddlewareHarness {
-        MiddlewareHarness(CommonParametersMiddleware(configuration: .init(placement: placement, parameters: parameters)),
-                          replies: Array(repeating: .status(.ok), count: 4))
+        MiddlewareHarness(
+            CommonParametersMiddleware(configuration: .init(placement: placement, parameters: parameters)),
+            replies: Array(repeating: .status(.ok), count: 4))
     }
 
     @Test func intoTheQueryPercentEncoded() async throws {
@@ -151,8 +169,9 @@ struct CommonParametersTests {
 
     @Test func intoAFormBody() async throws {
         let harness = harness(.formBody)
-        let form = HTTPRequest(method: .post, url: URL(string: "https://a.example/x")!,
-                               headers: ["Content-Type": "application/x-www-form-urlencoded"], body: .bytes(Data("q=1&channel=web".utf8)))
+        let form = HTTPRequest(
+            method: .post, url: URL(string: "https://a.example/x")!,
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: .bytes(Data("q=1&channel=web".utf8)))
         _ = try await harness.send(form)
         #expect(String(decoding: harness.forwardedBodies[0], as: UTF8.self) == "q=1&channel=web&app_version=4.2&note=a%20b%26c%3D%C3%A9")
         _ = try await harness.send(HTTPRequest(method: .post, url: URL(string: "https://a.example/x")!))
@@ -164,8 +183,9 @@ struct CommonParametersTests {
 
     @Test func intoAJSONBody() async throws {
         let harness = harness(.jsonBody)
-        let json = HTTPRequest(method: .post, url: URL(string: "https://a.example/x")!,
-                               headers: ["Content-Type": "application/json"], body: .bytes(Data(#"{"channel":"web","n":1}"#.utf8)))
+        let json = HTTPRequest(
+            method: .post, url: URL(string: "https://a.example/x")!,
+            headers: ["Content-Type": "application/json"], body: .bytes(Data(#"{"channel":"web","n":1}"#.utf8)))
         _ = try await harness.send(json)
         #expect(String(decoding: harness.forwardedBodies[0], as: UTF8.self) == #"{"app_version":"4.2","channel":"web","n":1,"note":"a b&c=é"}"#)
     }

@@ -28,8 +28,10 @@ func temporaryHAR() -> URL {
         let recorder = HARRecorder()
         let pipeline = Pipeline(middlewares: [HARRecorderMiddleware(recorder: recorder)], transport: CurlTransport())
         _ = try await pipeline.send(HTTPRequest(url: URL(string: httpbin + "/get?x=1&token=abc")!, headers: ["Authorization": "Bearer s3cr3t"]))
-        _ = try await pipeline.send(HTTPRequest(method: .post, url: URL(string: httpbin + "/post")!, headers: ["Content-Type": "application/json"],
-                                                body: .bytes(Data(#"{"user":"ann","password":"hunter2"}"#.utf8))))
+        _ = try await pipeline.send(
+            HTTPRequest(
+                method: .post, url: URL(string: httpbin + "/post")!, headers: ["Content-Type": "application/json"],
+                body: .bytes(Data(#"{"user":"ann","password":"hunter2"}"#.utf8))))
         let file = temporaryHAR()
         defer { try? FileManager.default.removeItem(at: file) }
         try recorder.write(to: file)
@@ -81,7 +83,7 @@ func temporaryHAR() -> URL {
         }
         let echoed = try #require(((entries[0]["response"] as? [String: Any])?["content"] as? [String: Any])?["text"] as? String)
         let echo = try #require(try JSONSerialization.jsonObject(with: Data(echoed.utf8)) as? [String: Any])
-        #expect((echo["headers"] as? [String: String])?["Authorization"] == "<redacted>")   // a header name as a JSON key
+        #expect((echo["headers"] as? [String: String])?["Authorization"] == "<redacted>")  // a header name as a JSON key
         #expect((echo["args"] as? [String: String])?["token"] == "<redacted>")
         let first = try #require(entries[0]["request"] as? [String: Any])
         #expect((first["url"] as? String)?.hasSuffix("/get?x=1&token=<redacted>") == true)
@@ -103,10 +105,14 @@ func temporaryHAR() -> URL {
     @Test func replayServesRepeatsInOrderAndBinaryBodies() async throws {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF])
         let (_, file) = try await record(
-            [.status(.ok, body: "first"), .status(.ok, body: "second"),
-             .response(HTTPResponse(status: .created, headers: ["Content-Type": "image/png"], body: png))],
-            [HTTPRequest(url: URL(string: base + "/feed")!), HTTPRequest(url: URL(string: base + "/feed")!),
-             HTTPRequest(method: .put, url: URL(string: base + "/avatar")!, headers: ["Content-Type": "image/png"], body: .bytes(png))])
+            [
+                .status(.ok, body: "first"), .status(.ok, body: "second"),
+                .response(HTTPResponse(status: .created, headers: ["Content-Type": "image/png"], body: png)),
+            ],
+            [
+                HTTPRequest(url: URL(string: base + "/feed")!), HTTPRequest(url: URL(string: base + "/feed")!),
+                HTTPRequest(method: .put, url: URL(string: base + "/avatar")!, headers: ["Content-Type": "image/png"], body: .bytes(png)),
+            ])
         defer { try? FileManager.default.removeItem(at: file) }
         let replay = try HARReplayTransport(contentsOf: file)
         #expect(replay.entryCount == 3)
@@ -123,21 +129,24 @@ func temporaryHAR() -> URL {
     @Test func aMissListsTheNearestEntries() async throws {
         let (_, file) = try await record(
             [.status(.ok), .status(.ok), .status(.ok)],
-            [HTTPRequest(url: URL(string: base + "/users?page=2")!),
-             HTTPRequest(method: .post, url: URL(string: base + "/users")!, body: .bytes(Data("name=ann".utf8))),
-             HTTPRequest(url: URL(string: "https://other.example.com/users?page=3")!)])
+            [
+                HTTPRequest(url: URL(string: base + "/users?page=2")!),
+                HTTPRequest(method: .post, url: URL(string: base + "/users")!, body: .bytes(Data("name=ann".utf8))),
+                HTTPRequest(url: URL(string: "https://other.example.com/users?page=3")!),
+            ])
         defer { try? FileManager.default.removeItem(at: file) }
         let replay = try HARReplayTransport(contentsOf: file)
         await #expect {
             _ = try await replay.send(HTTPRequest(url: URL(string: base + "/users?page=3")!), context: RequestContext())
         } throws: { error in
             let error = error as? SluiceError
-            return error?.code == .replayMiss && error?.message == """
-                no recorded entry for GET https://api.example.com/users?page=3 (no body); nearest recorded:
-                  1. GET https://api.example.com/users?page=2 (query differs)
-                  2. GET https://other.example.com/users?page=3 (host differs)
-                  3. POST https://api.example.com/users (method, query, body differs)
-                """
+            return error?.code == .replayMiss
+                && error?.message == """
+                    no recorded entry for GET https://api.example.com/users?page=3 (no body); nearest recorded:
+                      1. GET https://api.example.com/users?page=2 (query differs)
+                      2. GET https://other.example.com/users?page=3 (host differs)
+                      3. POST https://api.example.com/users (method, query, body differs)
+                    """
         }
     }
 

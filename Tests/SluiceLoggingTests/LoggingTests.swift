@@ -17,26 +17,38 @@ final class Records: Sendable {
 /// A clock that reads 0 ms, then 35 ms, then 70 ms…: every call takes exactly 35 ms.
 func steppingClock() -> @Sendable () -> Duration {
     let ticks = Locked(0)
-    return { .milliseconds(35 * ticks.withLock { tick in defer { tick += 1 }; return tick }) }
+    return {
+        .milliseconds(
+            35
+                * ticks.withLock { tick in
+                    defer { tick += 1 }; return tick
+                })
+    }
 }
 
-func logger(_ level: LogLevel, _ records: Records, format: LogFormat = .text, redaction: Redaction = .default,
-            bodyLimit: Int = 16_384, terminal: Bool = false) -> LoggingMiddleware {
-    LoggingMiddleware(configuration: .init(level: level, sink: records.sink(isTerminal: terminal), redaction: redaction,
-                                           format: format, bodyLimit: bodyLimit, now: steppingClock()))
+func logger(
+    _ level: LogLevel, _ records: Records, format: LogFormat = .text, redaction: Redaction = .default,
+    bodyLimit: Int = 16_384, terminal: Bool = false
+) -> LoggingMiddleware {
+    LoggingMiddleware(
+        configuration: .init(
+            level: level, sink: records.sink(isTerminal: terminal), redaction: redaction,
+            format: format, bodyLimit: bodyLimit, now: steppingClock()))
 }
 
 let api = URL(string: "https://api.example.com/login?user=ann&token=t0k3n")!
 
 func loginRequest() -> HTTPRequest {
-    HTTPRequest(method: .post, url: api,
-                headers: ["Content-Type": "application/json", "Authorization": "Bearer abc", "Accept": "application/json"],
-                body: .bytes(Data(#"{"user":"ann","password":"hunter2"}"#.utf8)))
+    HTTPRequest(
+        method: .post, url: api,
+        headers: ["Content-Type": "application/json", "Authorization": "Bearer abc", "Accept": "application/json"],
+        body: .bytes(Data(#"{"user":"ann","password":"hunter2"}"#.utf8)))
 }
 
-let loginReply = MockTransport.Reply.response(HTTPResponse(
-    status: .ok, headers: ["Content-Type": "application/json", "Set-Cookie": "session=s3cr3t"],
-    body: Data(#"{"ok":true,"token":"xyz"}"#.utf8)))
+let loginReply = MockTransport.Reply.response(
+    HTTPResponse(
+        status: .ok, headers: ["Content-Type": "application/json", "Set-Cookie": "session=s3cr3t"],
+        body: Data(#"{"ok":true,"token":"xyz"}"#.utf8)))
 
 @Suite struct LevelOutputTests {
     @Test func noneWritesNothing() async throws {
@@ -56,52 +68,65 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
     @Test func headersAddsBothFieldSectionsRedacted() async throws {
         let records = Records()
         _ = try await MiddlewareHarness(logger(.headers, records), replies: [loginReply]).send(loginRequest())
-        #expect(records.all == ["""
-            POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
-            > Content-Type: application/json
-            > Authorization: <redacted>
-            > Accept: application/json
-            < Content-Type: application/json
-            < Set-Cookie: <redacted>
-            """])
+        #expect(
+            records.all == [
+                """
+                POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
+                > Content-Type: application/json
+                > Authorization: <redacted>
+                > Accept: application/json
+                < Content-Type: application/json
+                < Set-Cookie: <redacted>
+                """
+            ])
     }
 
     @Test func bodyAddsPrettyJSONRedacted() async throws {
         let records = Records()
         _ = try await MiddlewareHarness(logger(.body, records), replies: [loginReply]).send(loginRequest())
-        #expect(records.all == ["""
-            POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
-            > Content-Type: application/json
-            > Authorization: <redacted>
-            > Accept: application/json
-            > {
-            >   "password" : "<redacted>",
-            >   "user" : "ann"
-            > }
-            < Content-Type: application/json
-            < Set-Cookie: <redacted>
-            < {
-            <   "ok" : true,
-            <   "token" : "<redacted>"
-            < }
-            """])
+        #expect(
+            records.all == [
+                """
+                POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
+                > Content-Type: application/json
+                > Authorization: <redacted>
+                > Accept: application/json
+                > {
+                >   "password" : "<redacted>",
+                >   "user" : "ann"
+                > }
+                < Content-Type: application/json
+                < Set-Cookie: <redacted>
+                < {
+                <   "ok" : true,
+                <   "token" : "<redacted>"
+                < }
+                """
+            ])
     }
 
     @Test func bodyShowsBinaryAsItsSizeAndCutsLongText() async throws {
         let records = Records()
-        let binary = MockTransport.Reply.response(HTTPResponse(status: .ok, headers: ["Content-Type": "image/png"],
-                                                               body: Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2])))
+        let binary = MockTransport.Reply.response(
+            HTTPResponse(
+                status: .ok, headers: ["Content-Type": "image/png"],
+                body: Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2])))
         let harness = MiddlewareHarness(logger(.body, records, bodyLimit: 5), replies: [binary])
-        _ = try await harness.send(HTTPRequest(method: .put, url: URL(string: "https://example.com/note")!,
-                                               headers: ["Content-Type": "text/plain"], body: .bytes(Data("hello world".utf8))))
-        #expect(records.all == ["""
-            PUT https://example.com/note -> 200 OK, 7 B, 35 ms, 1 attempt, network
-            > Content-Type: text/plain
-            > hello
-            > … (6 more bytes)
-            < Content-Type: image/png
-            < (binary, 7 B)
-            """])
+        _ = try await harness.send(
+            HTTPRequest(
+                method: .put, url: URL(string: "https://example.com/note")!,
+                headers: ["Content-Type": "text/plain"], body: .bytes(Data("hello world".utf8))))
+        #expect(
+            records.all == [
+                """
+                PUT https://example.com/note -> 200 OK, 7 B, 35 ms, 1 attempt, network
+                > Content-Type: text/plain
+                > hello
+                > … (6 more bytes)
+                < Content-Type: image/png
+                < (binary, 7 B)
+                """
+            ])
     }
 
     @Test func aStreamedBodyIsNeverReadByTheLogger() async throws {
@@ -112,19 +137,25 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
             continuation.finish()
         }
         let harness = MiddlewareHarness(logger(.body, records), replies: [.status(.created)])
-        _ = try await harness.send(HTTPRequest(method: .post, url: URL(string: "https://example.com/upload")!,
-                                               body: .stream(.oneShot(length: 18, chunks))))
-        #expect(harness.forwardedBodies == [Data("part one, part two".utf8)])   // all of it reached the transport
-        #expect(records.all == ["""
-            POST https://example.com/upload -> 201 Created, 0 B, 35 ms, 1 attempt, network
-            > (stream body, 18 B, not read)
-            """])
+        _ = try await harness.send(
+            HTTPRequest(
+                method: .post, url: URL(string: "https://example.com/upload")!,
+                body: .stream(.oneShot(length: 18, chunks))))
+        #expect(harness.forwardedBodies == [Data("part one, part two".utf8)])  // all of it reached the transport
+        #expect(
+            records.all == [
+                """
+                POST https://example.com/upload -> 201 Created, 0 B, 35 ms, 1 attempt, network
+                > (stream body, 18 B, not read)
+                """
+            ])
     }
 
     @Test func failedAndCancelledAreTold() async throws {
         let records = Records()
-        let failing = MiddlewareHarness(logger(.basic, records),
-                                        transport: .failing(with: SluiceError(.timedOut, "connect timed out after 10 s")))
+        let failing = MiddlewareHarness(
+            logger(.basic, records),
+            transport: .failing(with: SluiceError(.timedOut, "connect timed out after 10 s")))
         let url = URL(string: "https://example.com/slow")!
         await #expect(throws: SluiceError.self) { try await failing.send(HTTPRequest(url: url)) }
         #expect(records.all.count == 1)
@@ -158,11 +189,12 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
     @Test func tracingAddsPerMiddlewareTimings() async throws {
         let records = Records()
         let policy = DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(1)))
-        let pipeline = Pipeline(middlewares: [logger(.basic, records), RetryMiddleware(policy: policy)],
-                                transport: MockTransport(replies: [.status(.badGateway), .status(.ok)]))
+        let pipeline = Pipeline(
+            middlewares: [logger(.basic, records), RetryMiddleware(policy: policy)],
+            transport: MockTransport(replies: [.status(.badGateway), .status(.ok)]))
         _ = try await pipeline.send(HTTPRequest(url: URL(string: "https://example.com/")!), context: RequestContext(isTracing: true))
         let lines = try #require(records.all.first).split(separator: "\n")
-        try #require(lines.count == 3)                      // the stages inside the logger, not the logger itself
+        try #require(lines.count == 3)  // the stages inside the logger, not the logger itself
         #expect(lines[1].hasPrefix("  middleware RetryMiddleware") && lines[1].contains("1 call "))
         #expect(lines[2].hasPrefix("  transport MockTransport") && lines[2].contains("2 calls"))
     }
@@ -190,7 +222,10 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         #expect(object["milliseconds"] as? Double == 35)
         #expect(object["attempts"] as? Int == 1)
         #expect(object["source"] as? String == "network")
-        #expect(object["requestHeaders"] as? [[String]] == [["Content-Type", "application/json"], ["Authorization", "<redacted>"], ["Accept", "application/json"]])
+        #expect(
+            object["requestHeaders"] as? [[String]] == [
+                ["Content-Type", "application/json"], ["Authorization", "<redacted>"], ["Accept", "application/json"],
+            ])
         #expect(object["responseHeaders"] as? [[String]] == [["Content-Type", "application/json"], ["Set-Cookie", "<redacted>"]])
         #expect((object["requestBody"] as? String)?.contains(#""password" : "<redacted>""#) == true)
         #expect((object["responseBody"] as? String)?.contains("xyz") == false)
@@ -220,11 +255,11 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
     }
 
     @Test(arguments: [
-        "https://e.com/p?signs=1&tokens=2&sig=3&Sign2=4",      // near misses by length and by name
-        "https://e.com/p?a=x%3Dtoken&b=token=1&c=%25sign",     // hidden names only inside values
-        "https://e.com/p?token&x=1",                            // a name without a value
+        "https://e.com/p?signs=1&tokens=2&sig=3&Sign2=4",  // near misses by length and by name
+        "https://e.com/p?a=x%3Dtoken&b=token=1&c=%25sign",  // hidden names only inside values
+        "https://e.com/p?token&x=1",  // a name without a value
         "https://e.com/p?",
-        "https://e.com/p#token=1",                              // a fragment is not a query
+        "https://e.com/p#token=1",  // a fragment is not a query
         "https://e.com/p",
     ])
     func queriesWithNothingHiddenComeBackByteForByte(_ text: String) throws {
@@ -283,7 +318,7 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
         _ = try await raised.send(HTTPRequest(url: url, headers: ["Accept": "text/plain"]))
         #expect(unset.all == ["GET https://example.com/ping -> 200 OK, 4 B, 35 ms, 1 attempt, network"])
         #expect(off.all.isEmpty)
-        #expect(client(["SLUICE_LOG": "off"], off).pipeline.middlewares.isEmpty)   // left out: costs nothing
+        #expect(client(["SLUICE_LOG": "off"], off).pipeline.middlewares.isEmpty)  // left out: costs nothing
         #expect(headers.all.first?.hasSuffix("\n> Accept: text/plain") == true)
     }
 }
@@ -319,32 +354,38 @@ let loginReply = MockTransport.Reply.response(HTTPResponse(
 
 @Suite struct CurlCommandTests {
     @Test func redactedByDefault() {
-        #expect(CurlCommand(loginRequest()).command == """
-            curl -X 'POST' 'https://api.example.com/login?user=ann&token=<redacted>' -H 'Content-Type: application/json' \
-            -H 'Authorization: <redacted>' -H 'Accept: application/json' --data-binary '{"password":"<redacted>","user":"ann"}'
-            """)
+        #expect(
+            CurlCommand(loginRequest()).command == """
+                curl -X 'POST' 'https://api.example.com/login?user=ann&token=<redacted>' -H 'Content-Type: application/json' \
+                -H 'Authorization: <redacted>' -H 'Accept: application/json' --data-binary '{"password":"<redacted>","user":"ann"}'
+                """)
     }
 
     @Test func quotesBinaryFilesStreamsAndEmptyFields() {
         let url = URL(string: "https://example.com/it's")!
-        #expect(CurlCommand(HTTPRequest(url: url, headers: ["X-Empty": ""])).command
+        #expect(
+            CurlCommand(HTTPRequest(url: url, headers: ["X-Empty": ""])).command
                 == #"curl 'https://example.com/it'\''s' -H 'X-Empty;'"#)
         #expect(CurlCommand(HTTPRequest(method: .head, url: url)).command == #"curl --head 'https://example.com/it'\''s'"#)
-        #expect(CurlCommand(HTTPRequest(method: .post, url: url, body: .bytes(Data([0, 255, 10])))).command
+        #expect(
+            CurlCommand(HTTPRequest(method: .post, url: url, body: .bytes(Data([0, 255, 10])))).command
                 == #"printf '\000\377\012' | curl -X 'POST' 'https://example.com/it'\''s' --data-binary @-"#)
-        #expect(CurlCommand(HTTPRequest(method: .put, url: url, body: .file(URL(fileURLWithPath: "/tmp/a b")))).command
+        #expect(
+            CurlCommand(HTTPRequest(method: .put, url: url, body: .file(URL(fileURLWithPath: "/tmp/a b")))).command
                 == #"curl -X 'PUT' 'https://example.com/it'\''s' --data-binary '@/tmp/a b'"#)
         let stream = AsyncThrowingStream<Data, any Error> { $0.finish() }
-        #expect(CurlCommand(HTTPRequest(method: .post, url: url, body: .stream(.oneShot(length: nil, stream)))).command.hasSuffix(
-            "  # the request's stream body is not shown: it can be read only once"))
+        #expect(
+            CurlCommand(HTTPRequest(method: .post, url: url, body: .stream(.oneShot(length: nil, stream)))).command.hasSuffix(
+                "  # the request's stream body is not shown: it can be read only once"))
     }
 
     @Test func theCommandRunsAgainstHttpbin() async throws {
         let base = try InteropServers.value("SLUICE_HTTPBIN_URL")
         let url = URL(string: base + "/anything/it's?q=a%20b&token=t0k")!
-        let request = HTTPRequest(method: .post, url: url,
-                                  headers: ["Content-Type": "application/octet-stream", "X-Quote": "it's \"quoted\"", "Authorization": "Bearer abc"],
-                                  body: .bytes(Data([0, 1, 2, 39, 255])))
+        let request = HTTPRequest(
+            method: .post, url: url,
+            headers: ["Content-Type": "application/octet-stream", "X-Quote": "it's \"quoted\"", "Authorization": "Bearer abc"],
+            body: .bytes(Data([0, 1, 2, 39, 255])))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", CurlCommand(request, redaction: .disabled).command + " --silent --show-error"]

@@ -18,7 +18,8 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
         form.append(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]), name: "photo")
         form.append(fileAt: notes, name: "attachment")
         form.append(Data("{}".utf8), name: "meta \"quoted\"", filename: "m.json")
-        let expected = "--XyZ\r\n"
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"author\"\r\n\r\n"
             + "Ada Lovelace\r\n"
             + "--XyZ\r\n"
@@ -61,8 +62,10 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
         #expect(Int64(first.count) == body.length)
     }
 
-    @Test(arguments: [("photo.JPG", "image/jpeg"), ("a.tar.gz", "application/gzip"), ("doc.pdf", "application/pdf"),
-                      ("clip.mov", "video/quicktime"), ("README", "application/octet-stream"), ("x.unknownext", "application/octet-stream")])
+    @Test(arguments: [
+        ("photo.JPG", "image/jpeg"), ("a.tar.gz", "application/gzip"), ("doc.pdf", "application/pdf"),
+        ("clip.mov", "video/quicktime"), ("README", "application/octet-stream"), ("x.unknownext", "application/octet-stream"),
+    ])
     func typesAreGuessedFromTheExtension(path: String, type: String) {
         #expect(MIMEType.guess(forPath: path) == type)
     }

@@ -8,7 +8,7 @@ import SluiceTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A monitor the test sets by hand.
@@ -16,10 +16,16 @@ final class ManualMonitor: ReachabilityMonitor {
     private let state = Locked<(status: ReachabilityStatus, subscribers: [AsyncStream<ReachabilityStatus>.Continuation])>((.unreachable, []))
     var status: ReachabilityStatus { state.withLock { $0.status } }
     var statusUpdates: AsyncStream<ReachabilityStatus> {
-        AsyncStream { continuation in state.withLock { continuation.yield($0.status); $0.subscribers.append(continuation) } }
+        AsyncStream { continuation in
+            state.withLock {
+                continuation.yield($0.status); $0.subscribers.append(continuation)
+            }
+        }
     }
     func set(_ status: ReachabilityStatus) {
-        for subscriber in state.withLock({ $0.status = status; return $0.subscribers }) { subscriber.yield(status) }
+        for subscriber in state.withLock({
+            $0.status = status; return $0.subscribers
+        }) { subscriber.yield(status) }
     }
 }
 
@@ -34,8 +40,10 @@ struct OfflineWhenUnreachable: Middleware {
 }
 
 func helper() throws -> URL {
-    let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                      Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-outbox-helper") }
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+        Bundle.main.bundleURL.deletingLastPathComponent(),
+    ].map { $0.appendingPathComponent("sluice-outbox-helper") }
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
         struct Missing: Error {}
         throw Missing()
@@ -165,7 +173,8 @@ struct OutboxTests {
             try outbox.enqueue(stream)
         } throws: { error in
             (error as? SluiceError)?.code == .invalidBody
-                && (error as? SluiceError)?.message == "the outbox keeps in-memory bodies only; POST \(server.url("/s").absoluteString) has a file or stream body"
+                && (error as? SluiceError)?.message
+                    == "the outbox keeps in-memory bodies only; POST \(server.url("/s").absoluteString) has a file or stream body"
         }
     }
 

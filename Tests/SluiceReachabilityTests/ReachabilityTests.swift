@@ -71,8 +71,9 @@ struct ReachabilityGateTests {
     }
 
     @Test func waitForConnectivityGivesUpAfterItsTimeout() async throws {
-        let harness = MiddlewareHarness(ReachabilityGateMiddleware(monitor: ManualMonitor(.unreachable), mode: .waitForConnectivity(timeout: .milliseconds(100))),
-                                        replies: [.status(.ok)])
+        let harness = MiddlewareHarness(
+            ReachabilityGateMiddleware(monitor: ManualMonitor(.unreachable), mode: .waitForConnectivity(timeout: .milliseconds(100))),
+            replies: [.status(.ok)])
         await #expect {
             _ = try await harness.send(HTTPRequest(url: url))
         } throws: { ($0 as? SluiceError)?.code == .offline && ($0 as? SluiceError)?.message.hasPrefix("the network stayed unreachable for") == true }
@@ -177,8 +178,10 @@ struct CommandFailed: Error, CustomStringConvertible {
 }
 
 func probeHelper() throws -> String {
-    let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                      Bundle.main.bundleURL.deletingLastPathComponent()].map { $0.appendingPathComponent("sluice-reachability-probe").path }
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+        Bundle.main.bundleURL.deletingLastPathComponent(),
+    ].map { $0.appendingPathComponent("sluice-reachability-probe").path }
     guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
         throw CommandFailed(command: "find sluice-reachability-probe", output: "looked at \(candidates)")
     }

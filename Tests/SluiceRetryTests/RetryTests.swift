@@ -42,7 +42,7 @@ struct RetryPolicyTests {
     }
 
     @Test func retryAfterInBothFormsCappedAndInvalidValuesIgnored() {
-        let now = Date(timeIntervalSince1970: 784_111_777)        // Sun, 06 Nov 1994 08:49:37 GMT
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
         let policy = DefaultRetryPolicy(configuration: .init(clock: { now }))
         #expect(policy.retryAfter("1") == .seconds(1))
         #expect(policy.retryAfter(" 120 ") == .seconds(120))

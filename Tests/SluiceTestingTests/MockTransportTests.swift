@@ -35,8 +35,7 @@ struct MockTransportTests {
 
     @Test func scriptedErrorsAreThrown() async {
         let transport = MockTransport(replies: [.error(SluiceError(.timedOut, "scripted"))])
-        await #expect { try await transport.send(HTTPRequest(url: url), context: RequestContext()) }
-            throws: { ($0 as? SluiceError)?.code == .timedOut }
+        await #expect { try await transport.send(HTTPRequest(url: url), context: RequestContext()) } throws: { ($0 as? SluiceError)?.code == .timedOut }
     }
 
     @Test func enqueueAddsReplies() async throws {
@@ -68,8 +67,7 @@ struct MockTransportTests {
 
     @Test func failingPresetThrowsItsError() async {
         let transport = MockTransport.failing(with: SluiceError(.dnsFailure, "no such host"))
-        await #expect { try await transport.send(HTTPRequest(url: url), context: RequestContext()) }
-            throws: { ($0 as? SluiceError)?.code == .dnsFailure }
+        await #expect { try await transport.send(HTTPRequest(url: url), context: RequestContext()) } throws: { ($0 as? SluiceError)?.code == .dnsFailure }
     }
 }
 

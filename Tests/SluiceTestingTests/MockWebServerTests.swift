@@ -3,8 +3,9 @@ import Sluice
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Speaks raw HTTP/1.1 to a MockWebServer over a plain socket, for input a real client won't send.
@@ -29,10 +30,11 @@ struct MockWebServerTests {
     @Test func recordsMethodTargetHeadersAndAChunkedBody() throws {
         let server = try MockWebServer()
         server.enqueue(.init(status: 201, headers: [("X-Reply", "1")], body: "made"))
-        let reply = try rawExchange(port: server.port, Array((
-            "POST /items?a=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Token:  abc \r\nConnection: close\r\n\r\n"
-            + "3\r\nabc\r\n4;ext=1\r\ndefg\r\n0\r\nTrailer: t\r\n\r\n"
-        ).utf8))
+        let reply = try rawExchange(
+            port: server.port,
+            Array(
+                ("POST /items?a=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-Token:  abc \r\nConnection: close\r\n\r\n"
+                    + "3\r\nabc\r\n4;ext=1\r\ndefg\r\n0\r\nTrailer: t\r\n\r\n").utf8))
         #expect(reply.hasPrefix("HTTP/1.1 201 Created\r\n"))
         #expect(reply.contains("X-Reply: 1\r\n"))
         #expect(reply.hasSuffix("\r\n\r\nmade"))

@@ -201,8 +201,9 @@ struct ClientTests {
             Issue.record("decoded a 404")
         } catch let error as SluiceError {
             #expect(error.code == .unacceptableStatus)
-            #expect(error.message
-                == #"GET https://api.example.com/v1/users/9 answered 404 Not Found; accepted: 200..<300; body: "{\"error\":\"no such user\"}""#)
+            #expect(
+                error.message
+                    == #"GET https://api.example.com/v1/users/9 answered 404 Not Found; accepted: 200..<300; body: "{\"error\":\"no such user\"}""#)
             #expect(error.response?.status == .notFound)
         }
     }
@@ -214,8 +215,9 @@ struct ClientTests {
         let c = Client(transport: transport, middlewares: [FakeHeaders(), FakeSigning()])
         _ = try await c.send(HTTPRequest(url: base), with: [InHouse()])
         _ = try await c.send(HTTPRequest(url: base))
-        #expect(transport.requests.map { $0.request.headers.values(for: "X-Order") }
-            == [["inHouse", "headers", "signing"], ["headers", "signing"]])
+        #expect(
+            transport.requests.map { $0.request.headers.values(for: "X-Order") }
+                == [["inHouse", "headers", "signing"], ["headers", "signing"]])
     }
 
     @Test func clientTimeoutAndTracingReachTheContext() async throws {
@@ -243,9 +245,10 @@ struct ClientTests {
         ]
         for middleware in shuffled { builder.add(middleware) }
         _ = try await builder.build().send(HTTPRequest(url: base))
-        #expect(transport.requests.first?.request.headers.values(for: "X-Order") == [
-            "hud", "logging", "headers", "urlEncoding", "inHouse", "cache", "retry", "reachability", "gzip", "signing",
-        ])
+        #expect(
+            transport.requests.first?.request.headers.values(for: "X-Order") == [
+                "hud", "logging", "headers", "urlEncoding", "inHouse", "cache", "retry", "reachability", "gzip", "signing",
+            ])
     }
 
     @Test func toggleKeepsThePlaceAndRebuiltLeavesTheOriginalAlone() async throws {
@@ -260,9 +263,10 @@ struct ClientTests {
         #expect(!quiet.builder.isEnabled(FakeLogging.self) && quiet.builder.contains(FakeLogging.self))
 
         for client in [withLogging, quiet, loudAgain] { _ = try await client.send(HTTPRequest(url: base)) }
-        #expect(transport.requests.map { $0.request.headers.values(for: "X-Order") } == [
-            ["logging", "headers", "retry"], ["headers", "retry"], ["logging", "headers", "retry"],
-        ])
+        #expect(
+            transport.requests.map { $0.request.headers.values(for: "X-Order") } == [
+                ["logging", "headers", "retry"], ["headers", "retry"], ["logging", "headers", "retry"],
+            ])
     }
 
     @Test func removeReplaceAndRelativeAdds() async throws {
@@ -277,9 +281,10 @@ struct ClientTests {
         #expect(builder.remove(InHouse.self) == 2)
         #expect(builder.remove(InHouse.self) == 0)
         _ = try await builder.build().send(HTTPRequest(url: base))
-        #expect(transport.requests.map { $0.request.headers.values(for: "X-Order") } == [
-            ["logging2", "afterLogging", "beforeSigning", "signing"], ["logging2", "signing"],
-        ])
+        #expect(
+            transport.requests.map { $0.request.headers.values(for: "X-Order") } == [
+                ["logging2", "afterLogging", "beforeSigning", "signing"], ["logging2", "signing"],
+            ])
     }
 
     @Test func explicitPositionOverridesTheDefault() async throws {

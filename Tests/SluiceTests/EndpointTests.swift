@@ -101,7 +101,10 @@ private func client(_ transport: MockTransport, _ configure: (inout Client.Confi
             Issue.record("accepted a 401")
         } catch let error as SluiceError {
             #expect(error.code == .unacceptableStatus)
-            #expect(error.message == #"GET https://api.example.com/v1/greeting answered 401 Unauthorized; accepted: 200..<300; body: "{\"error\":\"expired\",\"token\":\"<redacted>\"}""#)
+            #expect(
+                error.message
+                    == #"GET https://api.example.com/v1/greeting answered 401 Unauthorized; accepted: 200..<300; body: "{\"error\":\"expired\",\"token\":\"<redacted>\"}""#
+            )
             #expect(error.response?.status == .unauthorized)
         }
     }
@@ -113,7 +116,10 @@ private func client(_ transport: MockTransport, _ configure: (inout Client.Confi
             Issue.record("accepted text/csv")
         } catch let error as SluiceError {
             #expect(error.code == .unacceptableContentType)
-            #expect(error.message == #"GET https://api.example.com/v1/greeting answered 200 OK with Content-Type "text/csv"; accepted: application/json, text/json, text/javascript, text/html, text/plain, text/xml, image/*; body: "a,b\n1,2""#)
+            #expect(
+                error.message
+                    == #"GET https://api.example.com/v1/greeting answered 200 OK with Content-Type "text/csv"; accepted: application/json, text/json, text/javascript, text/html, text/plain, text/xml, image/*; body: "a,b\n1,2""#
+            )
         }
     }
 
@@ -124,21 +130,28 @@ private func client(_ transport: MockTransport, _ configure: (inout Client.Confi
             _ = try await c.send(Greeting())
             Issue.record("accepted an untyped body")
         } catch let error as SluiceError {
-            #expect(error.message == #"GET https://api.example.com/v1/greeting answered 200 OK with no Content-Type; accepted: application/json, text/json, text/javascript, text/html, text/plain, text/xml, image/*; body: "hello""#)
+            #expect(
+                error.message
+                    == #"GET https://api.example.com/v1/greeting answered 200 OK with no Content-Type; accepted: application/json, text/json, text/javascript, text/html, text/plain, text/xml, image/*; body: "hello""#
+            )
         }
         #expect(try await c.send(Greeting()) == "")
     }
 
-    @Test(arguments: [("image/png", true), ("IMAGE/JPEG; q=1", true), ("application/json; charset=utf-8", true), ("text/csv", false),
-                      ("application/xml", false), ("video/mp4", false)])
+    @Test(arguments: [
+        ("image/png", true), ("IMAGE/JPEG; q=1", true), ("application/json; charset=utf-8", true), ("text/csv", false),
+        ("application/xml", false), ("video/mp4", false),
+    ])
     func mediaTypesMatchExactlyOrByWildcard(contentType: String, accepted: Bool) {
         let response = HTTPResponse(status: .ok, headers: ["Content-Type": contentType], body: Data("x".utf8))
         #expect(Client(transport: MockTransport(replies: [])).validate(response: response) == accepted)
     }
 
     @Test func typesCanBeAddedOrTheCheckTurnedOff() async throws {
-        let transport = MockTransport(replies: [.status(.ok, headers: ["Content-Type": "application/xml"], body: "<a/>"),
-                                                .status(.ok, headers: ["Content-Type": "text/csv"], body: "a")])
+        let transport = MockTransport(replies: [
+            .status(.ok, headers: ["Content-Type": "application/xml"], body: "<a/>"),
+            .status(.ok, headers: ["Content-Type": "text/csv"], body: "a"),
+        ])
         let c = client(transport) { $0.acceptableContentTypes?.append("application/xml") }
         #expect(try await c.send(Greeting()) == "<a/>")
         #expect(try await client(transport) { $0.acceptableContentTypes = nil }.send(Greeting()) == "a")
@@ -152,8 +165,9 @@ private func client(_ transport: MockTransport, _ configure: (inout Client.Confi
     }
 
     @Test func jsonStrategiesAreConfigurable() throws {
-        let response = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"],
-                                    body: Data(#"{"event_name":"launch","starts_at":"2026-11-30T12:00:00Z"}"#.utf8))
+        let response = HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json"],
+            body: Data(#"{"event_name":"launch","starts_at":"2026-11-30T12:00:00Z"}"#.utf8))
         let decoder = JSONResponseDecoder<Event>(dateDecodingStrategy: .iso8601, keyDecodingStrategy: .convertFromSnakeCase)
         #expect(try decoder.decode(response) == Event(eventName: "launch", startsAt: Date(timeIntervalSince1970: 1_796_040_000)))
         #expect {

@@ -31,15 +31,19 @@ struct HTTPBodyTests {
             try await body.collect()
         } throws: { error in
             let error = try #require(error as? SluiceError)
-            return error.code == .invalidBody && error.message
-                == "the one-shot stream body was already read; make it with HTTPBody.Stream.replayable to send it again"
+            return error.code == .invalidBody
+                && error.message
+                    == "the one-shot stream body was already read; make it with HTTPBody.Stream.replayable to send it again"
         }
     }
 
     @Test func replayableStreamCanBeReadTwice() async throws {
-        let body = HTTPBody.stream(.replayable(length: 2) {
-            AsyncThrowingStream { $0.yield(Data("hi".utf8)); $0.finish() }
-        })
+        let body = HTTPBody.stream(
+            .replayable(length: 2) {
+                AsyncThrowingStream {
+                    $0.yield(Data("hi".utf8)); $0.finish()
+                }
+            })
         #expect(try await body.collect() == Data("hi".utf8))
         #expect(try await body.collect() == Data("hi".utf8))
     }
@@ -51,7 +55,9 @@ struct HTTPBodyTests {
             (error as? SluiceError)?.code == .bodyTooLarge
                 && (error as? SluiceError)?.message == "the body is larger than the limit of 10 bytes"
         }
-        let chunks = AsyncThrowingStream<Data, any Error> { $0.yield(Data(count: 6)); $0.yield(Data(count: 6)); $0.finish() }
+        let chunks = AsyncThrowingStream<Data, any Error> {
+            $0.yield(Data(count: 6)); $0.yield(Data(count: 6)); $0.finish()
+        }
         await #expect {
             try await HTTPBody.stream(.oneShot(length: nil, chunks)).collect(limit: 10)
         } throws: { ($0 as? SluiceError)?.code == .bodyTooLarge }
@@ -68,7 +74,9 @@ struct HTTPBodyTests {
 
     @Test func failingStreamGivesInvalidBodyWithCause() async {
         struct Broken: Error {}
-        let chunks = AsyncThrowingStream<Data, any Error> { $0.yield(Data(count: 3)); $0.finish(throwing: Broken()) }
+        let chunks = AsyncThrowingStream<Data, any Error> {
+            $0.yield(Data(count: 3)); $0.finish(throwing: Broken())
+        }
         await #expect {
             try await HTTPBody.stream(.oneShot(length: nil, chunks)).collect()
         } throws: { error in

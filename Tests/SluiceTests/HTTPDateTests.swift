@@ -4,7 +4,7 @@ import Testing
 
 @Suite("HTTPDate")
 struct HTTPDateTests {
-    let expected = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+    let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
 
     @Test func readsTheThreeFormats() {
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)

@@ -98,14 +98,18 @@ struct HTTPFieldsTests {
     }
 
     @Test func exactMessages() {
-        #expect(message(name: "X-A\rB", value: "v")
-            == #"header name "X-A\rB" has CR (0x0D) at byte 3; CR, LF and NUL are never allowed in header fields"#)
-        #expect(message(name: "X-Token", value: "a\nEvil: 1")
-            == #"value of header "X-Token" has LF (0x0A) at byte 1; CR, LF and NUL are never allowed in header fields"#)
-        #expect(message(name: "X Y", value: "v")
-            == #"header name "X Y" has ' ' (0x20) at byte 1, which is not a token character (RFC 9110 §5.6.2)"#)
-        #expect(message(name: "X", value: "a\u{1}")
-            == #"value of header "X" has control character byte 0x01 at byte 1; only horizontal tab is allowed"#)
+        #expect(
+            message(name: "X-A\rB", value: "v")
+                == #"header name "X-A\rB" has CR (0x0D) at byte 3; CR, LF and NUL are never allowed in header fields"#)
+        #expect(
+            message(name: "X-Token", value: "a\nEvil: 1")
+                == #"value of header "X-Token" has LF (0x0A) at byte 1; CR, LF and NUL are never allowed in header fields"#)
+        #expect(
+            message(name: "X Y", value: "v")
+                == #"header name "X Y" has ' ' (0x20) at byte 1, which is not a token character (RFC 9110 §5.6.2)"#)
+        #expect(
+            message(name: "X", value: "a\u{1}")
+                == #"value of header "X" has control character byte 0x01 at byte 1; only horizontal tab is allowed"#)
         #expect(message(name: "", value: "v") == "header name is empty")
     }
 
@@ -218,28 +222,34 @@ struct HTTPFieldsTests {
         // Values longer than a machine word go through the eight-bytes-at-a-time check first.
         let long = String(repeating: "abcdefgh", count: 5)
         #expect(try parsed("X: \(long)\tmore\u{80}\u{FF}\r\n")["x"] == "\(long)\tmore\u{80}\u{FF}")
-        for (byte, problem) in [(UInt8(0x7F), HTTPFields.FieldError.Problem.controlCharacter(0x7F)),
-                                (0x01, .controlCharacter(0x01)), (0x00, .forbiddenCharacter(0x00)), (0x0D, .forbiddenCharacter(0x0D))] {
+        for (byte, problem) in [
+            (UInt8(0x7F), HTTPFields.FieldError.Problem.controlCharacter(0x7F)),
+            (0x01, .controlCharacter(0x01)), (0x00, .forbiddenCharacter(0x00)), (0x0D, .forbiddenCharacter(0x0D)),
+        ] {
             for offset in [0, 7, 8, 17, 39] {
                 var value = Array(long.utf8)
                 value[offset] = byte
                 // The offset counts from just after the colon, as the value was given.
-                #expect(parseError("X-Long: " + String(decoding: value, as: UTF8.self) + "\r\n")
-                    == HTTPFields.FieldError(name: "X-Long", part: .value, problem: problem, byteOffset: offset + 1))
+                #expect(
+                    parseError("X-Long: " + String(decoding: value, as: UTF8.self) + "\r\n")
+                        == HTTPFields.FieldError(name: "X-Long", part: .value, problem: problem, byteOffset: offset + 1))
             }
         }
     }
 
     @Test func aBadLineInASectionGivesItsExactError() {
-        #expect(parseError("A: 1\r\nno colon here\r\n")
-            == HTTPFields.FieldError(name: "no colon here", part: .name, problem: .missingColon, byteOffset: 0))
+        #expect(
+            parseError("A: 1\r\nno colon here\r\n")
+                == HTTPFields.FieldError(name: "no colon here", part: .name, problem: .missingColon, byteOffset: 0))
         #expect(parseError("A: 1\r\nno colon here\r\n")?.description == #"header line "no colon here" has no colon"#)
-        #expect(parseError("A: 1\r\nBad Name: 2\r\n")
-            == HTTPFields.FieldError(name: "Bad Name", part: .name, problem: .notTokenCharacter(0x20), byteOffset: 3))
+        #expect(
+            parseError("A: 1\r\nBad Name: 2\r\n")
+                == HTTPFields.FieldError(name: "Bad Name", part: .name, problem: .notTokenCharacter(0x20), byteOffset: 3))
         #expect(parseError(": v\r\n") == HTTPFields.FieldError(name: "", part: .name, problem: .emptyName, byteOffset: 0))
         #expect(parseError("X: a\rb\r\n") == HTTPFields.FieldError(name: "X", part: .value, problem: .forbiddenCharacter(0x0D), byteOffset: 2))
-        #expect(parseError(" folded: first\r\nA: 1\r\n")
-            == HTTPFields.FieldError(name: " folded: first", part: .name, problem: .continuationWithoutField, byteOffset: 0))
+        #expect(
+            parseError(" folded: first\r\nA: 1\r\n")
+                == HTTPFields.FieldError(name: " folded: first", part: .name, problem: .continuationWithoutField, byteOffset: 0))
         #expect(parseError(" folded\r\n")?.description == #"folded continuation line " folded" comes before any header field"#)
     }
 
@@ -255,7 +265,7 @@ struct HTTPFieldsTests {
         for _ in 0..<3000 {
             var lines: [[UInt8]] = []
             for _ in 0..<(1 + Int(next() % 4)) {
-                var line: [UInt8] = [UInt8(ascii: "A") + UInt8(next() % 26)]        // never a folded line
+                var line: [UInt8] = [UInt8(ascii: "A") + UInt8(next() % 26)]  // never a folded line
                 for _ in 0..<Int(next() % 8) { line.append(pick(nameBytes)) }
                 if next() % 20 != 0 { line.append(UInt8(ascii: ":")) }
                 for _ in 0..<Int(next() % 24) { line.append(pick(valueBytes)) }
@@ -267,8 +277,8 @@ struct HTTPFieldsTests {
             var expected = HTTPFields()
             var expectedError: HTTPFields.FieldError?
             for var line in lines {
-                line.removeLast()                                   // LF
-                if line.last == 0x0D { line.removeLast() }          // and one CR before it
+                line.removeLast()  // LF
+                if line.last == 0x0D { line.removeLast() }  // and one CR before it
                 guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                     expectedError = HTTPFields.FieldError(name: String(decoding: line, as: UTF8.self), part: .name, problem: .missingColon, byteOffset: 0)
                     break
@@ -308,8 +318,7 @@ struct HTTPFieldsTests {
         for operation in ["append", "set"] {
             var fields = HTTPFields()
             do {
-                if operation == "append" { try fields.append(name: name, value: value) }
-                else { try fields.set(name: name, value: value) }
+                if operation == "append" { try fields.append(name: name, value: value) } else { try fields.set(name: name, value: value) }
                 Issue.record("\(operation) accepted \(String(reflecting: name)): \(String(reflecting: value))", sourceLocation: sourceLocation)
             } catch {
                 #expect(error.code == .invalidHeader, sourceLocation: sourceLocation)

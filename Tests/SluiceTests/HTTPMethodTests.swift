@@ -5,8 +5,9 @@ import Testing
 @Suite("HTTPMethod")
 struct HTTPMethodTests {
     @Test func standardMethods() {
-        #expect([HTTPMethod.get, .head, .post, .put, .patch, .delete, .options, .trace].map(\.rawValue)
-            == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
+        #expect(
+            [HTTPMethod.get, .head, .post, .put, .patch, .delete, .options, .trace].map(\.rawValue)
+                == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
         #expect(HTTPMethod(rawValue: "GET") == .get)
     }
 

@@ -65,7 +65,7 @@ struct Spin: Middleware {
     /// Burns a little CPU so its own time is visibly non-zero.
     func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var x: UInt64 = 1
-        for i in 0..<20_000 { x = x &* 6364136223846793005 &+ UInt64(i) }
+        for i in 0..<20_000 { x = x &* 6_364_136_223_846_793_005 &+ UInt64(i) }
         precondition(x != 0)
         return try await next(request, context)
     }
@@ -181,9 +181,10 @@ struct PipelineTests {
         context.isTracing = true
         let response = try await pipeline.send(HTTPRequest(url: url), context: context)
         let trace = try #require(response.trace)
-        #expect(trace.spans.map(\.stage) == [
-            .middleware(Spin.self), .middleware(CallsTwice.self), .middleware(Recorder.self), .transport(MockTransport.self),
-        ])
+        #expect(
+            trace.spans.map(\.stage) == [
+                .middleware(Spin.self), .middleware(CallsTwice.self), .middleware(Recorder.self), .transport(MockTransport.self),
+            ])
         #expect(trace.spans.map(\.calls) == [1, 1, 2, 2])
         let spin = try #require(trace.span(for: Spin.self))
         #expect(spin.ownTime > .zero)

@@ -82,7 +82,11 @@ struct SingleFlightTests {
     @Test func anErrorReachesEveryCaller() async throws {
         let flight = SingleFlight<String, Int>()
         let work = HeldWork()
-        let leader = Task { try await flight.run("k") { _ = try await work.run(); throw Failed() } }
+        let leader = Task {
+            try await flight.run("k") {
+                _ = try await work.run(); throw Failed()
+            }
+        }
         try await Wait.until("the leader runs") { work.runs == 1 }
         let waiter = Task { try await flight.run("k") { try await work.run(answer: -1) } }
         try await Wait.until("one caller waits") { flight.waiters(for: "k") == 1 }

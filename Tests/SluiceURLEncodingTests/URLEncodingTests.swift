@@ -21,8 +21,9 @@ struct PercentEncodingTests {
     }
 
     @Test func urlsFromStringsWithUnsafeCharacters() throws {
-        #expect(try PercentEncoding.url("https://example.com/naïve path?q=ä b&x=1#part two").absoluteString
-            == "https://example.com/na%C3%AFve%20path?q=%C3%A4%20b&x=1#part%20two")
+        #expect(
+            try PercentEncoding.url("https://example.com/naïve path?q=ä b&x=1#part two").absoluteString
+                == "https://example.com/na%C3%AFve%20path?q=%C3%A4%20b&x=1#part%20two")
         #expect(try PercentEncoding.url("https://example.com/a%20b?c=%C3%A4").absoluteString == "https://example.com/a%20b?c=%C3%A4")
         #expect(try PercentEncoding.url("HTTP://example.com:8080").absoluteString == "http://example.com:8080")
     }
@@ -52,8 +53,9 @@ struct ParameterEncoderTests {
     ]
 
     @Test func typedValuesAndTheThreeArrayStyles() {
-        #expect(ParameterEncoder().query(parameters)
-            == "q=caf%C3%A9&page=2&ratio=0.25&whole=3&draft=true&tags=a&tags=b%20c&filter%5Bkind%5D=book&filter%5Byear%5D=2024")
+        #expect(
+            ParameterEncoder().query(parameters)
+                == "q=caf%C3%A9&page=2&ratio=0.25&whole=3&draft=true&tags=a&tags=b%20c&filter%5Bkind%5D=book&filter%5Byear%5D=2024")
         #expect(ParameterEncoder(arrayStyle: .brackets).query([("tags", ["a", "b"])]) == "tags%5B%5D=a&tags%5B%5D=b")
         #expect(ParameterEncoder(arrayStyle: .commaSeparated).query([("tags", ["a", "b", 3])]) == "tags=a,b,3")
         #expect(ParameterEncoder().pairs([("a", ["b": ["c": [1, 2]]])]).map { "\($0.name)=\($0.value)" } == ["a[b][c]=1", "a[b][c]=2"])
@@ -109,8 +111,9 @@ struct URLEncodingMiddlewareTests {
     }
 
     @Test func httpbinEchoesEncodedQueryAndFormParametersExactly() async throws {
-        let pipeline = Pipeline(middlewares: [URLEncodingMiddleware(configuration: .init(encoder: .init(arrayStyle: .brackets)))],
-                                transport: CurlTransport())
+        let pipeline = Pipeline(
+            middlewares: [URLEncodingMiddleware(configuration: .init(encoder: .init(arrayStyle: .brackets)))],
+            transport: CurlTransport())
         var request = HTTPRequest(method: .post, url: try InteropServers.httpbin("/anything"))
         request.queryParameters = ["q": "naïve & more", "tags": ["x", "y z"], "n": 5]
         request.formParameters = ["city": "Zürich", "note": "a+b=c"]

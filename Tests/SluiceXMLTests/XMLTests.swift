@@ -42,14 +42,15 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        // The xml fuzz target's crash: swift-corelibs-foundation force-unwraps names as UTF-8.
-        ("prefixed element name", [UInt8](#"<s:Envelope xmlns:s="urn:x"><s:"#.utf8) + [0xFC, 0xFC] + Array("Body/></s:Envelope>".utf8), 31),
-        ("element name", Array("<r><a".utf8) + [0xC3] + Array("/></r>".utf8), 5),
-        ("attribute name", Array("<r a".utf8) + [0xFF] + Array("=\"1\"/>".utf8), 4),
-        ("comment", Array("<r><!-- ".utf8) + [0xE2, 0x82] + Array(" --></r>".utf8), 8),
-        ("text after a BOM", [0xEF, 0xBB, 0xBF] + Array("<r>".utf8) + [0x80] + Array("</r>".utf8), 6),
-    ] as [(String, [UInt8], Int)])
+    @Test(
+        arguments: [
+            // The xml fuzz target's crash: swift-corelibs-foundation force-unwraps names as UTF-8.
+            ("prefixed element name", [UInt8](#"<s:Envelope xmlns:s="urn:x"><s:"#.utf8) + [0xFC, 0xFC] + Array("Body/></s:Envelope>".utf8), 31),
+            ("element name", Array("<r><a".utf8) + [0xC3] + Array("/></r>".utf8), 5),
+            ("attribute name", Array("<r a".utf8) + [0xFF] + Array("=\"1\"/>".utf8), 4),
+            ("comment", Array("<r><!-- ".utf8) + [0xE2, 0x82] + Array(" --></r>".utf8), 8),
+            ("text after a BOM", [0xEF, 0xBB, 0xBF] + Array("<r>".utf8) + [0x80] + Array("</r>".utf8), 6),
+        ] as [(String, [UInt8], Int)])
     func invalidUTF8IsADecodingErrorNotACrash(where: String, bytes: [UInt8], offset: Int) {
         expectDecodingFailure("not valid XML: byte \(offset) is not UTF-8, the document's encoding", Data(bytes))
     }
@@ -63,10 +64,12 @@ import Testing
         utf16.append("<?xml version=\"1.0\" encoding=\"UTF-16\"?><r a=\"ü\">ひらがな</r>".data(using: .utf16LittleEndian)!)
         let tree = try XMLTree(parsing: utf16)
         #expect(tree.text == "ひらがな" && tree.attributes["a"] == "ü")
-        expectDecodingFailure(#"not valid XML: the encoding "EBCDIC-US" is not supported (UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 are)"#,
-                              Data(#"<?xml version="1.0" encoding="EBCDIC-US"?><r/>"#.utf8))
-        expectDecodingFailure("not valid XML: the bytes are not valid US-ASCII, the document's encoding",
-                              Data(#"<?xml version="1.0" encoding="US-ASCII"?><r>"#.utf8) + Data([0xE9]) + Data("</r>".utf8))
+        expectDecodingFailure(
+            #"not valid XML: the encoding "EBCDIC-US" is not supported (UTF-8, UTF-16, ISO-8859-1, US-ASCII and windows-1252 are)"#,
+            Data(#"<?xml version="1.0" encoding="EBCDIC-US"?><r/>"#.utf8))
+        expectDecodingFailure(
+            "not valid XML: the bytes are not valid US-ASCII, the document's encoding",
+            Data(#"<?xml version="1.0" encoding="US-ASCII"?><r>"#.utf8) + Data([0xE9]) + Data("</r>".utf8))
     }
 
     func expectDecodingFailure(_ message: String, _ bytes: Data, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -124,7 +127,9 @@ import Testing
         let tree = try XMLTree(parsing: Data(#"<?xml version="1.0"?><?xml-stylesheet?><r><?pi?><!-- <?c?> --><a><![CDATA[<?x?>]]></a><?t data?></r>"#.utf8))
         #expect(tree.name == "r")
         #expect(tree["a"]?.text == "<?x?>")
-        let doctype = try XMLTree(parsing: Data(#"<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist><dict/></plist>"#.utf8))
+        let doctype = try XMLTree(
+            parsing: Data(#"<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist><dict/></plist>"#.utf8)
+        )
         #expect(doctype.name == "plist" && doctype.children.map(\.name) == ["dict"])
     }
 }

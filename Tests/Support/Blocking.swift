@@ -30,7 +30,7 @@ package enum Blocking {
     package static func output(of process: Process, mergingErrors: Bool = false) async throws -> (output: Data, status: Int32) {
         let pipe = Pipe()
         process.standardOutput = pipe
-        if mergingErrors { process.standardError = pipe }   // one pipe, read to its end: neither can fill
+        if mergingErrors { process.standardError = pipe }  // one pipe, read to its end: neither can fill
         try process.run()
         return try await run {
             let data = pipe.fileHandleForReading.readDataToEndOfFile()

@@ -17,8 +17,10 @@ package enum BuiltProducts {
 
     /// The built executable `name`.
     package static func executable(_ name: String) throws -> URL {
-        let folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
-                       Bundle.main.bundleURL.deletingLastPathComponent()]
+        let folders = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
         guard let found = folders.map({ $0.appendingPathComponent(name) }).first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw Missing(name: name)
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Plain TCP on 127.0.0.1 for tests: connecting to a port, and finding one nothing listens on.

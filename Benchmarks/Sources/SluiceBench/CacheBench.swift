@@ -25,7 +25,8 @@ func sluiceCacheFigures(base: URL, hits: Int, misses: Int, store: any CacheStore
 }
 
 func sluiceCacheFigures(base: URL, hits: Int, misses: Int, store: any CacheStore, transport: CurlTransport) async throws -> CacheFigures {
-    let stages: [any Middleware] = Array(repeating: PassThrough(), count: 4) + [CacheMiddleware(store: store)]
+    let stages: [any Middleware] =
+        Array(repeating: PassThrough(), count: 4) + [CacheMiddleware(store: store)]
         + Array(repeating: PassThrough(), count: 4)
     let pipeline = Pipeline(middlewares: stages, transport: transport)
     let url = base.appendingPathComponent("small.json")
@@ -78,8 +79,9 @@ func requestsCacheFigures(python: String, base: URL, hits: Int, misses: Int, fol
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0,
-          let object = try JSONSerialization.jsonObject(with: data) as? [String: Double],
-          let hit = object["hit_median_us"], let miss = object["miss_store_per_s"] else {
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Double],
+        let hit = object["hit_median_us"], let miss = object["miss_store_per_s"]
+    else {
         throw BenchFailure(description: "requests-cache: \(String(decoding: data, as: UTF8.self))")
     }
     return CacheFigures(hitMedianMicroseconds: hit, missStorePerSecond: miss)
@@ -95,9 +97,16 @@ func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The order turns each round, so no store always runs first or last.
         var runs: [() async throws -> Void] = [
-            { sqlite.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses,
-                                                         store: try SQLiteCacheStore(path: folder + "/sluice.sqlite", configuration: .init(maximumSize: 1 << 30)))) },
-            { memory.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses, store: MemoryCacheStore(configuration: .init(maximumSize: 1 << 30)))) },
+            {
+                sqlite.append(
+                    try await sluiceCacheFigures(
+                        base: base, hits: hits, misses: misses,
+                        store: try SQLiteCacheStore(path: folder + "/sluice.sqlite", configuration: .init(maximumSize: 1 << 30))))
+            },
+            {
+                memory.append(
+                    try await sluiceCacheFigures(base: base, hits: hits, misses: misses, store: MemoryCacheStore(configuration: .init(maximumSize: 1 << 30))))
+            },
         ]
         if let redis {
             runs.append {
@@ -111,7 +120,8 @@ func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)
         }
         for index in runs.indices { try await runs[(index + round) % runs.count]() }
     }
-    let rows: [(String, [CacheFigures])] = [("sluice, SQLite", sqlite), ("sluice, memory", memory)]
+    let rows: [(String, [CacheFigures])] =
+        [("sluice, SQLite", sqlite), ("sluice, memory", memory)]
         + (redisFigures.isEmpty ? [] : [("sluice, Redis", redisFigures)]) + (python3.isEmpty ? [] : [("requests-cache", python3)])
     if json {
         for (client, figures) in rows {

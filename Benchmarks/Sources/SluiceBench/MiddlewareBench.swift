@@ -33,13 +33,16 @@ func nanosecondsPerRequest(_ pipeline: Pipeline, count: Int, _ make: () -> HTTPR
 /// `only`: run just the cases whose names contain one of these words (no case).
 func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]? = nil) async throws -> Int32 {
     let count = max(1_000, Int(20_000 * scale))
-    let small = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=600"],
-                             body: Data(String(repeating: "{\"k\":1},", count: 128).utf8))
-    let gzipped = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
-                               body: try GzipCodec.compress(small.body))
+    let small = HTTPResponse(
+        status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=600"],
+        body: Data(String(repeating: "{\"k\":1},", count: 128).utf8))
+    let gzipped = HTTPResponse(
+        status: .ok, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
+        body: try GzipCodec.compress(small.body))
     let url = URL(string: "https://api.example.com/v1/items?page=2")!
-    let aws = AWSSigV4Signer(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-                             sessionToken: nil, region: "us-east-1", service: "service")
+    let aws = AWSSigV4Signer(
+        accessKeyID: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        sessionToken: nil, region: "us-east-1", service: "service")
     let oauth = OAuth1Signer(configuration: .init(consumerKey: "key", consumerSecret: "secret", token: "t", tokenSecret: "s"))
     let hmac = HMACParameterSigner(configuration: .init(key: Data("secret".utf8)))
 
@@ -50,19 +53,28 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
     let offThroughBuilder = builder.resolvedMiddlewares
 
     let allCases: [(name: String, middlewares: [any Middleware], response: HTTPResponse, request: @Sendable () -> HTTPRequest)] = [
-        ("HeadersMiddleware, 2 fields", [HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json", "X-App": "shop/4.2"]))],
-         small, { HTTPRequest(url: url) }),
-        ("AuthTokenMiddleware", [AuthTokenMiddleware(configuration: .init(token: { "token-123" }, refresh: { "token-456" }))],
-         small, { HTTPRequest(url: url) }),
-        ("CommonParametersMiddleware, 3 in the query",
-         [CommonParametersMiddleware(configuration: .init(parameters: { [("app_version", "4.2"), ("channel", "store"), ("device", "x")] }))],
-         small, { HTTPRequest(url: url) }),
-        ("URLEncodingMiddleware, base URL + 3 parameters",
-         [URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1")))], small, {
-             var request = HTTPRequest(url: URL(string: "items")!)
-             request.queryParameters = ["q": "café", "page": 2, "tags": ["a", "b"]]
-             return request
-         }),
+        (
+            "HeadersMiddleware, 2 fields", [HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json", "X-App": "shop/4.2"]))],
+            small, { HTTPRequest(url: url) }
+        ),
+        (
+            "AuthTokenMiddleware", [AuthTokenMiddleware(configuration: .init(token: { "token-123" }, refresh: { "token-456" }))],
+            small, { HTTPRequest(url: url) }
+        ),
+        (
+            "CommonParametersMiddleware, 3 in the query",
+            [CommonParametersMiddleware(configuration: .init(parameters: { [("app_version", "4.2"), ("channel", "store"), ("device", "x")] }))],
+            small, { HTTPRequest(url: url) }
+        ),
+        (
+            "URLEncodingMiddleware, base URL + 3 parameters",
+            [URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1")))], small,
+            {
+                var request = HTTPRequest(url: URL(string: "items")!)
+                request.queryParameters = ["q": "café", "page": 2, "tags": ["a", "b"]]
+                return request
+            }
+        ),
         ("SigningMiddleware, AWS SigV4", [SigningMiddleware(signer: aws)], small, { HTTPRequest(url: url) }),
         ("SigningMiddleware, OAuth 1.0a HMAC-SHA1", [SigningMiddleware(signer: oauth)], small, { HTTPRequest(url: url) }),
         ("SigningMiddleware, HMAC parameters", [SigningMiddleware(signer: hmac)], small, { HTTPRequest(url: url) }),
@@ -71,8 +83,10 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
         ("LoggingMiddleware .none, added through Client.Builder (left out)", offThroughBuilder, small, { HTTPRequest(url: url) }),
         ("LoggingMiddleware .none, put in a Pipeline by hand", [LoggingMiddleware(level: .none, sink: .null)], small, { HTTPRequest(url: url) }),
         ("LoggingMiddleware .basic text, null sink", [LoggingMiddleware(level: .basic, sink: .null)], small, { HTTPRequest(url: url) }),
-        ("LoggingMiddleware .basic JSON lines, null sink", [LoggingMiddleware(level: .basic, sink: .null, format: .jsonLines)],
-         small, { HTTPRequest(url: url) }),
+        (
+            "LoggingMiddleware .basic JSON lines, null sink", [LoggingMiddleware(level: .basic, sink: .null, format: .jsonLines)],
+            small, { HTTPRequest(url: url) }
+        ),
         ("LoggingMiddleware .headers text, null sink", [LoggingMiddleware(level: .headers, sink: .null)], small, { HTTPRequest(url: url) }),
     ]
     let wanted = { (name: String) in only.map { $0.contains { name.localizedCaseInsensitiveContains($0) } } ?? true }
@@ -88,8 +102,8 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
         for item in cases {
             let bare = Pipeline(middlewares: [], transport: InstantTransport(response: item.response))
             let pipeline = Pipeline(middlewares: item.middlewares, transport: InstantTransport(response: item.response))
-            _ = try await nanosecondsPerRequest(bare, count: count / blocks, item.request)         // warm up
-            _ = try await nanosecondsPerRequest(pipeline, count: count / blocks, item.request)     // (and fill the cache)
+            _ = try await nanosecondsPerRequest(bare, count: count / blocks, item.request)  // warm up
+            _ = try await nanosecondsPerRequest(pipeline, count: count / blocks, item.request)  // (and fill the cache)
             var differences: [Double] = []
             for _ in 0..<blocks {
                 let without = try await nanosecondsPerRequest(bare, count: count / blocks, item.request)
@@ -110,26 +124,35 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
     for _ in 0..<(wanted("gzip") ? rounds : 0) {
         for _ in 0..<3 {
             swiftCompress.append(try seconds { _ = try GzipCodec.compress(jsonBody) })
-            cCompress.append(try seconds {
-                let size = jsonBody.withUnsafeBytes { input in
-                    output.withUnsafeMutableBytes { sluice_bench_gzip(input.bindMemory(to: UInt8.self).baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
-                }
-                guard size > 0 else { throw BenchFailure(description: "zlib from C could not compress") }
-            })
+            cCompress.append(
+                try seconds {
+                    let size = jsonBody.withUnsafeBytes { input in
+                        output.withUnsafeMutableBytes {
+                            sluice_bench_gzip(input.bindMemory(to: UInt8.self).baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count)
+                        }
+                    }
+                    guard size > 0 else { throw BenchFailure(description: "zlib from C could not compress") }
+                })
             swiftInflate.append(try seconds { _ = try GzipCodec.decompress(packed, format: .gzip) })
-            cInflate.append(try seconds {
-                let size = packed.withUnsafeBytes { input in
-                    output.withUnsafeMutableBytes { sluice_bench_gunzip(input.bindMemory(to: UInt8.self).baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
-                }
-                guard size == jsonBody.count else { throw BenchFailure(description: "zlib from C inflated \(size) bytes") }
-            })
+            cInflate.append(
+                try seconds {
+                    let size = packed.withUnsafeBytes { input in
+                        output.withUnsafeMutableBytes {
+                            sluice_bench_gunzip(input.bindMemory(to: UInt8.self).baseAddress, input.count, $0.bindMemory(to: UInt8.self).baseAddress, $0.count)
+                        }
+                    }
+                    guard size == jsonBody.count else { throw BenchFailure(description: "zlib from C inflated \(size) bytes") }
+                })
         }
     }
     let megabytes = Double(jsonBody.count) / 1_048_576
-    let gzipRows = swiftCompress.isEmpty ? [] : [
-        ("compress", megabytes / median(swiftCompress), megabytes / median(cCompress)),
-        ("decompress", megabytes / median(swiftInflate), megabytes / median(cInflate)),
-    ]
+    let gzipRows =
+        swiftCompress.isEmpty
+        ? []
+        : [
+            ("compress", megabytes / median(swiftCompress), megabytes / median(cCompress)),
+            ("decompress", megabytes / median(swiftInflate), megabytes / median(cInflate)),
+        ]
 
     if json {
         for item in cases {

@@ -25,8 +25,9 @@ import Dispatch
 import Foundation
 import Sluice
 import SluiceCurl
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 // MARK: Arguments
@@ -76,9 +77,12 @@ let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 let json = options.json, rounds = max(1, options.rounds), scale = options.scale
 // `--middleware` needs no server; everything else measures against URL.
 guard let base = options.middleware ? URL(string: "http://127.0.0.1/") : options.base,
-      base.scheme == "http" || base.scheme == "https" else {
-    FileHandle.standardError.write(Data(("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b] [--event-threads N]\n"
-        + "       sluice-bench URL --cache [--python PATH] [--redis HOST:PORT] | sluice-bench --middleware [--rounds N]\n").utf8))
+    base.scheme == "http" || base.scheme == "https"
+else {
+    FileHandle.standardError.write(
+        Data(
+            ("usage: sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b] [--event-threads N]\n"
+                + "       sluice-bench URL --cache [--python PATH] [--redis HOST:PORT] | sluice-bench --middleware [--rounds N]\n").utf8))
     exit(2)
 }
 
@@ -206,7 +210,6 @@ func download(to path: String) async throws -> Int32 {
     return response.status.isSuccess ? 0 : 1
 }
 
-
 let clients = options.clients
 
 func measure() async throws -> Int32 {
@@ -232,7 +235,6 @@ func measure() async throws -> Int32 {
             }
         }
     }
-
 
     if json {
         for scenario in scenarios {

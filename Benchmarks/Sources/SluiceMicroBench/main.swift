@@ -71,8 +71,10 @@ func countInstructions(_ which: String, _ count: Int) throws -> Double {
     defer { try? FileManager.default.removeItem(at: output) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(output.path)",
-                         CommandLine.arguments[0], "--run-only", which, String(count)]
+    process.arguments = [
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=\(output.path)",
+        CommandLine.arguments[0], "--run-only", which, String(count),
+    ]
     let pipe = Pipe()
     process.standardError = pipe
     process.standardOutput = FileHandle.nullDevice
@@ -80,7 +82,8 @@ func countInstructions(_ which: String, _ count: Int) throws -> Double {
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard let line = text.split(separator: "\n").first(where: { $0.contains("Collected :") }),
-          let number = Double(line.split(separator: ":").last!.filter(\.isNumber)) else {
+        let number = Double(line.split(separator: ":").last!.filter(\.isNumber))
+    else {
         throw POSIXError(.EIO)
     }
     return number
@@ -139,8 +142,10 @@ func main() async throws {
     print("")
     let hop = median(perHopOff)
     let sorted = perHopOff.sorted()
-    print(String(format: "per-hop cost with tracing off: %.1f ns (middle half of rounds %.1f–%.1f ns; target < 100 ns): %@",
-                 hop, sorted[rounds / 4], sorted[(3 * rounds) / 4], hop < 100 ? "met" : "NOT met"))
+    print(
+        String(
+            format: "per-hop cost with tracing off: %.1f ns (middle half of rounds %.1f–%.1f ns; target < 100 ns): %@",
+            hop, sorted[rounds / 4], sorted[(3 * rounds) / 4], hop < 100 ? "met" : "NOT met"))
 }
 
 // A synchronous main (SynchronousMain), not top-level `await`, so valgrind can run it.

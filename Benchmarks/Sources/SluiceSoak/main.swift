@@ -17,8 +17,8 @@ import Sluice
 import SluiceCache
 import SluiceCurl
 import SluiceGzip
-import SluiceHeaders
 import SluiceHUD
+import SluiceHeaders
 import SluiceLogging
 import SluiceReachability
 import SluiceRetry
@@ -79,8 +79,11 @@ builder.add(HUDMiddleware(presenter: CountingPresenter()))
 builder.add(LoggingMiddleware(level: .basic, sink: .closure { _ in logLines.add(1, ordering: .relaxed) }))
 builder.add(HeadersMiddleware(configuration: .init(fields: ["X-App": "sluice-soak/1", "Accept": "application/json"])))
 builder.add(URLEncodingMiddleware())
-builder.add(CacheMiddleware(store: try SQLiteCacheStore(path: folder.appendingPathComponent("cache.sqlite").path,
-                                                        configuration: .init(maximumSize: 8 << 20))))
+builder.add(
+    CacheMiddleware(
+        store: try SQLiteCacheStore(
+            path: folder.appendingPathComponent("cache.sqlite").path,
+            configuration: .init(maximumSize: 8 << 20))))
 builder.add(RetryMiddleware())
 do { builder.add(ReachabilityGateMiddleware(monitor: try LinuxReachabilityMonitor())) } catch { fail("netlink monitor: \(error)") }
 builder.add(GzipMiddleware())
@@ -148,8 +151,10 @@ let fds = taken.map(\.descriptors)
 let rssDrift = Double(peak - first.rssKiB) / Double(first.rssKiB) * 100
 let rssDip = Double(first.rssKiB - lowest) / Double(first.rssKiB) * 100
 let failed = errors.load(ordering: .relaxed)
-print(String(format: "%d requests in %.1f s (%.0f/s); sources: %@", total, seconds, Double(total) / seconds,
-             sources.withLock { $0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+print(
+    String(
+        format: "%d requests in %.1f s (%.0f/s); sources: %@", total, seconds, Double(total) / seconds,
+        sources.withLock { $0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
 print("log lines \(logLines.load(ordering: .relaxed)); HUD shows \(hudShows.load(ordering: .relaxed)); errors \(failed)")
 print("after warm-up (\(warmup) requests), \(taken.count) samples:")
 print(String(format: "  RSS: first %d KiB, peak %d KiB (%+.1f%%), lowest %d KiB (%.1f%% below)", first.rssKiB, peak, rssDrift, lowest, rssDip))

@@ -51,9 +51,10 @@ extension Client {
         guard let contentType = response.headers["Content-Type"] else {
             return response.body.isEmpty && response.bodyFile == nil
         }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
+        let mediaType =
+            contentType.split(separator: ";", maxSplits: 1).first.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            } ?? ""
         let (type, _) = split(mediaType)
         return acceptable.contains { pattern in
             let pattern = pattern.lowercased()

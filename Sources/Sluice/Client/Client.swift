@@ -131,7 +131,8 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
         let context = context ?? makeContext()
-        let pipeline = extra.isEmpty
+        let pipeline =
+            extra.isEmpty
             ? self.pipeline : Pipeline(middlewares: extra + self.pipeline.middlewares, transport: self.pipeline.transport)
         return try await dispatcher.run(request, cancellationIsError: configuration.reportsCancellationAsError) {
             try await pipeline.send(request, context: context)

@@ -14,8 +14,9 @@ public struct DataResponseDecoder: ResponseDecoder {
         do {
             return try Data(contentsOf: file)
         } catch {
-            throw SluiceError(.decodingFailed, "cannot read the response body file \(file.path): \(error.localizedDescription)",
-                              underlying: error, stage: .client, response: response)
+            throw SluiceError(
+                .decodingFailed, "cannot read the response body file \(file.path): \(error.localizedDescription)",
+                underlying: error, stage: .client, response: response)
         }
     }
 }

@@ -69,8 +69,9 @@ final class RequestDispatcher: Sendable {
         state.withLock { state in
             state.entries.values.map { entry in
                 let s = entry.snapshot
-                return InFlightRequest(id: s.id, method: s.method, url: s.url, tags: s.tags, priority: s.priority,
-                                       state: entry.state, accepted: s.accepted)
+                return InFlightRequest(
+                    id: s.id, method: s.method, url: s.url, tags: s.tags, priority: s.priority,
+                    state: entry.state, accepted: s.accepted)
             }.sorted { $0.id < $1.id }
         }
     }
@@ -94,8 +95,8 @@ final class RequestDispatcher: Sendable {
             }
             return count
         }
-        tasks.forEach { $0.cancel() }
-        waiters.forEach { $0.resume(throwing: CancellationError()) }
+        for task in tasks { task.cancel() }
+        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
         return count
     }
 
@@ -105,8 +106,9 @@ final class RequestDispatcher: Sendable {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            let snapshot = InFlightRequest(id: id, method: request.method, url: request.url, tags: request.tags,
-                                           priority: request.priority, state: .queued, accepted: .now)
+            let snapshot = InFlightRequest(
+                id: id, method: request.method, url: request.url, tags: request.tags,
+                priority: request.priority, state: .queued, accepted: .now)
             state.entries[id] = Entry(snapshot: snapshot, state: .queued)
             return id
         }

@@ -26,8 +26,9 @@ public struct StringResponseDecoder: ResponseDecoder {
         let encoding: String.Encoding
         if let charset {
             guard let named = Self.encoding(named: charset) else {
-                throw SluiceError(.decodingFailed, "the response's charset \(String(reflecting: charset)) is not one Sluice can decode",
-                                  stage: .client, response: response)
+                throw SluiceError(
+                    .decodingFailed, "the response's charset \(String(reflecting: charset)) is not one Sluice can decode",
+                    stage: .client, response: response)
             }
             encoding = named
         } else {

@@ -218,17 +218,19 @@ public struct Redaction: Sendable, Hashable {
     /// without making a string.
     private func matchesHiddenName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         names.parameterBytes.contains { hidden in
-            hidden.count == name.count && zip(hidden, name).allSatisfy { pair in
-                let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
-                return pair.0 == byte
-            }
+            hidden.count == name.count
+                && zip(hidden, name).allSatisfy { pair in
+                    let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
+                    return pair.0 == byte
+                }
         }
     }
 
     /// The first index at or after `start` holding `byte` (`memchr`, which scans a word at a time).
     private static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress, start < bytes.count,
-              let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+            let found = memchr(base + start, Int32(byte), bytes.count - start)
+        else { return nil }
         return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
@@ -271,9 +273,10 @@ public struct Redaction: Sendable, Hashable {
         var shown = body
         let type = contentType?.lowercased() ?? ""
         if isEnabled, type.contains("json") || type.isEmpty, body.count <= 1 << 20,
-           let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-           hidesAnyKey(in: object),
-           let redacted = try? JSONSerialization.data(withJSONObject: json(object), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
+            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+            hidesAnyKey(in: object),
+            let redacted = try? JSONSerialization.data(withJSONObject: json(object), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        {
             shown = redacted
         } else if isEnabled, type.hasPrefix("application/x-www-form-urlencoded"), let text = String(data: body, encoding: .utf8) {
             shown = Data(form(text).utf8)

@@ -14,7 +14,7 @@ import Foundation
 public enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]   // 1970-01-01 was a Thursday
+    private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
 
     /// The date in `text`, or nil when it is none of the three formats or not a real date.
     public static func parse(_ text: some StringProtocol) -> Date? {
@@ -41,11 +41,12 @@ public enum HTTPDate {
                 day = numeric
                 month = monthNumber(words[2])
                 // RFC 9110: four digits, or two in RFC 850 (a longer year once overflowed Retry-After).
-                year = switch words[3].count {
-                case 2: number(words[3]).map(twoDigitYear)
-                case 4: number(words[3])
-                default: nil
-                }
+                year =
+                    switch words[3].count {
+                    case 2: number(words[3]).map(twoDigitYear)
+                    case 4: number(words[3])
+                    default: nil
+                    }
                 time = clock(words[4], words[5], words[6])
             } else {
                 // asctime "Sun Nov  6 08:49:37 1994"
@@ -56,7 +57,8 @@ public enum HTTPDate {
                 year = words[6].count == 4 ? number(words[6]) : nil
             }
             guard let day, let month, let year, let (hour, minute, second) = time,
-                  (1...31).contains(day), day <= daysIn(month: month, year: year), year >= 1900 else { return nil }
+                (1...31).contains(day), day <= daysIn(month: month, year: year), year >= 1900
+            else { return nil }
             let days = daysFromCivil(year: year, month: month, day: day)
             return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
         }
@@ -105,8 +107,9 @@ public enum HTTPDate {
         _ hour: UnsafeBufferPointer<UInt8>, _ minute: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>
     ) -> (Int, Int, Int)? {
         guard hour.count == 2, minute.count == 2, second.count == 2,
-              let h = number(hour), let m = number(minute), let s = number(second),
-              h < 24, m < 60, s < 61 else { return nil }
+            let h = number(hour), let m = number(minute), let s = number(second),
+            h < 24, m < 60, s < 61
+        else { return nil }
         return (h, m, min(s, 59))
     }
 

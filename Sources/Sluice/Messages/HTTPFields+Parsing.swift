@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Fields read off the wire: an HTTP/1.1 field section parsed in one pass into a `RawFieldBlock`.
@@ -82,7 +82,8 @@ extension HTTPFields {
         // The name: token bytes, ended by the first other byte, which must be the colon.
         while index < count {
             let byte = base[index]
-            let isToken = byte < 64
+            let isToken =
+                byte < 64
                 ? (masks.0 >> UInt64(byte)) & 1 == 1
                 : byte < 128 && (masks.1 >> UInt64(byte &- 64)) & 1 == 1
             if !isToken { break }
@@ -102,14 +103,15 @@ extension HTTPFields {
             } else if base[index] == 0x0D && (index + 1 == count || base[index + 1] == 0x0A) {
                 index = Swift.min(count, index + 2)
             } else {
-                return nil                      // a tab or a control byte: the careful path decides
+                return nil  // a tab or a control byte: the careful path decides
             }
         }
         while valueStart < valueEnd && base[valueStart] == 0x20 { valueStart += 1 }
         while valueEnd > valueStart && base[valueEnd - 1] == 0x20 { valueEnd -= 1 }
-        spans.append(RawFieldBlock.Span(
-            nameStart: Int32(lineStart), nameEnd: Int32(nameEnd), valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)
-        ))
+        spans.append(
+            RawFieldBlock.Span(
+                nameStart: Int32(lineStart), nameEnd: Int32(nameEnd), valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)
+            ))
         return index
     }
 
@@ -123,11 +125,12 @@ extension HTTPFields {
     /// lines `plainLine` does not take (tabs, folding, the empty line, and every error).
     static func anyLine(_ buffer: UnsafeBufferPointer<UInt8>, at lineStart: Int, into spans: inout [RawFieldBlock.Span]) -> LineResult {
         let base = buffer.baseAddress!, count = buffer.count
-        let newline = memchr(base + lineStart, 0x0A, count - lineStart)
+        let newline =
+            memchr(base + lineStart, 0x0A, count - lineStart)
             .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? count
         var lineEnd = newline
         if lineEnd > lineStart && base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-        if lineEnd == lineStart { return .end }                                  // the empty line ends the section
+        if lineEnd == lineStart { return .end }  // the empty line ends the section
         let first = base[lineStart]
         if first == 0x20 || first == 0x09 { return .failure(.continuationNeeded) }
         let line = UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd])
@@ -142,10 +145,11 @@ extension HTTPFields {
         }
         let kept = trimmed(value)
         let valueStart = kept.baseAddress.map { $0 - base } ?? lineEnd
-        spans.append(RawFieldBlock.Span(
-            nameStart: Int32(lineStart), nameEnd: Int32(lineStart + colon),
-            valueStart: Int32(valueStart), valueEnd: Int32(valueStart + kept.count)
-        ))
+        spans.append(
+            RawFieldBlock.Span(
+                nameStart: Int32(lineStart), nameEnd: Int32(lineStart + colon),
+                valueStart: Int32(valueStart), valueEnd: Int32(valueStart + kept.count)
+            ))
         return .next(newline + 1)
     }
 
@@ -160,9 +164,10 @@ extension HTTPFields {
             guard line[0] == 0x20 || line[0] == 0x09 else { lines.append(line); continue }
             let continuation = line.withUnsafeBufferPointer { Array(trimmed($0)) }
             guard !lines.isEmpty else {
-                throw invalid(FieldError(
-                    name: String(decoding: line, as: UTF8.self), part: .name, problem: .continuationWithoutField, byteOffset: 0
-                ))
+                throw invalid(
+                    FieldError(
+                        name: String(decoding: line, as: UTF8.self), part: .name, problem: .continuationWithoutField, byteOffset: 0
+                    ))
             }
             while let last = lines[lines.count - 1].last, last == 0x20 || last == 0x09 { lines[lines.count - 1].removeLast() }
             lines[lines.count - 1] += [0x20] + continuation

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Per-stage timing of one call: how long each middleware spent in its own code (time inside
 /// `next` excluded) and how long the transport took.
@@ -81,9 +82,10 @@ final class TraceRecorder: Sendable {
 
     func snapshot() -> PipelineTrace {
         slots.withLock { slots in
-            PipelineTrace(spans: zip(stages, slots).map { stage, slot in
-                PipelineTrace.Span(stage: stage, ownTime: .nanoseconds(slot.nanoseconds), calls: slot.calls)
-            })
+            PipelineTrace(
+                spans: zip(stages, slots).map { stage, slot in
+                    PipelineTrace.Span(stage: stage, ownTime: .nanoseconds(slot.nanoseconds), calls: slot.calls)
+                })
         }
     }
 

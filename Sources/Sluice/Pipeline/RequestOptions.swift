@@ -20,7 +20,7 @@ public struct RequestOptions: Sendable {
     @inlinable
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
         get {
-            if storage.isEmpty { return Key.defaultValue }   // the common case: no hashing, no cast
+            if storage.isEmpty { return Key.defaultValue }  // the common case: no hashing, no cast
             return storage[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue
         }
         set { storage[ObjectIdentifier(key)] = newValue }

@@ -66,7 +66,7 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
             } catch is Missed {
                 continue
             } catch is CancellationError where !Task.isCancelled {
-                continue            // the leader was cancelled, not this caller
+                continue  // the leader was cancelled, not this caller
             }
         }
     }

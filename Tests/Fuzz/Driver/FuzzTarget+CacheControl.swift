@@ -7,8 +7,10 @@ extension FuzzTarget {
     static let cacheControl = FuzzTarget(name: "cache-control", summary: "the Cache-Control parser") { data in
         let text = FuzzTarget.text(data)
         let directives = CacheControl(text)
-        let numbers = [directives.maxAge, directives.sharedMaxAge, directives.minFresh,
-                       directives.staleWhileRevalidate, directives.staleIfError, directives.maxStale ?? nil]
+        let numbers = [
+            directives.maxAge, directives.sharedMaxAge, directives.minFresh,
+            directives.staleWhileRevalidate, directives.staleIfError, directives.maxStale ?? nil,
+        ]
         for case let number? in numbers {
             require((0...CacheControl.maximumDeltaSeconds).contains(number), "delta-seconds \(number) out of range")
         }

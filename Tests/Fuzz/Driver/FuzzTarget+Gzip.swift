@@ -13,8 +13,9 @@ extension FuzzTarget {
                 let decoded = try GzipCodec.decompress(data, format: format, limits: limits)
                 require(decoded.count <= limits.maximumSize, "\(format) decoded \(decoded.count) bytes past the limit")
             } catch {
-                require(error.code == .invalidResponse || error.code == .bodyTooLarge,
-                        "\(format) decoding failed with \(error.code): \(error)")
+                require(
+                    error.code == .invalidResponse || error.code == .bodyTooLarge,
+                    "\(format) decoding failed with \(error.code): \(error)")
             }
         }
         do throws(SluiceError) {

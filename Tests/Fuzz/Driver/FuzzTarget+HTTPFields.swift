@@ -10,8 +10,9 @@ extension FuzzTarget {
             for field in fields {
                 require(!field.name.isEmpty, "\(how) accepted an empty name")
                 require(field.name.utf8.allSatisfy(isToken), "\(how) accepted the name \(String(reflecting: field.name))")
-                require(!field.value.utf8.contains { $0 == 0 || $0 == 10 || $0 == 13 },
-                        "\(how) accepted the value \(String(reflecting: field.value))")
+                require(
+                    !field.value.utf8.contains { $0 == 0 || $0 == 10 || $0 == 13 },
+                    "\(how) accepted the value \(String(reflecting: field.value))")
             }
         }
         do throws(SluiceError) {
@@ -20,8 +21,9 @@ extension FuzzTarget {
             let again = try HTTPFields(validating: fields.map { (name: $0.name, value: $0.value) })
             require(again == fields, "parsed fields validated to different fields")
         } catch {
-            require(error.code == .invalidHeader || error.code == .invalidResponse,
-                    "parsing failed with \(error.code)")
+            require(
+                error.code == .invalidHeader || error.code == .invalidResponse,
+                "parsing failed with \(error.code)")
         }
         if let cut = data.firstIndex(of: 0) {
             let name = String(decoding: data[..<cut], as: UTF8.self)

@@ -40,7 +40,9 @@ func replay(_ target: FuzzTarget, _ paths: [String]) {
         if seconds > slowest.seconds { slowest = (seconds, file) }
         bytes += data.count
     }
-    print("\(target.name): \(files.count) inputs, \(bytes) bytes, every property held; slowest \(Int(slowest.seconds * 1_000)) ms (\((slowest.file as NSString).lastPathComponent))")
+    print(
+        "\(target.name): \(files.count) inputs, \(bytes) bytes, every property held; slowest \(Int(slowest.seconds * 1_000)) ms (\((slowest.file as NSString).lastPathComponent))"
+    )
 }
 
 let arguments = CommandLine.arguments

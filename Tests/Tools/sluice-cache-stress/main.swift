@@ -22,7 +22,7 @@ import SluiceCacheRedis
 import SluiceCurl
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func entry(_ key: String, size: Int) -> CachedResponse {

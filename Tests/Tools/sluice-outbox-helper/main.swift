@@ -36,4 +36,4 @@ do {
     print("error: \(error)")
     exit(1)
 }
-while true { sleep(60) }     // wait to be killed
+while true { sleep(60) }  // wait to be killed

@@ -21,7 +21,8 @@ guard arguments.count == 4, ["upload", "download"].contains(arguments[1]), let u
 /// This process's peak resident set in KiB, from /proc/self/status.
 func peakResidentKiB() -> Int {
     guard let status = SystemFile.text("/proc/self/status"),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return -1 }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return -1 }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
 }
 
@@ -40,7 +41,9 @@ do {
         print(#"{"status": \#(response.status.code), "contentLength": \#(length), "bytesSent": \#(sent), "peakResidentKiB": \#(peakResidentKiB())}"#)
     } else {
         let result = try await Client(transport: CurlTransport()).download(HTTPRequest(url: url), to: path)
-        print(#"{"status": \#(result.response.status.code), "bytes": \#(result.bytes), "resumedFrom": \#(result.resumedFrom), "peakResidentKiB": \#(peakResidentKiB())}"#)
+        print(
+            #"{"status": \#(result.response.status.code), "bytes": \#(result.bytes), "resumedFrom": \#(result.resumedFrom), "peakResidentKiB": \#(peakResidentKiB())}"#
+        )
     }
 } catch {
     FileHandle.standardError.write(Data("sluice-transfer-probe: \(error)\n".utf8))

@@ -21,8 +21,10 @@ public struct AcmeSessionMiddleware: Middleware {
         /// The status Acme's API answers for an expired session.
         public var expiredStatus: Int
 
-        public init(current: @escaping @Sendable () async throws -> String,
-                    renew: @escaping @Sendable () async throws -> String, expiredStatus: Int = 419) {
+        public init(
+            current: @escaping @Sendable () async throws -> String,
+            renew: @escaping @Sendable () async throws -> String, expiredStatus: Int = 419
+        ) {
             self.current = current
             self.renew = renew
             self.expiredStatus = expiredStatus

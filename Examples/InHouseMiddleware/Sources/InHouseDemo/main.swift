@@ -14,9 +14,15 @@ let transport = MockTransport { request, _ in
 }
 var builder = Client.Builder(transport: transport)
 builder.add(LoggingMiddleware(level: .headers, sink: .closure { print("  " + $0.replacingOccurrences(of: "\n", with: "\n  ")) }))
-builder.add(AcmeSessionMiddleware(configuration: .init(
-    current: { sessions.withLock { $0 } },
-    renew: { sessions.withLock { $0 = "s2"; return "s2" } })))
+builder.add(
+    AcmeSessionMiddleware(
+        configuration: .init(
+            current: { sessions.withLock { $0 } },
+            renew: {
+                sessions.withLock {
+                    $0 = "s2"; return "s2"
+                }
+            })))
 let client = builder.build()
 
 print("Acme's session middleware sits at .\(AcmeSessionMiddleware.defaultPosition.name), inside the logger:")
