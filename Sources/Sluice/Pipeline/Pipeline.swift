@@ -1,7 +1,8 @@
 /// An ordered chain of ``Middleware`` in front of an ``HTTPTransport``.
 ///
 /// Index 0 is the outermost middleware: it sees the request first and the response last. The chain
-/// is composed into one closure when the pipeline is made, never per request.
+/// is linked once, when the pipeline is made (a `ChainLink` per middleware, then one for the
+/// transport), never per request.
 ///
 /// ```swift
 /// let pipeline = Pipeline(

@@ -1,17 +1,20 @@
 /// A typed key for a per-request option in ``HTTPRequest/options``.
 ///
 /// The core knows no options. A module declares its key, and a property in an extension of
-/// ``HTTPRequest`` so callers write `request.cachePolicy = .reload`:
+/// ``HTTPRequest`` so callers write `request.audience = .staff` (as SluiceCache's
+/// `request.cachePolicy` and SluiceHUD's `request.hudTip` do):
 ///
 /// ```swift
-/// public enum CachePolicyKey: RequestOptionKey {
-///     public static let defaultValue: CachePolicy = .useProtocolCachePolicy
+/// public enum Audience: Sendable { case customer, staff }
+///
+/// enum AudienceKey: RequestOptionKey {
+///     static let defaultValue = Audience.customer
 /// }
 ///
 /// extension HTTPRequest {
-///     public var cachePolicy: CachePolicy {
-///         get { options[CachePolicyKey.self] }
-///         set { options[CachePolicyKey.self] = newValue }
+///     public var audience: Audience {
+///         get { options[AudienceKey.self] }
+///         set { options[AudienceKey.self] = newValue }
 ///     }
 /// }
 /// ```

@@ -6,68 +6,6 @@ import SluiceTesting
 import SluiceURLEncoding
 import Testing
 
-@Suite("PercentEncoding")
-struct PercentEncodingTests {
-    @Test func encodesWhatEachComponentMustAndKeepsExistingEscapes() {
-        #expect(PercentEncoding.encode("a b/ü", keeping: .path) == "a%20b/%C3%BC")
-        #expect(PercentEncoding.encode("a&b=c+d?", keeping: .queryItem) == "a%26b%3Dc%2Bd?")
-        #expect(PercentEncoding.encode("a&b=c+d?", keeping: .query) == "a&b=c+d?")
-        #expect(PercentEncoding.encode("x?y", keeping: .path) == "x%3Fy")
-        #expect(PercentEncoding.encode("50%25 off", keeping: .queryItem) == "50%25%20off")
-        #expect(PercentEncoding.encode("100%", keeping: .queryItem) == "100%25")
-        #expect(PercentEncoding.encode("%zz", keeping: .queryItem) == "%25zz")
-        #expect(PercentEncoding.encode("-._~AZaz09", keeping: .queryItem) == "-._~AZaz09")
-        #expect(PercentEncoding.encode("😀", keeping: .path) == "%F0%9F%98%80")
-    }
-
-    @Test func urlsFromStringsWithUnsafeCharacters() throws {
-        #expect(
-            try PercentEncoding.url("https://example.com/naïve path?q=ä b&x=1#part two").absoluteString
-                == "https://example.com/na%C3%AFve%20path?q=%C3%A4%20b&x=1#part%20two")
-        #expect(try PercentEncoding.url("https://example.com/a%20b?c=%C3%A4").absoluteString == "https://example.com/a%20b?c=%C3%A4")
-        #expect(try PercentEncoding.url("HTTP://example.com:8080").absoluteString == "http://example.com:8080")
-    }
-
-    @Test(arguments: [
-        ("not a url", #""not a url" is not an absolute URL (no scheme://)"#),
-        ("://host/x", #""://host/x" has an invalid scheme """#),
-        ("ht tp://x", #""ht tp://x" has an invalid scheme "ht tp""#),
-        ("http:///path", #""http:///path" has an invalid host """#),
-        ("http://exa mple.com/", #""http://exa mple.com/" has an invalid host "exa mple.com""#),
-        ("http://bücher.example/", #""http://bücher.example/" has an invalid host "bücher.example""#),
-    ])
-    func stringsThatCannotBeURLsAreInvalidURLErrorsQuotingThem(input: String, message: String) {
-        #expect {
-            _ = try PercentEncoding.url(input)
-        } throws: { error in
-            (error as? SluiceError)?.code == .invalidURL && (error as? SluiceError)?.message == message
-        }
-    }
-}
-
-@Suite("ParameterEncoder")
-struct ParameterEncoderTests {
-    let parameters: [(String, ParameterValue)] = [
-        ("q", "café"), ("page", 2), ("ratio", 0.25), ("whole", 3.0), ("draft", true), ("tags", ["a", "b c"]),
-        ("filter", ["kind": "book", "year": 2024]),
-    ]
-
-    @Test func typedValuesAndTheThreeArrayStyles() {
-        #expect(
-            ParameterEncoder().query(parameters)
-                == "q=caf%C3%A9&page=2&ratio=0.25&whole=3&draft=true&tags=a&tags=b%20c&filter%5Bkind%5D=book&filter%5Byear%5D=2024")
-        #expect(ParameterEncoder(arrayStyle: .brackets).query([("tags", ["a", "b"])]) == "tags%5B%5D=a&tags%5B%5D=b")
-        #expect(ParameterEncoder(arrayStyle: .commaSeparated).query([("tags", ["a", "b", 3])]) == "tags=a,b,3")
-        #expect(ParameterEncoder().pairs([("a", ["b": ["c": [1, 2]]])]).map { "\($0.name)=\($0.value)" } == ["a[b][c]=1", "a[b][c]=2"])
-    }
-
-    @Test func sortedKeysGiveTheSameQueryWhateverTheOrder() {
-        let sorted = ParameterEncoder(sortsKeys: true)
-        #expect(sorted.query([("b", 1), ("a", ["z": 1, "y": 2])]) == sorted.query([("a", ["y": 2, "z": 1]), ("b", 1)]))
-        #expect(sorted.query([("b", 1), ("a", 2)]) == "a=2&b=1")
-    }
-}
-
 @Suite("URLEncodingMiddleware")
 struct URLEncodingMiddlewareTests {
     @Test(arguments: [

@@ -1,0 +1,144 @@
+import Foundation
+import Sluice
+import SluiceCommandLine
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+@Suite struct InvocationTests {
+    @Test func methodURLItemsAndFlags() throws {
+        let invocation = try Invocation.parse([
+            "-vv", "--retry", "3", "--cache", "--gzip", "--timeout=2.5", "POST", "api.example.com/notes",
+            "title=Hi", "draft:=true", "--check-status", "--sign", "hmac:key-1", "--aws-sigv4=eu-west-1:s3",
+        ])
+        #expect(invocation.method == .post)
+        #expect(invocation.url == "http://api.example.com/notes")
+        #expect(invocation.items == [.field("title", "Hi"), .jsonField("draft", "true")])
+        #expect(invocation.verbosity == 2)
+        #expect(invocation.retry == 3)
+        #expect(invocation.cache == "")
+        #expect(invocation.gzip)
+        #expect(invocation.timeout == 2.5)
+        #expect(invocation.checkStatus)
+        #expect(invocation.sign == "key-1")
+        #expect(invocation.awsSigV4?.region == "eu-west-1" && invocation.awsSigV4?.service == "s3")
+    }
+
+    @Test func urlsAreCompletedAndSchemesChecked() throws {
+        #expect(try Invocation.parse([":8080/x"]).url == "http://localhost:8080/x")
+        #expect(try Invocation.parse(["https://example.com"]).url == "https://example.com")
+        #expect(try Invocation.parse(["GET"]).url == "http://GET")  // one word is a host, not a method
+        #expect(throws: UsageError(#""ftp://example.com/f" is not an http or https URL"#)) { try Invocation.parse(["ftp://example.com/f"]) }
+    }
+
+    @Test(arguments: [
+        (["--bogus", "x"], "unknown option --bogus; see sluice --help"),
+        (["-z", "x"], "unknown option -z; see sluice --help"),
+        ([String](), "no URL given; usage: sluice [METHOD] URL [ITEM…]; see sluice --help"),
+        (["--retry", "many", "x"], #"--retry expects a whole number from 0 to 10, not "many""#),
+        (["x", "--retry"], "--retry needs a value; see sluice --help"),
+        (["--timeout", "-1", "x"], #"--timeout expects a number of seconds above 0, not "-1""#),
+        (["--sign", "rsa:k", "x"], #"--sign expects hmac:KEYID, not "rsa:k""#),
+        (["--aws-sigv4", "us-east-1", "x"], #"--aws-sigv4 expects REGION:SERVICE (like us-east-1:s3), not "us-east-1""#),
+        (["--pin", "abc", "x"], #"--pin expects sha256//BASE64 (curl's --pinnedpubkey form), not "abc""#),
+        (["--print", "hx", "x"], #"--print takes letters from H, B, h and b, not "hx""#),
+        (
+            ["--cache-policy", "never", "x"],
+            #"--cache-policy must be one of use-protocol, reload, return-cache-else-load, return-cache-dont-load, offline-fallback, not "never""#
+        ),
+        (["-c", "x"], "-c continues a download: give --download FILE too"),
+        (["--key", "k.pem", "x"], "--key needs --cert: the key belongs to a client certificate"),
+        (["-vvvv", "x"], "-v can be given at most three times (-vvv)"),
+    ])
+    func badCommandLinesSayWhatIsWrong(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try Invocation.parse(arguments) }
+    }
+
+    @Test func controlCharactersFromArgumentsAreEscapedSoTheErrorStaysOneLine() throws {
+        // Found by the command-line fuzz target: a newline inside an option broke the error into
+        // two lines, and an escape sequence would have reached the terminal.
+        do {
+            _ = try Invocation.parse(["--x\ny\u{1B}[2J\u{85}", "example.com"])
+            Issue.record("an unknown option was accepted")
+        } catch {
+            #expect(error.message == #"unknown option --x\ny\u{1B}[2J\u{0085}; see sluice --help"#)
+        }
+        #expect(UsageError("naïve ✓").message == "naïve ✓")
+    }
+
+    @Test func helpCoversEveryFlagAndExitCode() {
+        let help = HelpText.text
+        for flag in [
+            "-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
+            "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
+            "--insecure", "--check-status", "--print", "--help", "--version",
+        ] {
+            #expect(help.contains(flag), "help does not mention \(flag)")
+        }
+        for code in ExitCode.allCases { #expect(help.contains("  \(code.rawValue)"), "help does not list exit code \(code.rawValue)") }
+    }
+}
+
+/// Runs the built `sluice` binary.
+struct Sluice {
+    struct Result: Sendable {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+        func json() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: stdout) as? [String: Any])
+        }
+    }
+
+    static func binary() throws -> URL {
+        try BuiltProducts.executable("sluice")
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "SLUICE_LOG")
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (process, stdout, stderr)
+    }
+
+    /// Runs it to the end, waiting on a thread of its own (not one of the cooperative threads).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment)
+        return try await Blocking.run {
+            // Standard error is read on another thread at the same time, so neither pipe fills.
+            let errors = Thread.detachedRead(stderr.fileHandleForReading)
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(status: process.terminationStatus, stdout: out, stderr: String(decoding: errors(), as: UTF8.self))
+        }
+    }
+}
+
+extension Thread {
+    /// Starts reading `handle` to its end on a new thread; the returned function waits for the data.
+    static func detachedRead(_ handle: FileHandle) -> @Sendable () -> Data {
+        let done = DispatchSemaphore(value: 0)
+        final class Box: @unchecked Sendable {
+            // Written once by the reading thread before it signals `done`; read only after the wait.
+            var data = Data()
+        }
+        let box = Box()
+        Thread.detachNewThread {
+            box.data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+        return {
+            done.wait()
+            return box.data
+        }
+    }
+}

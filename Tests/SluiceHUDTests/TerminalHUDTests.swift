@@ -1,0 +1,77 @@
+import Foundation
+import Sluice
+import SluiceHUD
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct TerminalHUDTests {
+    @Test func drawsTheSpinnerTipAndBarOnATerminal() async throws {
+        // posix_openpt, grantpt and unlockpt by hand (Glibc's module map hides them): the
+        // multiplexer, unlock the pair (TIOCSPTLCK, _IOW('T', 0x31, int)), ask its number (TIOCGPTN,
+        // _IOR('T', 0x30, unsigned int)); the macros do not reach Swift, their Linux values do.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        var unlock: Int32 = 0
+        try #require(ioctl(master, 0x4004_5431 as UInt, &unlock) == 0)
+        var number: UInt32 = 0
+        try #require(ioctl(master, 0x8004_5430 as UInt, &number) == 0)
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        try #require(slave >= 0)
+        defer { close(slave) }
+
+        let hud = TerminalHUD(descriptor: slave)
+        #expect(hud.isTerminal)
+        await hud.show(tip: "Fetching")
+        await hud.update(progress: TransferProgress(direction: .download, completedBytes: 524_288, totalBytes: 1_048_576))
+        await hud.dismiss()
+
+        let output = readAvailable(master)
+        #expect(output.hasPrefix("\r⠋ Fetching\u{1B}[K\r⠙ Fetching [##########          ] 512 KB / 1.0 MB, "))
+        #expect(output.contains("/s"))
+        #expect(output.hasSuffix("\r\u{1B}[K"))
+    }
+
+    @Test func writesNothingIntoAPipe() async throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        let hud = TerminalHUD(descriptor: fds[1])
+        #expect(!hud.isTerminal)
+        await hud.show(tip: "Fetching")
+        await hud.update(progress: TransferProgress(direction: .upload, completedBytes: 1, totalBytes: 2))
+        await hud.dismiss()
+        close(fds[1])
+        var buffer = [UInt8](repeating: 0, count: 64)
+        #expect(read(fds[0], &buffer, buffer.count) == 0)  // end of file: not one byte written
+        close(fds[0])
+    }
+
+    @Test func theBarShowsBytesTotalRateAndTimeLeft() {
+        let half = TransferProgress(direction: .download, completedBytes: 1_048_576, totalBytes: 2_097_152)
+        #expect(
+            TerminalHUD.describe(half, elapsed: .seconds(1))
+                == "[##########          ] 1.0 MB / 2.0 MB, 1.0 MB/s, 1 s left")
+        let unknown = TransferProgress(direction: .download, completedBytes: 2_048, totalBytes: nil)
+        #expect(TerminalHUD.describe(unknown, elapsed: .seconds(2)) == "2 KB, 1 KB/s")
+        let started = TransferProgress(direction: .upload, completedBytes: 0, totalBytes: 100)
+        #expect(TerminalHUD.describe(started, elapsed: .zero) == "[                    ] 0 B / 100 B, 0 B/s")
+    }
+
+    func readAvailable(_ descriptor: Int32) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 200) == 1 else { break }
+            let count = read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceHeaders
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+@Suite("CommonParametersMiddleware")
+struct CommonParametersTests {
+    let parameters: CommonParametersMiddleware.Provider = { [("app_version", "4.2"), ("channel", "store"), ("note", "a b&c=é")] }
+
+    func harness(_ placement: CommonParametersMiddleware.Placement) -> MiddlewareHarness {
+        MiddlewareHarness(
+            CommonParametersMiddleware(configuration: .init(placement: placement, parameters: parameters)),
+            replies: Array(repeating: .status(.ok), count: 4))
+    }
+
+    @Test func intoTheQueryPercentEncoded() async throws {
+        let harness = harness(.query)
+        _ = try await harness.send(HTTPRequest(url: URL(string: "https://a.example/x?page=2&channel=web#top")!))
+        #expect(harness.forwarded[0].url.absoluteString == "https://a.example/x?page=2&channel=web&app_version=4.2&note=a%20b%26c%3D%C3%A9#top")
+    }
+
+    @Test func intoAFormBody() async throws {
+        let harness = harness(.formBody)
+        let form = HTTPRequest(
+            method: .post, url: URL(string: "https://a.example/x")!,
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: .bytes(Data("q=1&channel=web".utf8)))
+        _ = try await harness.send(form)
+        #expect(String(decoding: harness.forwardedBodies[0], as: UTF8.self) == "q=1&channel=web&app_version=4.2&note=a%20b%26c%3D%C3%A9")
+        _ = try await harness.send(HTTPRequest(method: .post, url: URL(string: "https://a.example/x")!))
+        #expect(harness.forwarded[1].headers["Content-Type"] == "application/x-www-form-urlencoded")
+        #expect(String(decoding: harness.forwardedBodies[1], as: UTF8.self) == "app_version=4.2&channel=store&note=a%20b%26c%3D%C3%A9")
+        _ = try await harness.send(HTTPRequest(url: URL(string: "https://a.example/x")!))
+        #expect(harness.forwarded[2].url.query == "app_version=4.2&channel=store&note=a%20b%26c%3D%C3%A9")
+    }
+
+    @Test func intoAJSONBody() async throws {
+        let harness = harness(.jsonBody)
+        let json = HTTPRequest(
+            method: .post, url: URL(string: "https://a.example/x")!,
+            headers: ["Content-Type": "application/json"], body: .bytes(Data(#"{"channel":"web","n":1}"#.utf8)))
+        _ = try await harness.send(json)
+        #expect(String(decoding: harness.forwardedBodies[0], as: UTF8.self) == #"{"app_version":"4.2","channel":"web","n":1,"note":"a b&c=é"}"#)
+    }
+
+    @Test func seedEsStandardSet() async throws {
+        let provider = CommonParametersMiddleware.standard(
+            appVersion: "4.2.0", channel: "appstore", deviceID: "D-1", token: { "t0k" }, clock: { Date(timeIntervalSince1970: 1_700_000_000) }
+        )
+        let pairs = try await provider()
+        #expect(pairs.map(\.name) == ["device", "os", "timestamp", "token", "device_id", "channel", "app_version"])
+        #expect(pairs.first { $0.name == "timestamp" }?.value == "1700000000")
+        #expect(pairs.first { $0.name == "token" }?.value == "t0k")
+    }
+
+    @Test func httpbinEchoesTheParametersExactly() async throws {
+        let pipeline = Pipeline(
+            middlewares: [CommonParametersMiddleware(configuration: .init(placement: .formBody, parameters: parameters))],
+            transport: CurlTransport()
+        )
+        let response = try await pipeline.send(HTTPRequest(method: .post, url: try InteropServers.httpbin("/anything")))
+        let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        let form = try #require(json["form"] as? [String: String])
+        #expect(form == ["app_version": "4.2", "channel": "store", "note": "a b&c=é"])
+        let queried = try await Pipeline(
+            middlewares: [CommonParametersMiddleware(configuration: .init(placement: .query, parameters: parameters))],
+            transport: CurlTransport()
+        ).send(HTTPRequest(url: try InteropServers.httpbin("/anything?x=1")))
+        let args = try #require((try JSONSerialization.jsonObject(with: queried.body) as? [String: Any])?["args"] as? [String: String])
+        #expect(args == ["x": "1", "app_version": "4.2", "channel": "store", "note": "a b&c=é"])
+    }
+}

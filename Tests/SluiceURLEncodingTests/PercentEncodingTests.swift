@@ -1,0 +1,46 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceTestSupport
+import SluiceTesting
+import SluiceURLEncoding
+import Testing
+
+@Suite("PercentEncoding")
+struct PercentEncodingTests {
+    @Test func encodesWhatEachComponentMustAndKeepsExistingEscapes() {
+        #expect(PercentEncoding.encode("a b/ü", keeping: .path) == "a%20b/%C3%BC")
+        #expect(PercentEncoding.encode("a&b=c+d?", keeping: .queryItem) == "a%26b%3Dc%2Bd?")
+        #expect(PercentEncoding.encode("a&b=c+d?", keeping: .query) == "a&b=c+d?")
+        #expect(PercentEncoding.encode("x?y", keeping: .path) == "x%3Fy")
+        #expect(PercentEncoding.encode("50%25 off", keeping: .queryItem) == "50%25%20off")
+        #expect(PercentEncoding.encode("100%", keeping: .queryItem) == "100%25")
+        #expect(PercentEncoding.encode("%zz", keeping: .queryItem) == "%25zz")
+        #expect(PercentEncoding.encode("-._~AZaz09", keeping: .queryItem) == "-._~AZaz09")
+        #expect(PercentEncoding.encode("😀", keeping: .path) == "%F0%9F%98%80")
+    }
+
+    @Test func urlsFromStringsWithUnsafeCharacters() throws {
+        #expect(
+            try PercentEncoding.url("https://example.com/naïve path?q=ä b&x=1#part two").absoluteString
+                == "https://example.com/na%C3%AFve%20path?q=%C3%A4%20b&x=1#part%20two")
+        #expect(try PercentEncoding.url("https://example.com/a%20b?c=%C3%A4").absoluteString == "https://example.com/a%20b?c=%C3%A4")
+        #expect(try PercentEncoding.url("HTTP://example.com:8080").absoluteString == "http://example.com:8080")
+    }
+
+    @Test(arguments: [
+        ("not a url", #""not a url" is not an absolute URL (no scheme://)"#),
+        ("://host/x", #""://host/x" has an invalid scheme """#),
+        ("ht tp://x", #""ht tp://x" has an invalid scheme "ht tp""#),
+        ("http:///path", #""http:///path" has an invalid host """#),
+        ("http://exa mple.com/", #""http://exa mple.com/" has an invalid host "exa mple.com""#),
+        ("http://bücher.example/", #""http://bücher.example/" has an invalid host "bücher.example""#),
+    ])
+    func stringsThatCannotBeURLsAreInvalidURLErrorsQuotingThem(input: String, message: String) {
+        #expect {
+            _ = try PercentEncoding.url(input)
+        } throws: { error in
+            (error as? SluiceError)?.code == .invalidURL && (error as? SluiceError)?.message == message
+        }
+    }
+}
