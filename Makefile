@@ -114,6 +114,8 @@ bench-middleware: deps
 
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps
+	@dpkg-query -W -f='$${Status}' valgrind 2>/dev/null | grep -q "install ok installed" || { \
+	  echo "Installing valgrind"; $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends valgrind; }
 	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
 	@Tests/Servers/with-servers.sh --nginx-only sh -c 'Benchmarks/bench-instructions.sh "$$SLUICE_NGINX_URL" $(BENCH_BIN)/sluice-bench'
 
