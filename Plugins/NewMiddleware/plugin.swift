@@ -96,36 +96,34 @@ enum Templates {
     }
 
     static func test(_ name: String, _ module: String) -> String {
-        """
-        import Foundation
-        import Sluice
-        import SluiceTesting
-        import Testing
-        import \(module)
+        // Sorted, as swift-format's OrderedImports wants them.
+        let imports = ["Foundation", "Sluice", "SluiceTesting", "Testing", module].sorted().map { "import \($0)" }.joined(separator: "\n")
+        return """
+            \(imports)
 
-        @Suite("\(name)Middleware")
-        struct \(name)MiddlewareTests {
-            @Test func setsItsHeaderOnTheForwardedRequest() async throws {
-                let harness = MiddlewareHarness(\(name)Middleware(), replies: [.status(.ok)])
-                let response = try await harness.send(HTTPRequest(url: URL(string: "https://example.com")!))
-                #expect(response.status == .ok)
-                #expect(harness.forwarded.first?.headers["X-\(name)"] == "1")
-            }
-
-            @Test func aBadHeaderValueIsAnInvalidHeaderErrorNamingThisStage() async throws {
-                let middleware = \(name)Middleware(configuration: .init(headerName: "X-\(name)", headerValue: "a\\r\\nb"))
-                let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
-                await #expect {
-                    try await harness.send(HTTPRequest(url: URL(string: "https://example.com")!))
-                } throws: { error in
-                    let error = error as? SluiceError
-                    return error?.code == .invalidHeader && error?.stage == .middleware(\(name)Middleware.self)
+            @Suite("\(name)Middleware")
+            struct \(name)MiddlewareTests {
+                @Test func setsItsHeaderOnTheForwardedRequest() async throws {
+                    let harness = MiddlewareHarness(\(name)Middleware(), replies: [.status(.ok)])
+                    let response = try await harness.send(HTTPRequest(url: URL(string: "https://example.com")!))
+                    #expect(response.status == .ok)
+                    #expect(harness.forwarded.first?.headers["X-\(name)"] == "1")
                 }
-                #expect(harness.forwarded.isEmpty)
-            }
-        }
 
-        """
+                @Test func aBadHeaderValueIsAnInvalidHeaderErrorNamingThisStage() async throws {
+                    let middleware = \(name)Middleware(configuration: .init(headerName: "X-\(name)", headerValue: "a\\r\\nb"))
+                    let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
+                    await #expect {
+                        try await harness.send(HTTPRequest(url: URL(string: "https://example.com")!))
+                    } throws: { error in
+                        let error = error as? SluiceError
+                        return error?.code == .invalidHeader && error?.stage == .middleware(\(name)Middleware.self)
+                    }
+                    #expect(harness.forwarded.isEmpty)
+                }
+            }
+
+            """
     }
 
     static func manifest(_ module: String) -> String {
