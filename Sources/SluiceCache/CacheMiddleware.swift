@@ -144,14 +144,25 @@ public struct CacheMiddleware: Middleware {
     }
 
     /// The key of `request`: the method (HEAD reads GET's) and the URL without ignored query items,
-    /// secret parameters fingerprinted (``Configuration/redaction``); for a cached POST, `POST`, the
-    /// URL and the SHA-256 of the body.
+    /// secret parameters fingerprinted (``Configuration/redaction``); a caller-set `Host` field that
+    /// names another host than the URL's (the server answers for that host); for a cached POST,
+    /// `POST`, the URL and the SHA-256 of the body.
     public func key(for request: HTTPRequest) -> String {
-        let url = keyURL(request)
+        var url = keyURL(request)
+        if let host = Self.otherHost(request) { url += " host=" + host }
         if request.method == .post, let body = postBody(request), let digest = SHA256.hex(body) {
             return "POST " + url + " " + digest
         }
         return "GET " + url
+    }
+
+    /// The request's `Host` field, lowercased, when it differs from the URL's authority (with the
+    /// port when the URL has one); nil when it is absent or the same.
+    static func otherHost(_ request: HTTPRequest) -> String? {
+        guard let field = request.headers["Host"]?.lowercased(), !field.isEmpty else { return nil }
+        let host = request.url.host?.lowercased() ?? ""
+        let authority = request.url.port.map { host + ":\($0)" } ?? host
+        return field == authority || field == host && request.url.port == nil ? nil : field
     }
 
     /// The body of a POST that may be cached: in memory, so it can be hashed without being used up.
@@ -177,7 +188,7 @@ public struct CacheMiddleware: Middleware {
             if let items = components.percentEncodedQueryItems {
                 var kept = items.filter { !configuration.ignoredQueryItems.contains($0.name.removingPercentEncoding ?? $0.name) }
                 for index in kept.indices where mayHideQuery {
-                    if let value = kept[index].value, redaction.hidesParameter(kept[index].name.removingPercentEncoding ?? kept[index].name) {
+                    if let value = kept[index].value, redaction.hidesQueryParameter(kept[index].name.removingPercentEncoding ?? kept[index].name) {
                         kept[index].value = Self.fingerprint(value)
                     }
                 }

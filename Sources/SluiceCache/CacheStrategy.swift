@@ -81,7 +81,8 @@ public struct CacheStrategy: Sendable {
     }
 
     /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
-    /// names, and (in a shared cache) those a qualified `private` or `no-cache` names.
+    /// names, and in a shared cache those a qualified `private` or `no-cache` names and
+    /// `Set-Cookie`/`Set-Cookie2`, which are one user's and must never be replayed to another.
     public func storedFields(of response: HTTPResponse) -> HTTPFields {
         var excluded = Self.unstoredFields
         for value in response.headers.values(for: "Connection") {
@@ -90,6 +91,7 @@ public struct CacheStrategy: Sendable {
         if isShared {
             let directives = CacheControl(response.headers)
             for name in directives.privateFields + directives.noCacheFields { excluded.insert(name.lowercased()) }
+            excluded.formUnion(["set-cookie", "set-cookie2"])
         }
         var fields = response.headers
         for name in excluded where fields.contains(name) { fields.remove(name: name) }

@@ -31,8 +31,10 @@ struct OutputOptions {
         let version = response.metrics?.httpVersion ?? "1.1"
         let code = response.status.code
         let colour = code >= 500 ? "31" : code >= 400 ? "33" : code >= 300 ? "36" : "32"
-        var text = paint("HTTP/\(version) \(response.status)", "1;\(colour)") + "\n"
-        for field in response.headers { text += paint(field.name, "36") + ": " + field.value + "\n" }
+        // What the server sent is shown with its control characters escaped: a reason phrase or
+        // a value could otherwise drive the terminal.
+        var text = paint("HTTP/\(version) \(response.status)".escapingControlCharacters(), "1;\(colour)") + "\n"
+        for field in response.headers { text += paint(field.name, "36") + ": " + field.value.escapingControlCharacters() + "\n" }
         return text + "\n"
     }
 

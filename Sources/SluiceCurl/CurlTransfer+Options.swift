@@ -21,6 +21,10 @@ extension CurlTransfer {
         if let (bytesPerSecond, duration) = configuration.lowSpeedLimit {
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, bytesPerSecond)
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, duration.wholeMilliseconds / 1000))
+        } else if let idle = configuration.idleTimeout {
+            // Under 1 byte a second for the whole window: nothing moved.
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+            sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, idle.wholeMilliseconds / 1000))
         }
         let version: Int =
             switch configuration.httpVersion {

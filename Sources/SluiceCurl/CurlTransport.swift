@@ -102,6 +102,10 @@ public final class CurlTransport: HTTPTransport {
         public var connectTimeout: Duration = .seconds(10)
         /// Longest time for a whole exchange; `nil` for no limit beyond the context's deadline.
         public var requestTimeout: Duration? = nil
+        /// Abort with `.timedOut` when no byte moves either way for this long (whole seconds, at
+        /// least 1), as OkHttp's read timeout does: a server that goes silent never hangs a call
+        /// forever. 60 s by default; `nil` for none. ``lowSpeedLimit``, when set, replaces it.
+        public var idleTimeout: Duration? = .seconds(60)
         /// Abort when fewer than `bytesPerSecond` flow for `duration` (curl's low-speed limit).
         public var lowSpeedLimit: (bytesPerSecond: Int, duration: Duration)? = nil
         /// Redirects, unless a request says otherwise (``HTTPRequest/redirectPolicy``).
@@ -284,7 +288,7 @@ public final class CurlTransport: HTTPTransport {
         guard Self.hasHTTPScheme(request.url.absoluteString) else {
             throw SluiceError(
                 .invalidURL,
-                "\(request.url.absoluteString) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"
+                "\(Redaction.default.url(request.url)) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"
             )
         }
     }

@@ -124,14 +124,16 @@ public final class HARReplayTransport: HTTPTransport {
             return (index, score, differs)
         }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
         let bodyText = body.isEmpty ? "no body" : "body \(body.count) bytes"
-        var message = "no recorded entry for \(method) \(url) (\(bodyText))"
+        // URLs as Redaction shows them: the recording itself is redacted, the request may not be.
+        func shown(_ text: String) -> String { URL(string: text).map { Redaction.default.url($0) } ?? text }
+        var message = "no recorded entry for \(method) \(shown(url)) (\(bodyText))"
         if ranked.isEmpty {
             message += "; the HAR file has no entries"
         } else {
             message += "; nearest recorded:"
             for (rank, candidate) in ranked.prefix(3).enumerated() {
                 let entry = recorded[candidate.index]
-                message += "\n  \(rank + 1). \(entry.method) \(entry.url) (\(candidate.differs.joined(separator: ", ")) differs)"
+                message += "\n  \(rank + 1). \(entry.method) \(shown(entry.url)) (\(candidate.differs.joined(separator: ", ")) differs)"
             }
         }
         return SluiceError(.replayMiss, message)

@@ -35,7 +35,7 @@ struct LogRecord {
                 $0.append(integer: Int64(status.code))
                 guard !status.reasonPhrase.isEmpty else { return }
                 $0.append(UInt8(ascii: " "))
-                $0.append(contentsOf: status.reasonPhrase)
+                $0.append(contentsOf: status.reasonPhrase.escapingControlCharacters())
             }
             line.append(", ")
             line.append(size: Self.byteCount(response))
@@ -51,7 +51,7 @@ struct LogRecord {
             line.append(contentsOf: response.source.description)
         case .failure(let error):
             line.paint("31", colours) {
-                $0.append("failed: "); $0.append(contentsOf: Self.describe(error))
+                $0.append("failed: "); $0.append(contentsOf: Self.describe(error).escapingControlCharacters())
             }
             line.append(", ")
             line.append(milliseconds: milliseconds)
@@ -86,14 +86,14 @@ struct LogRecord {
             line.append(marker)
             line.append(contentsOf: field.name)
             line.append(": ")
-            line.append(contentsOf: redaction.value(ofHeader: field.name, field.value))
+            line.append(contentsOf: redaction.value(ofHeader: field.name, field.value).escapingControlCharacters())
         }
     }
 
     private static func append(_ bodyLines: [String], marker: StaticString, to line: inout LineBuffer) {
         for text in bodyLines {
             line.append(marker)
-            line.append(contentsOf: text)
+            line.append(contentsOf: text.escapingControlCharacters(keepingLineBreaks: true))
         }
     }
 

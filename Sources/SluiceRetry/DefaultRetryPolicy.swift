@@ -21,7 +21,7 @@ extension HTTPRequest {
 /// - at most ``Configuration/maximumAttempts`` attempts (3), with exponential backoff and full
 ///   jitter (a random delay between 0 and `min(cap, base × 2^(attempt−1))`; base 0.2 s, cap 30 s);
 /// - `Retry-After` honoured in both forms (delta-seconds, and an HTTP date in any of its three
-///   formats), capped at 6 hours; an invalid value (`-1`, `+1`, `1.0`, non-ASCII digits) is ignored;
+///   formats), capped at 5 minutes; an invalid value (`-1`, `+1`, `1.0`, non-ASCII digits) is ignored;
 /// - statuses 408, 425, 429, 500, 502, 503, 504, and transport errors that say the request may not
 ///   have arrived: a refused or reset connection, a timeout, a connection closed before any
 ///   response; never a TLS failure or an unknown host;
@@ -47,7 +47,7 @@ public struct DefaultRetryPolicy: RetryPolicy {
 
         public init(
             maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(30),
-            retryAfterCap: Duration = .seconds(6 * 3_600), retryableStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504],
+            retryAfterCap: Duration = .seconds(300), retryableStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504],
             random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
             clock: @escaping @Sendable () -> Date = { Date() }
         ) {
@@ -60,7 +60,7 @@ public struct DefaultRetryPolicy: RetryPolicy {
             self.clock = clock
         }
 
-        /// 3 attempts, 0.2 s base, 30 s cap, Retry-After up to 6 h.
+        /// 3 attempts, 0.2 s base, 30 s cap, Retry-After up to 5 minutes.
         public static let `default` = Configuration()
     }
 

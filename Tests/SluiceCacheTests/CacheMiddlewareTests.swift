@@ -441,3 +441,71 @@ struct CachePOSTTests {
         #expect(try await store.entryCount() == 0)
     }
 }
+
+@Suite("CacheMiddleware: what one user's request may share with another's")
+struct CacheSharingTests {
+    let url = URL(string: "https://api.example.com/feed")!
+
+    static func ok(_ body: String, _ fields: [(String, String)]) throws -> MockTransport.Reply {
+        var headers = HTTPFields()
+        for (name, value) in fields { try headers.append(name: name, value: value) }
+        return .status(.ok, headers: headers, body: body)
+    }
+
+    @Test func aSharedCacheNeverStoresSetCookieOnAnyStore() async throws {
+        let folder = try TemporaryDirectory(prefix: "sluice-cache")
+        let stores: [any CacheStore] = [MemoryCacheStore(), try SQLiteCacheStore(path: folder.filePath("shared.sqlite"))]
+        for store in stores {
+            let reply = try Self.ok(
+                "feed", [("Cache-Control", "public, max-age=60"), ("Set-Cookie", "session=user-a"), ("Set-Cookie2", "old=user-a"), ("ETag", "\"1\"")])
+            let middleware = CacheMiddleware(store: store, configuration: .init(isShared: true))
+            let cache = MiddlewareHarness(middleware, replies: [reply])
+            let first = try await cache.send(HTTPRequest(url: url))
+            #expect(first.source == .network && first.headers["Set-Cookie"] == "session=user-a", "\(type(of: store))")
+            let second = try await cache.send(HTTPRequest(url: url))
+            #expect(second.source == .cache && second.text == "feed", "\(type(of: store))")
+            #expect(second.headers["Set-Cookie"] == nil && second.headers["Set-Cookie2"] == nil, "\(type(of: store))")
+            #expect(second.headers["ETag"] == "\"1\"")
+            let stored = try #require(try await store.get(middleware.key(for: HTTPRequest(url: url))))
+            #expect(!stored.headers.contains("Set-Cookie") && !stored.headers.contains("Set-Cookie2"), "\(type(of: store))")
+        }
+    }
+
+    @Test func aPrivateCacheKeepsSetCookieForItsOneUser() async throws {
+        let store = MemoryCacheStore()
+        let cache = MiddlewareHarness(
+            CacheMiddleware(store: store), replies: [try Self.ok("feed", [("Cache-Control", "max-age=60"), ("Set-Cookie", "session=me")])])
+        _ = try await cache.send(HTTPRequest(url: url))
+        #expect(try await cache.send(HTTPRequest(url: url)).headers["Set-Cookie"] == "session=me")
+    }
+
+    @Test func aCallerSetHostThatDiffersFromTheURLsIsPartOfTheKey() throws {
+        let middleware = CacheMiddleware(store: MemoryCacheStore())
+        var tenantA = HTTPRequest(url: url)
+        try tenantA.headers.set(name: "Host", value: "tenant-a.example.com")
+        var tenantB = HTTPRequest(url: url)
+        try tenantB.headers.set(name: "Host", value: "Tenant-B.example.com")
+        var same = HTTPRequest(url: url)
+        try same.headers.set(name: "Host", value: "API.example.com")
+        #expect(middleware.key(for: tenantA) == "GET https://api.example.com/feed host=tenant-a.example.com")
+        #expect(middleware.key(for: tenantB) == "GET https://api.example.com/feed host=tenant-b.example.com")
+        #expect(middleware.key(for: same) == "GET https://api.example.com/feed")
+        var withPort = HTTPRequest(url: URL(string: "http://127.0.0.1:8080/feed")!)
+        try withPort.headers.set(name: "Host", value: "127.0.0.1:8080")
+        #expect(middleware.key(for: withPort) == "GET http://127.0.0.1:8080/feed")
+        try withPort.headers.set(name: "Host", value: "127.0.0.1")
+        #expect(middleware.key(for: withPort) == "GET http://127.0.0.1:8080/feed host=127.0.0.1")
+    }
+
+    @Test func twoHostsBehindOneAddressGetTheirOwnAnswers() async throws {
+        let cache = MiddlewareHarness(CacheMiddleware(store: MemoryCacheStore())) { request, _ in
+            .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "for \(request.headers["Host"] ?? "?")")
+        }
+        for host in ["a.example", "b.example", "a.example"] {
+            var request = HTTPRequest(url: url)
+            try request.headers.set(name: "Host", value: host)
+            #expect(try await cache.send(request).text == "for \(host)")
+        }
+        #expect(cache.forwarded.count == 2)
+    }
+}

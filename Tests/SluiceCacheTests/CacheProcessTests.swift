@@ -80,7 +80,8 @@ struct CacheProcessTests {
             if let calls = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) { totalCalls += calls }
         }
         #expect(totalCalls > 1_000, "the processes did work: \(totalCalls) calls")
-        #expect(try await Blocking.run { integrity(path) } == "ok")
+        let check = try await Blocking.run { integrity(path) }
+        #expect(check == "ok", "integrity_check: \(check)")
     }
 
     @Test func aWriterKilledAHundredTimesLosesNothingItReported() async throws {

@@ -165,4 +165,15 @@ struct SluiceBinaryTests {
         #expect(help.status == 0)
         #expect(help.text == HelpText.text + "\n")
     }
+
+    @Test func printedResponseHeadsShowControlCharactersEscaped() async throws {
+        let server = try MockWebServer()
+        server.enqueue(.init(status: 200, reason: "OK\u{1B}]0;owned\u{07}", headers: [("X-Note", "caf\u{E9} \u{9B}2J")], body: Data("fine".utf8)))
+        let result = try await Sluice.run(["--print", "h", server.url("/head").absoluteString])
+        #expect(result.status == 0)
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(text.hasPrefix(#"HTTP/1.1 200 OK\u{1B}]0;owned\u{07}"#), "\(text)")
+        #expect(text.contains(#"X-Note: caf\#u{E9} \u{009B}2J"#), "\(text)")
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
+    }
 }

@@ -190,6 +190,18 @@ struct CurlTransportTests {
         #expect(error.message.contains("Connection refused") || error.message.contains("Couldn't connect"))
     }
 
+    @Test func aSilentServerEndsAtTheIdleTimeout() async throws {
+        #expect(CurlTransport.Configuration().idleTimeout == .seconds(60))
+        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(120)))
+        let idle = makeTransport { $0.idleTimeout = .seconds(1) }  // no request timeout at all
+        let start = ContinuousClock.now
+        let error = try await error(HTTPRequest(url: server.url("/silent")), idle)
+        #expect(error.code == .timedOut)
+        #expect((error.underlying as? CurlError)?.code == 28)
+        #expect(error.message.contains("Less than 1 bytes/sec transferred the last 1 seconds"), "\(error.message)")
+        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(20)))
+    }
+
     @Test func aSlowServerTimesOut() async throws {
         server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(120)))
         let slow = makeTransport { $0.requestTimeout = .milliseconds(300) }

@@ -268,3 +268,57 @@ let loginReply = MockTransport.Reply.response(
         #expect(headers.all.first?.hasSuffix("\n> Accept: text/plain") == true)
     }
 }
+
+@Suite("Secrets and control characters in errors and log lines", .timeLimit(.minutes(2)))
+struct SecretsInErrorsTests {
+    let server: MockWebServer
+    init() throws { server = try MockWebServer() }
+
+    @Test func aTimedOutRequestWithSecretsLogsAndThrowsNoneOfThem() async throws {
+        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(120)))
+        var configuration = CurlTransport.Configuration()
+        configuration.requestTimeout = .milliseconds(300)
+        let records = Records()
+        let pipeline = Pipeline(
+            middlewares: [LoggingMiddleware(level: .headers, sink: records.sink())], transport: CurlTransport(configuration: configuration))
+        let port = try #require(server.url("/").port)
+        let url = try #require(URL(string: "http://ann:hunter2-pw@127.0.0.1:\(port)/x?token=tok-S1&password=pw-S2&api_key=ak-S3&page=2"))
+        var request = HTTPRequest(url: url)
+        try request.headers.set(name: "Authorization", value: "Bearer bearer-S4")
+        do {
+            _ = try await pipeline.send(request)
+            Issue.record("a 120 s answer arrived within a 300 ms timeout")
+        } catch let error as SluiceError {
+            #expect(error.code == .timedOut)
+            #expect(
+                error.message.hasPrefix("GET http://ann:<redacted>@127.0.0.1:\(port)/x?token=<redacted>&password=<redacted>&api_key=<redacted>&page=2: "),
+                "\(error.message)")
+            let shown = [error.message, error.description, error.localizedDescription] + records.all
+            #expect(records.all.count == 1)
+            for secret in ["hunter2-pw", "tok-S1", "pw-S2", "ak-S3", "bearer-S4"] {
+                for text in shown { #expect(!text.contains(secret), "\(secret) in \(text)") }
+            }
+        }
+    }
+
+    @Test func aReasonPhraseWithEscapeSequencesIsLoggedEscaped() async throws {
+        server.enqueue(.init(status: 200, reason: "OK\u{1B}]0;owned\u{07}", body: Data("fine".utf8)))
+        let records = Records()
+        let pipeline = Pipeline(middlewares: [LoggingMiddleware(level: .basic, sink: records.sink())], transport: CurlTransport())
+        let response = try await pipeline.send(HTTPRequest(url: server.url("/reason")))
+        #expect(response.status.reasonPhrase == "OK\u{1B}]0;owned\u{07}")  // the value is what the server sent
+        let line = try #require(records.all.first)
+        #expect(line.contains(#" -> 200 OK\u{1B}]0;owned\u{07}, "#), "\(line)")
+        #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    }
+
+    @Test func bodyTextWithTerminalSequencesIsLoggedEscaped() async throws {
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/plain")], body: "line one\r\u{1B}[2Jline two\n"))
+        let records = Records()
+        let pipeline = Pipeline(middlewares: [LoggingMiddleware(level: .body, sink: records.sink())], transport: CurlTransport())
+        _ = try await pipeline.send(HTTPRequest(url: server.url("/body")))
+        let record = try #require(records.all.first)
+        #expect(record.contains(#"line one\r\u{1B}[2Jline two"#), "\(record)")
+        #expect(!record.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D })
+    }
+}

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "https://e.com/p?signs=1&tokens=2&sig=3&Sign2=4",  // near misses by length and by name
+        "https://e.com/p?signs=1&tokens=2&sigma=3&Sign2=4",  // near misses by length and by name
         "https://e.com/p?a=x%3Dtoken&b=token=1&c=%25sign",  // hidden names only inside values
         "https://e.com/p?token&x=1",  // a name without a value
         "https://e.com/p?",

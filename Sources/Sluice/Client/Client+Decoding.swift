@@ -23,7 +23,7 @@ extension Client {
     ///   is the error's ``SluiceError/response``.
     @discardableResult
     public func validate(_ response: HTTPResponse) throws(SluiceError) -> HTTPResponse {
-        let what = response.request.map { "\($0.method) \($0.url.absoluteString)" } ?? "the request"
+        let what = response.request.map { "\($0)" } ?? "the request"
         let contentType = response.headers["Content-Type"]
         guard configuration.acceptableStatusCodes.contains(response.status.code) else {
             throw SluiceError(

@@ -59,7 +59,7 @@ final class RequestDispatcher: Sendable {
             }
         } catch is CancellationError where cancellationIsError {
             let reason = state.withLock { $0.entries[id]?.cancellation?.reason } ?? "its task was cancelled"
-            throw SluiceError(.cancelled, "\(request.method) \(request.url.absoluteString) was cancelled: \(reason)", stage: .client)
+            throw SluiceError(.cancelled, "\(request) was cancelled: \(reason)", stage: .client)
         }
     }
 

@@ -6,9 +6,14 @@ import Foundation
 /// It lives in the core because the core's own error messages quote bodies; `SluiceLogging`
 /// uses the same type.
 ///
-/// Hidden by default: the header fields `Authorization`, `Proxy-Authorization`, `Cookie`,
-/// `Set-Cookie` and `X-Amz-Security-Token`, and query, form and JSON parameters named
-/// `signature`, `sign`, `token`, `password` or `secret` (names compared without case).
+/// Hidden by default (names compared without case):
+/// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
+///   `X-Amz-Security-Token`;
+/// - query, form and JSON parameters named `password`, `secret`, `token`, `sign`, `signature`,
+///   `sig`, `api_key`, `apikey`, `access_token`, `refresh_token`, `id_token`, `client_secret`,
+///   `code`, `session`, `auth`, `x-amz-signature`, `x-amz-credential` and `x-amz-security-token`;
+/// - `key`, in a URL's query only (a JSON body's `key` is seldom a secret);
+/// - a URL's user-info password (`https://ann:<redacted>@host/`).
 ///
 /// ```swift
 /// let redaction = Redaction.default.adding(headers: ["X-Api-Key"], parameters: ["pin"])
@@ -20,8 +25,10 @@ public struct Redaction: Sendable, Hashable {
 
     /// Lowercased header names whose values are hidden.
     public var headerNames: Set<String> { names.headers }
-    /// Lowercased parameter names whose values are hidden.
+    /// Lowercased parameter names whose values are hidden, in queries, forms and JSON.
     public var parameterNames: Set<String> { names.parameters }
+    /// Lowercased names hidden in a URL's query only, beside ``parameterNames``.
+    public var queryParameterNames: Set<String> { names.queryOnly }
     /// `false` only for ``disabled``.
     public let isEnabled: Bool
     /// The names, shared by every copy: a redaction is copied into each log call, and one
@@ -32,58 +39,108 @@ public struct Redaction: Sendable, Hashable {
     private final class Names: Sendable {
         let headers: Set<String>
         let parameters: Set<String>
-        /// Bit n set when a name in ``parameters`` is n UTF-8 bytes long (bit 63: 63 or longer):
-        /// a quick "cannot be hidden" test without hashing.
-        let parameterLengths: UInt64
-        /// ``parameters`` as bytes, for comparing without allocating.
-        let parameterBytes: [[UInt8]]
+        let queryOnly: Set<String>
+        /// The names hidden in forms and JSON, and the (larger) set hidden in a URL's query.
+        let form: ScanSet
+        let query: ScanSet
 
-        init(headers: Set<String>, parameters: Set<String>) {
+        init(headers: Set<String>, parameters: Set<String>, queryOnly: Set<String>) {
             self.headers = Set(headers.map { $0.lowercased() })
             self.parameters = Set(parameters.map { $0.lowercased() })
-            parameterLengths = self.parameters.reduce(0) { $0 | Names.lengthBit($1.utf8.count) }
-            parameterBytes = self.parameters.sorted().map { Array($0.utf8) }
+            self.queryOnly = Set(queryOnly.map { $0.lowercased() })
+            form = ScanSet(self.parameters)
+            query = ScanSet(self.parameters.union(self.queryOnly))
+        }
+    }
+
+    /// Names in the forms the byte scans use.
+    private struct ScanSet: Sendable {
+        let names: Set<String>
+        /// Bit n set when a name is n UTF-8 bytes long (bit 63: 63 or longer): a quick "cannot be
+        /// hidden" test without hashing.
+        let lengths: UInt64
+        /// The names as bytes, for comparing without allocating.
+        let bytes: [[UInt8]]
+
+        init(_ names: Set<String>) {
+            self.names = names
+            lengths = names.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
+            bytes = names.sorted().map { Array($0.utf8) }
         }
 
         static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
         /// Whether some hidden name may be `count` bytes long.
-        func mayHide(length count: Int) -> Bool { parameterLengths & Self.lengthBit(count) != 0 }
+        func mayHide(length count: Int) -> Bool { lengths & Self.lengthBit(count) != 0 }
+
+        /// Whether `name` (lowercased or not) is hidden: `token`, and also `user[token]`.
+        func hides(_ name: String) -> Bool {
+            let lowered = name.lowercased()
+            if names.contains(lowered) { return true }
+            // A bracketed key such as user[password] or a[]: judge the innermost name.
+            if let open = lowered.lastIndex(of: "["), lowered.hasSuffix("]") {
+                return names.contains(String(lowered[lowered.index(after: open)..<lowered.index(before: lowered.endIndex)]))
+            }
+            return false
+        }
+
+        /// Whether plain (unescaped) name bytes equal a hidden name, ignoring ASCII case, without
+        /// making a string.
+        func matches(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+            bytes.contains { hidden in
+                hidden.count == name.count
+                    && zip(hidden, name).allSatisfy { pair in
+                        let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
+                        return pair.0 == byte
+                    }
+            }
+        }
     }
 
-    public init(headerNames: Set<String>, parameterNames: Set<String>) {
-        names = Names(headers: headerNames, parameters: parameterNames)
+    /// Hides the values of these header fields and parameters, and of `queryParameterNames` in a
+    /// URL's query only (names compared without case).
+    public init(headerNames: Set<String>, parameterNames: Set<String>, queryParameterNames: Set<String> = []) {
+        names = Names(headers: headerNames, parameters: parameterNames, queryOnly: queryParameterNames)
         isEnabled = true
     }
 
     private init(disabled: Void) {
-        names = Names(headers: [], parameters: [])
+        names = Names(headers: [], parameters: [], queryOnly: [])
         isEnabled = false
     }
 
     public static func == (lhs: Redaction, rhs: Redaction) -> Bool {
         lhs.isEnabled == rhs.isEnabled && lhs.headerNames == rhs.headerNames && lhs.parameterNames == rhs.parameterNames
+            && lhs.queryParameterNames == rhs.queryParameterNames
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(isEnabled)
         hasher.combine(headerNames)
         hasher.combine(parameterNames)
+        hasher.combine(queryParameterNames)
     }
 
     /// The defaults listed above.
     public static let `default` = Redaction(
         headerNames: ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-amz-security-token"],
-        parameterNames: ["signature", "sign", "token", "password", "secret"]
+        parameterNames: [
+            "signature", "sign", "token", "password", "secret", "sig", "api_key", "apikey", "access_token", "refresh_token",
+            "id_token", "client_secret", "code", "session", "auth", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+        ],
+        queryParameterNames: ["key"]
     )
 
     /// Shows every value. Only for local debugging: logs travel further than you think.
     public static let disabled = Redaction(disabled: ())
 
-    /// These defaults plus more names.
-    public func adding(headers: Set<String> = [], parameters: Set<String> = []) -> Redaction {
+    /// These names plus more.
+    public func adding(headers: Set<String> = [], parameters: Set<String> = [], queryParameters: Set<String> = []) -> Redaction {
         guard isEnabled else { return self }
-        return Redaction(headerNames: headerNames.union(headers), parameterNames: parameterNames.union(parameters))
+        return Redaction(
+            headerNames: headerNames.union(headers), parameterNames: parameterNames.union(parameters),
+            queryParameterNames: queryParameterNames.union(queryParameters)
+        )
     }
 
     /// Whether the header field `name` is hidden.
@@ -91,17 +148,16 @@ public struct Redaction: Sendable, Hashable {
         isEnabled && names.headers.contains(name.lowercased())
     }
 
-    /// Whether the parameter `name` is hidden (`token`, and also `user[token]`).
+    /// Whether the parameter `name` is hidden in a form or JSON body (`token`, and also
+    /// `user[token]`).
     public func hidesParameter(_ name: String) -> Bool {
-        guard isEnabled else { return false }
-        let lowered = name.lowercased()
-        if names.parameters.contains(lowered) { return true }
-        // A bracketed key such as user[password] or a[]: judge the innermost name.
-        if let open = lowered.lastIndex(of: "["), lowered.hasSuffix("]") {
-            let inner = lowered[lowered.index(after: open)..<lowered.index(before: lowered.endIndex)]
-            return names.parameters.contains(String(inner))
-        }
-        return false
+        isEnabled && names.form.hides(name)
+    }
+
+    /// Whether the parameter `name` is hidden in a URL's query: the body's names and
+    /// ``queryParameterNames``.
+    public func hidesQueryParameter(_ name: String) -> Bool {
+        isEnabled && names.query.hides(name)
     }
 
     /// A JSON key is hidden when it is a hidden parameter or header name (an echo of the request's
@@ -115,16 +171,33 @@ public struct Redaction: Sendable, Hashable {
         hidesHeader(name) ? Self.placeholder : value
     }
 
-    /// `url` with hidden query values replaced; the rest kept byte for byte. When nothing is
-    /// hidden (the common case) this is `url.absoluteString` itself, found with one byte scan.
+    /// `url` with hidden query values and any user-info password replaced; the rest kept byte for
+    /// byte. When nothing is hidden (the common case) this is `url.absoluteString` itself, found
+    /// with one byte scan.
+    ///
+    /// ```swift
+    /// Redaction.default.url(URL(string: "https://ann:pw@api.example.com/x?token=T&page=2")!)
+    /// // "https://ann:<redacted>@api.example.com/x?token=<redacted>&page=2"
+    /// ```
     public func url(_ url: URL) -> String {
         var text = url.absoluteString
+        if isEnabled { text = Self.hidingPassword(in: text) }
         guard let query = hiddenQuery(&text) else { return text }
         let utf8 = text.utf8
         let queryStart = utf8.index(utf8.startIndex, offsetBy: query.lowerBound)
         let fragmentStart = utf8.index(utf8.startIndex, offsetBy: query.upperBound)
-        guard let redacted = redactedForm(text[queryStart..<fragmentStart]) else { return text }
+        guard let redacted = redactedForm(text[queryStart..<fragmentStart], names: names.query) else { return text }
         return text[..<queryStart] + redacted + text[fragmentStart...]
+    }
+
+    /// `text` with the password of its authority's user-info (`//user:password@`) replaced. A URL
+    /// without an `@` in its authority (nearly all) is returned as it is after one short scan.
+    private static func hidingPassword(in text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "@")), let scheme = text.range(of: "://") else { return text }
+        let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        let authority = text[scheme.upperBound..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<text.index(after: colon)]) + placeholder + String(text[at...])
     }
 
     /// Whether `url`'s query has a parameter this redaction hides: the same one byte scan as
@@ -140,19 +213,19 @@ public struct Redaction: Sendable, Hashable {
         return text.withUTF8 { bytes -> Range<Int>? in
             guard let question = Self.index(of: UInt8(ascii: "?"), in: bytes, from: 0) else { return nil }
             let end = Self.index(of: UInt8(ascii: "#"), in: bytes, from: question + 1) ?? bytes.count
-            return hidesAny(UnsafeBufferPointer(rebasing: bytes[(question + 1)..<end])) ? (question + 1)..<end : nil
+            return hidesAny(UnsafeBufferPointer(rebasing: bytes[(question + 1)..<end]), names: names.query) ? (question + 1)..<end : nil
         }
     }
 
-    /// A `name=value&…` string with hidden values replaced; names and order kept.
+    /// A `name=value&…` form body with hidden values replaced; names and order kept.
     public func form(_ query: String) -> String {
-        redactedForm(query[...]) ?? query
+        redactedForm(query[...], names: names.form) ?? query
     }
 
     /// The form with hidden values replaced, or `nil` when nothing is hidden (the common case,
     /// kept cheap: byte scans, no Foundation string search).
-    private func redactedForm(_ query: Substring) -> String? {
-        guard isEnabled, !query.isEmpty, hidesAny(query) else { return nil }
+    private func redactedForm(_ query: Substring, names: ScanSet) -> String? {
+        guard isEnabled, !query.isEmpty, hidesAny(query, names: names) else { return nil }
         let pairs = query.split(separator: "&", omittingEmptySubsequences: false)
         var hidden: [Int] = []
         for (index, pair) in pairs.enumerated() {
@@ -165,7 +238,7 @@ public struct Redaction: Sendable, Hashable {
             if escaped {
                 decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded
             }
-            if hidesParameter(decoded) { hidden.append(index) }
+            if names.hides(decoded) { hidden.append(index) }
         }
         guard !hidden.isEmpty else { return nil }
         var parts = pairs.map(String.init)
@@ -178,14 +251,14 @@ public struct Redaction: Sendable, Hashable {
 
     /// Whether any parameter of the form is hidden: one pass over the bytes, no allocation for
     /// names that cannot be hidden.
-    private func hidesAny(_ query: Substring) -> Bool {
+    private func hidesAny(_ query: Substring, names: ScanSet) -> Bool {
         var query = query
-        return query.withUTF8 { hidesAny($0) }
+        return query.withUTF8 { hidesAny($0, names: names) }
     }
 
     /// One pass: at each `=` that ends a name, the name is judged; names with no hidden name's
     /// length and no escapes are dismissed without making a string.
-    private func hidesAny(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func hidesAny(_ bytes: UnsafeBufferPointer<UInt8>, names: ScanSet) -> Bool {
         var nameStart = 0
         var inName = true
         var escaped = false
@@ -201,8 +274,8 @@ public struct Redaction: Sendable, Hashable {
                 if escaped {
                     let raw = String(decoding: name, as: UTF8.self)
                     let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
-                    if hidesParameter(decoded) { return true }
-                } else if names.mayHide(length: name.count), matchesHiddenName(name) {
+                    if names.hides(decoded) { return true }
+                } else if names.mayHide(length: name.count), names.matches(name) {
                     return true
                 }
             case UInt8(ascii: "%"), UInt8(ascii: "+"), UInt8(ascii: "["):
@@ -212,18 +285,6 @@ public struct Redaction: Sendable, Hashable {
             }
         }
         return false
-    }
-
-    /// Whether plain (unescaped) name bytes equal a hidden parameter name, ignoring ASCII case,
-    /// without making a string.
-    private func matchesHiddenName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        names.parameterBytes.contains { hidden in
-            hidden.count == name.count
-                && zip(hidden, name).allSatisfy { pair in
-                    let byte = pair.1 >= 0x41 && pair.1 <= 0x5A ? pair.1 | 0x20 : pair.1
-                    return pair.0 == byte
-                }
-        }
     }
 
     /// The first index at or after `start` holding `byte` (`memchr`, which scans a word at a time).

@@ -42,7 +42,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     }
 
     /// `"GET https://example.com/path"`.
-    public var description: String { "\(method) \(url.absoluteString)" }
+    /// The method and the URL as ``Redaction/default`` shows it: no password or secret query value,
+    /// so a message or log line that quotes a request never carries one.
+    public var description: String { "\(method) \(Redaction.default.url(url))" }
 
     // The fields live in one copy-on-write box, so passing a request down the chain moves one
     // reference instead of copying every field at every hop.

@@ -1,0 +1,55 @@
+import Foundation
+import Sluice
+import Testing
+
+@Suite("Redaction of URLs and requests")
+struct RedactionURLTests {
+    @Test(arguments: [
+        "password", "secret", "token", "sign", "signature", "sig", "api_key", "apikey", "access_token", "refresh_token", "id_token",
+        "client_secret", "code", "session", "auth", "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "key", "API_KEY", "Key",
+    ])
+    func eachDefaultSecretNameIsHiddenInAQueryWhateverItsCase(name: String) throws {
+        let url = try #require(URL(string: "https://api.example.com/x?page=2&\(name)=s3cr3t-value&sort=asc"))
+        #expect(Redaction.default.url(url) == "https://api.example.com/x?page=2&\(name)=<redacted>&sort=asc")
+        #expect(Redaction.default.hidesAnyParameter(in: url))
+    }
+
+    @Test func keyIsHiddenInAQueryButNotInAFormOrJSONBody() {
+        #expect(Redaction.default.hidesQueryParameter("key"))
+        #expect(!Redaction.default.hidesParameter("key"))
+        #expect(Redaction.default.form("key=k1&api_key=k2") == "key=k1&api_key=<redacted>")
+        let json = Redaction.default.json(["key": "k1", "client_secret": "k2"]) as? [String: String]
+        #expect(json == ["key": "k1", "client_secret": "<redacted>"])
+    }
+
+    @Test func aUserInfoPasswordIsHiddenAndTheUserKept() throws {
+        let url = try #require(URL(string: "http://ann:hunter2@127.0.0.1:8080/x?token=T1&password=P1#top"))
+        #expect(Redaction.default.url(url) == "http://ann:<redacted>@127.0.0.1:8080/x?token=<redacted>&password=<redacted>#top")
+        let userOnly = try #require(URL(string: "http://ann@127.0.0.1/x?q=a@b"))
+        #expect(Redaction.default.url(userOnly) == "http://ann@127.0.0.1/x?q=a@b")
+        #expect(Redaction.disabled.url(url) == url.absoluteString)
+    }
+
+    @Test func aRequestDescribesItselfRedacted() throws {
+        let request = HTTPRequest(url: try #require(URL(string: "https://ann:hunter2@api.example.com/v1?access_token=AT&page=1")))
+        #expect("\(request)" == "GET https://ann:<redacted>@api.example.com/v1?access_token=<redacted>&page=1")
+    }
+
+    @Test func addedNamesJoinTheDefaults() throws {
+        let redaction = Redaction.default.adding(parameters: ["pin"], queryParameters: ["ref"])
+        let url = try #require(URL(string: "https://a.example/?pin=1&ref=2&key=3&id=4"))
+        #expect(redaction.url(url) == "https://a.example/?pin=<redacted>&ref=<redacted>&key=<redacted>&id=4")
+        #expect(redaction.form("pin=1&ref=2") == "pin=<redacted>&ref=2")
+    }
+}
+
+@Suite("Control characters from a server")
+struct ControlCharacterTests {
+    @Test func escapeAndBellAndC1AreEscapedAndPlainTextIsKept() {
+        #expect("OK\u{1B}]0;owned\u{07}".escapingControlCharacters() == #"OK\u{1B}]0;owned\u{07}"#)
+        #expect("A\u{9B}2J".escapingControlCharacters() == #"A\u{009B}2J"#)
+        #expect("line\r\nnext\tcell".escapingControlCharacters() == #"line\r\nnext\tcell"#)
+        #expect("line\r\nnext\tcell".escapingControlCharacters(keepingLineBreaks: true) == "line\\r\nnext\tcell")
+        #expect("Café ✓".escapingControlCharacters() == "Café ✓")
+    }
+}
