@@ -71,8 +71,9 @@ extension CurlTransfer {
             return headersComplete || finishHeaders() ? count : 0
         }
         if !headersComplete && outputFile == nil, let length = Self.contentLength(line), length > 0 {
-            // One allocation for the whole body instead of a copy at every doubling.
-            body.reserveCapacity(min(length, maxBodySize))
+            // One allocation for a body of ordinary size instead of a copy at every doubling; no
+            // more than 1 MiB on the server's word (a declared length can be a lie).
+            body.reserveCapacity(Self.initialBodyCapacity(declared: length, limit: maxBodySize))
         }
         // Header lines, or trailer lines after the section: kept raw, checked all at once.
         headerSection.append(contentsOf: line)
@@ -86,6 +87,10 @@ extension CurlTransfer {
             headers = try HTTPFields(parsing: headerSection)
         } catch {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
+            return false
+        }
+        if let problem = Self.contentLengthProblem(headers.values(for: "Content-Length")) {
+            failure = SluiceError(.invalidResponse, "\(request) got \(problem) (RFC 9112 §6.3: the body's length cannot be known)")
             return false
         }
         headerSection = []  // the fields now own the bytes

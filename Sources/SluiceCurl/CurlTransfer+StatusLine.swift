@@ -47,5 +47,34 @@ extension CurlTransfer {
     }
 }
 
+extension CurlTransfer {
+    /// What to reserve for a body the server says is `declared` bytes long: never more than the
+    /// limit, nor than 1 MiB, however large the claim (a lie would otherwise reserve gigabytes).
+    static func initialBodyCapacity(declared: Int, limit: Int) -> Int {
+        min(declared, limit, 1 << 20)
+    }
+
+    /// Why these `Content-Length` values cannot frame a body, or nil when they agree: each must
+    /// be digits that fit in 63 bits, and a repeated field (or a list, `10, 10`) must repeat the
+    /// same number (RFC 9110 §8.6).
+    static func contentLengthProblem(_ values: [String]) -> String? {
+        var lengths: Set<Int64> = []
+        for value in values {
+            for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+                let digits = item.trimmingCharacters(in: .whitespaces)
+                guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    return "a Content-Length that is not a number (\(String(reflecting: String(item))))"
+                }
+                guard let length = Int64(digits) else { return "a Content-Length too large to hold (\(digits))" }
+                lengths.insert(length)
+            }
+        }
+        guard lengths.count <= 1 else {
+            return "Content-Length fields that disagree (\(lengths.sorted().map(String.init).joined(separator: " and ")))"
+        }
+        return nil
+    }
+}
+
 /// "content-length", lowercase, as bytes.
 private let contentLengthName: [UInt8] = Array("content-length".utf8)

@@ -1,9 +1,10 @@
 import Foundation
 import Sluice
-import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
+@testable import SluiceCurl
 
 /// Servers that lie about their bodies, flood their heads or trickle: each ends in a clear error
 /// within the configured limits, never a hang or a silent cut.
@@ -24,6 +25,40 @@ struct ServerFaultTests {
         } catch let error as SluiceError {
             return error
         }
+    }
+
+    @Test func twoContentLengthsThatDisagreeAreAnInvalidResponse() async throws {
+        server.enqueue(.init(status: 200, headers: [("Content-Length", "5"), ("Content-Length", "7")], body: "hello"))
+        let error = try await failure("/two-lengths")
+        #expect(error.code == .invalidResponse)
+        #expect(
+            error.message
+                == "GET \(server.url("/two-lengths").absoluteString) got Content-Length fields that disagree (5 and 7) (RFC 9112 §6.3: the body's length cannot be known)"
+        )
+    }
+
+    @Test func aContentLengthThatOverflowsIsAnInvalidResponse() async throws {
+        server.enqueue(.init(status: 200, headers: [("Content-Length", "99999999999999999999999")], body: "hello"))
+        let error = try await failure("/huge-length")
+        #expect(error.code == .invalidResponse)
+        #expect(
+            error.message
+                == "GET \(server.url("/huge-length").absoluteString) got a Content-Length too large to hold (99999999999999999999999) (RFC 9112 §6.3: the body's length cannot be known)"
+        )
+    }
+
+    @Test func contentLengthRulesAndTheReservationCap() {
+        #expect(CurlTransfer.contentLengthProblem(["10"]) == nil)
+        #expect(CurlTransfer.contentLengthProblem(["10", "10"]) == nil)
+        #expect(CurlTransfer.contentLengthProblem(["10, 10"]) == nil)
+        #expect(CurlTransfer.contentLengthProblem(["10", "11"]) == "Content-Length fields that disagree (10 and 11)")
+        #expect(CurlTransfer.contentLengthProblem(["99999999999999999999"]) == "a Content-Length too large to hold (99999999999999999999)")
+        #expect(CurlTransfer.contentLengthProblem(["-1"]) == #"a Content-Length that is not a number ("-1")"#)
+        #expect(CurlTransfer.contentLengthProblem(["1e3"]) == #"a Content-Length that is not a number ("1e3")"#)
+        // 64 answers that each claim 67 MB reserve 1 MiB each, not 4.4 GB together.
+        #expect(CurlTransfer.initialBodyCapacity(declared: 67_000_000, limit: 64 << 20) == 1 << 20)
+        #expect(CurlTransfer.initialBodyCapacity(declared: 4_096, limit: 64 << 20) == 4_096)
+        #expect(CurlTransfer.initialBodyCapacity(declared: 4_096, limit: 1_000) == 1_000)
     }
 
     @Test func aHundredKilobyteHeaderLineIsRefused() async throws {
