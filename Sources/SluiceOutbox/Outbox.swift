@@ -9,11 +9,15 @@ import Synchronization
 ///
 /// - ``enqueue(_:)`` stores a request (giving it an `Idempotency-Key` if it has none) and returns
 ///   once it is committed: a process killed after that loses nothing.
-/// - ``replay()`` sends the stored requests oldest first through ``transport``. A response of any
-///   status other than 408, 425, 429 or 5xx ends the entry (`.delivered`); a transport failure or
-///   such a status keeps it for later and stops the pass. Entries older than
-///   ``Configuration/maximumAge`` or tried ``Configuration/maximumAttempts`` times are dropped
-///   (`.expired`, `.gaveUp`).
+/// - ``replay()`` sends the stored requests oldest first through ``transport``. A 2xx or 3xx ends
+///   the entry (`.delivered`). A 4xx other than 408, 425 and 429 means the server will never take
+///   it: the entry moves to the dead letters with the status (`.deadLettered`), where
+///   ``deadLetters()`` lists it. A transport failure, 408, 425, 429 or 5xx keeps it for later and
+///   stops the pass. Entries older than ``Configuration/maximumAge`` or tried
+///   ``Configuration/maximumAttempts`` times are dropped (`.expired`, `.gaveUp`).
+/// - A row that can no longer be read back (its method, URL or header fields damaged), or a
+///   request the transport refuses as invalid, is never sent as it is: it moves to the dead
+///   letters with the reason.
 /// - ``start()`` replays whenever the monitor reports reachable.
 /// - The server sees the same key on every attempt, so nothing is applied twice.
 ///
@@ -41,6 +45,8 @@ public final class Outbox: Sendable {
         case delivered(key: String, status: Int)
         case expired(key: String)
         case gaveUp(key: String, attempts: Int)
+        /// Moved to the dead letters: refused by the server (a 4xx), or damaged in the database.
+        case deadLettered(key: String, reason: String)
     }
 
     public let path: String
@@ -129,7 +135,11 @@ public final class Outbox: Sendable {
             })
         else { return }
         defer { replaying.withLock { $0 = false } }
-        while let entry = try? database.withLock({ database throws(SluiceError) in try database.oldest() }) {
+        while true {
+            var damaged: [(key: String, reason: String)] = []
+            let next = try? database.withLock { database throws(SluiceError) in try database.oldest(deadLettered: &damaged) }
+            for (key, reason) in damaged { publish(.deadLettered(key: key, reason: reason)) }
+            guard let entry = next else { return }
             if Date().timeIntervalSince1970 - entry.created > Double(configuration.maximumAge.components.seconds) {
                 remove(entry, outcome: .expired(key: entry.key))
                 continue
@@ -141,8 +151,19 @@ public final class Outbox: Sendable {
             _ = try? database.withLock { database throws(SluiceError) in try database.countAttempt(entry.id) }
             do {
                 let response = try await transport.send(entry.request, context: RequestContext())
-                if [408, 425, 429].contains(response.status.code) || response.status.code >= 500 { return }
-                remove(entry, outcome: .delivered(key: entry.key, status: response.status.code))
+                let code = response.status.code
+                if [408, 425, 429].contains(code) || code >= 500 { return }
+                if code >= 400 {
+                    let reason = "the server answered \(response.status)"
+                    _ = try? database.withLock { database throws(SluiceError) in try database.moveToDeadLetters(entry.id, reason: reason) }
+                    publish(.deadLettered(key: entry.key, reason: reason))
+                    continue
+                }
+                remove(entry, outcome: .delivered(key: entry.key, status: code))
+            } catch let error as SluiceError where [.invalidURL, .invalidHeader, .invalidBody].contains(error.code) {
+                // The request itself is wrong: no later pass would send it either.
+                _ = try? database.withLock { database throws(SluiceError) in try database.moveToDeadLetters(entry.id, reason: error.message) }
+                publish(.deadLettered(key: entry.key, reason: error.message))
             } catch {
                 return  // offline again, or the server is down: try on the next pass
             }
@@ -151,7 +172,19 @@ public final class Outbox: Sendable {
 
     private func remove(_ entry: OutboxDatabase.Entry, outcome: Outcome) {
         _ = try? database.withLock { database throws(SluiceError) in try database.delete(entry.id) }
+        publish(outcome)
+    }
+
+    private func publish(_ outcome: Outcome) {
         for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.yield(outcome) }
+    }
+
+    /// The writes that will never be sent, oldest first: refused by the server, or damaged.
+    ///
+    /// - Throws: `.writeFailed` when the database cannot be read.
+    public func deadLetters() throws(SluiceError) -> [DeadLetter] {
+        try database.withLock { database throws(SluiceError) in try database.deadLetters() }
+            .map { DeadLetter(key: $0.key, reason: $0.reason, moved: Date(timeIntervalSince1970: $0.moved)) }
     }
 }
 

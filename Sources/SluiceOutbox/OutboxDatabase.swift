@@ -3,8 +3,9 @@ import Foundation
 import Sluice
 import SluiceSQLite
 
-/// The outbox's SQLite table: one row per stored request, in arrival order, over one
-/// ``SluiceSQLite/SQLiteConnection`` (WAL). Every insert is its own committed transaction, so a
+/// The outbox's SQLite tables, over one ``SluiceSQLite/SQLiteConnection`` (WAL): `outbox`, one row
+/// per stored request in arrival order, and `dead_letters`, rows that can never be sent (damaged,
+/// or refused by the server) with the reason. Every insert is its own committed transaction, so a
 /// process killed after `insert` returns keeps the row. SQLite's errors become `.writeFailed`
 /// errors that say what the outbox was doing.
 ///
@@ -29,6 +30,12 @@ struct OutboxDatabase: Sendable {
                 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,
                     method TEXT NOT NULL, url TEXT NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL,
                     created REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)
+                """)
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS dead_letters (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL,
+                    method TEXT NOT NULL, url TEXT NOT NULL, headers TEXT NOT NULL, body BLOB NOT NULL,
+                    created REAL NOT NULL, attempts INTEGER NOT NULL, reason TEXT NOT NULL, moved REAL NOT NULL)
                 """)
         } catch {
             throw SluiceError(.writeFailed, "cannot open the outbox at \(path): \(error)", underlying: error)
@@ -63,32 +70,95 @@ struct OutboxDatabase: Sendable {
         try run("counting") { connection throws(SQLiteError) in try connection.scalarInt("SELECT count(*) FROM outbox") }
     }
 
-    /// The oldest entry; a row whose method or URL cannot be read back is deleted and skipped.
-    func oldest() throws(SluiceError) -> Entry? {
+    /// The oldest entry that can be sent. A row whose method, URL or header fields cannot be read
+    /// back is moved to `dead_letters` with the reason (its key and reason are added to
+    /// `deadLettered`), never sent without them. A loop, however many damaged rows there are.
+    func oldest(deadLettered: inout [(key: String, reason: String)]) throws(SluiceError) -> Entry? {
         while true {
-            let row = try run("reading the oldest entry") { connection throws(SQLiteError) -> (Entry?, Int64?)? in
+            let row = try run("reading the oldest entry") { connection throws(SQLiteError) -> Result<Entry, Damage>? in
                 let statement = try connection.prepared(
                     "SELECT id, key, method, url, headers, body, created, attempts FROM outbox ORDER BY id LIMIT 1"
                 )
                 defer { sqlite3_reset(statement) }
                 guard try connection.stepRow(statement) else { return nil }
                 let id = connection.int64(statement, 0)
-                guard let url = URL(string: connection.text(statement, 3) ?? ""),
-                    let method = HTTPMethod(rawValue: connection.text(statement, 2) ?? "")
-                else { return (nil, id) }
-                var request = HTTPRequest(method: method, url: url)
-                request.headers = (try? HTTPFields(stored: connection.text(statement, 4) ?? "")) ?? HTTPFields()
+                let key = connection.text(statement, 1) ?? ""
+                let methodText = connection.text(statement, 2) ?? "", urlText = connection.text(statement, 3) ?? ""
+                guard let method = HTTPMethod(rawValue: methodText) else {
+                    return .failure(Damage(id: id, key: key, reason: "the stored method \(String(reflecting: methodText)) is not a method"))
+                }
+                guard let url = URL(string: urlText), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                    url.host?.isEmpty == false
+                else {
+                    return .failure(Damage(id: id, key: key, reason: "the stored URL is not an http or https URL"))
+                }
+                let headers: HTTPFields
+                switch Result(catching: { () throws(SluiceError) -> HTTPFields in try HTTPFields(stored: connection.text(statement, 4) ?? "") }) {
+                case .success(let fields): headers = fields
+                case .failure(let error):
+                    return .failure(Damage(id: id, key: key, reason: "the stored header fields are damaged: \(error.message)"))
+                }
+                var request = HTTPRequest(method: method, url: url, headers: headers)
                 let body = connection.blob(statement, 5)
                 if !body.isEmpty { request.body = .bytes(body) }
                 let entry = Entry(
-                    id: id, key: connection.text(statement, 1) ?? "", request: request, created: connection.double(statement, 6),
+                    id: id, key: key, request: request, created: connection.double(statement, 6),
                     attempts: Int(connection.int64(statement, 7))
                 )
-                return (entry, nil)
+                return .success(entry)
             }
-            guard let row else { return nil }
-            if let entry = row.0 { return entry }
-            if let unreadable = row.1 { try delete(unreadable) }
+            switch row {
+            case nil: return nil
+            case .success(let entry): return entry
+            case .failure(let damage):
+                try moveToDeadLetters(damage.id, reason: damage.reason)
+                deadLettered.append((damage.key, damage.reason))
+            }
+        }
+    }
+
+    /// A row that cannot be sent, and why.
+    struct Damage: Error {
+        let id: Int64
+        let key: String
+        let reason: String
+    }
+
+    /// Moves row `id` to `dead_letters` with `reason`, in one transaction.
+    func moveToDeadLetters(_ id: Int64, reason: String) throws(SluiceError) {
+        try run("moving entry \(id) to the dead letters") { connection throws(SQLiteError) in
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                let copy = try connection.prepared(
+                    """
+                    INSERT INTO dead_letters (key, method, url, headers, body, created, attempts, reason, moved)
+                    SELECT key, method, url, headers, body, created, attempts, ?2, ?3 FROM outbox WHERE id = ?1
+                    """)
+                connection.bind(copy, 1, id)
+                connection.bind(copy, 2, reason)
+                connection.bind(copy, 3, Date().timeIntervalSince1970)
+                try connection.stepDone(copy)
+                let remove = try connection.prepared("DELETE FROM outbox WHERE id = ?1")
+                connection.bind(remove, 1, id)
+                try connection.stepDone(remove)
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// The dead letters, oldest first.
+    func deadLetters() throws(SluiceError) -> [(key: String, reason: String, moved: Double)] {
+        try run("reading the dead letters") { connection throws(SQLiteError) in
+            let statement = try connection.prepared("SELECT key, reason, moved FROM dead_letters ORDER BY id")
+            defer { sqlite3_reset(statement) }
+            var letters: [(key: String, reason: String, moved: Double)] = []
+            while try connection.stepRow(statement) {
+                letters.append((connection.text(statement, 0) ?? "", connection.text(statement, 1) ?? "", connection.double(statement, 2)))
+            }
+            return letters
         }
     }
 

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Sluice
 import SluiceCurl
@@ -51,7 +52,7 @@ func helper() throws -> URL {
     return found
 }
 
-@Suite("Outbox")
+@Suite("Outbox", .timeLimit(.minutes(3)))
 struct OutboxTests {
     let folder: TemporaryDirectory
     let server: MockWebServer
@@ -203,5 +204,70 @@ struct OutboxTests {
         #expect(sent.header("Content-Type") == "text/plain")
         #expect(sent.header("Idempotency-Key") == key)
         #expect(try outbox.pendingCount() == 0)
+    }
+
+    /// Rows written behind the outbox's back, as a damaged file or another program might leave them.
+    func insertRaw(_ rows: [(key: String, method: String, url: String, headers: String)]) throws {
+        var db: OpaquePointer?
+        guard sqlite3_open(database, &db) == SQLITE_OK else { throw SluiceError(.writeFailed, "cannot open \(database)") }
+        defer { sqlite3_close(db) }
+        sqlite3_exec(db, "BEGIN", nil, nil, nil)
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO outbox (key, method, url, headers, body, created) VALUES (?1, ?2, ?3, ?4, x'', ?5)", -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for row in rows {
+            sqlite3_reset(statement)
+            sqlite3_bind_text(statement, 1, row.key, -1, transient)
+            sqlite3_bind_text(statement, 2, row.method, -1, transient)
+            sqlite3_bind_text(statement, 3, row.url, -1, transient)
+            sqlite3_bind_text(statement, 4, row.headers, -1, transient)
+            sqlite3_bind_double(statement, 5, Date().timeIntervalSince1970)
+            guard sqlite3_step(statement) == SQLITE_DONE else { throw SluiceError(.writeFailed, "cannot insert \(row.key)") }
+        }
+        sqlite3_exec(db, "COMMIT", nil, nil, nil)
+    }
+
+    @Test func twentyThousandDamagedRowsAreDeadLetteredInALoopAndTheGoodOneIsSent() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        try insertRaw((0..<20_000).map { ("bad-\($0)", "GET", "::not a url::", "") })
+        let good = try outbox.enqueue(HTTPRequest(method: .post, url: server.url("/good"), body: .bytes(Data("ok".utf8))))
+        await outbox.replay()
+        #expect(server.requests.count == 1 && server.requests.first?.header("Idempotency-Key") == good)
+        #expect(try outbox.pendingCount() == 0)
+        let letters = try outbox.deadLetters()
+        #expect(letters.count == 20_000)
+        #expect(letters.first?.key == "bad-0" && letters.first?.reason == "the stored URL is not an http or https URL")
+    }
+
+    @Test func aRowWhoseHeadersNoLongerParseIsNeverSentWithoutThem() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        try insertRaw([("broken-fields", "POST", server.url("/w").absoluteString, "Authorization Bearer abc\r\nIdempotency-Key: broken-fields\r\n")])
+        let outcomes = outbox.outcomes
+        await outbox.replay()
+        var outcome: Outbox.Outcome?
+        for await next in outcomes { outcome = next; break }
+        #expect(server.requests.isEmpty)
+        #expect(try outbox.pendingCount() == 0)
+        let letter = try #require(try outbox.deadLetters().first)
+        #expect(letter.key == "broken-fields")
+        #expect(letter.reason == #"the stored header fields are damaged: header line "Authorization Bearer abc" has no colon"#)
+        #expect(outcome == .deadLettered(key: "broken-fields", reason: letter.reason))
+    }
+
+    @Test func aWriteTheServerRefusesIsDeadLetteredWithItsStatusNeverDeleted() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 403, body: "forbidden") }
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        let key = try outbox.enqueue(HTTPRequest(method: .put, url: server.url("/doc"), body: .bytes(Data("v2".utf8))))
+        let outcomes = outbox.outcomes
+        await outbox.replay()
+        var outcome: Outbox.Outcome?
+        for await next in outcomes { outcome = next; break }
+        #expect(outcome == .deadLettered(key: key, reason: "the server answered 403 Forbidden"))
+        #expect(try outbox.pendingCount() == 0)
+        #expect(try outbox.deadLetters().map(\.key) == [key])
+        #expect(server.requests.count == 1)
     }
 }
