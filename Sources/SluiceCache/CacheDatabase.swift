@@ -124,6 +124,11 @@ struct CacheDatabase: ~Copyable, Sendable {
             return nil
         }
         if let bodyFile {
+            guard Self.isBodyFileName(bodyFile) else {
+                // Not a name this store writes: a damaged or planted row. Never read (or delete) it.
+                configuration.log("the body file name stored for \(key) is not a plain file name; treating it as a miss")
+                return nil
+            }
             guard let data = FileManager.default.contents(atPath: bodyDirectory + "/" + bodyFile) else {
                 // Another process replaced the entry and removed its file: a lost race is a miss.
                 return nil
@@ -327,7 +332,14 @@ struct CacheDatabase: ~Copyable, Sendable {
         }
     }
 
+    /// Whether `name` can be a body file this store wrote: a plain name inside its folder, with no
+    /// `/`, no `..`, not empty and not hidden (temporary files start with a dot).
+    static func isBodyFileName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0") && name.utf8.count <= 255
+    }
+
     private func removeBodyFile(_ name: String) {
+        guard Self.isBodyFileName(name) else { return }
         unlink(bodyDirectory + "/" + name)
     }
 

@@ -34,13 +34,22 @@ package final class SQLiteConnection: @unchecked Sendable {
     ///   be created, or SQLite's code when it is not a database (`SQLITE_NOTADB`) or is damaged.
     package init(path: String, busyTimeout: Duration) throws(SQLiteError) {
         self.path = path
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Nobody can plant a link for the store to write through: the database, its WAL and its
+        // shared memory must be files of their own, and nothing is created through a link.
+        for suffix in ["", "-wal", "-shm"] {
+            var status = stat()
+            if lstat(path + suffix, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+                throw SQLiteError(code: SQLITE_CANTOPEN, message: "\(path + suffix) is a symbolic link; a database is never opened through one")
+            }
+        }
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open or create \(path): \(String(cString: strerror(errno)))")
         }
         Glibc.close(fd)
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)

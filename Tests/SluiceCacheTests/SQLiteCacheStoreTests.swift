@@ -35,6 +35,43 @@ struct SQLiteCacheStoreTests {
         return try SQLiteCacheStore(path: folder.filePath("cache.sqlite"), configuration: configuration)
     }
 
+    @Test(arguments: ["", "-wal", "-shm"])
+    func aSymbolicLinkAtTheDatabaseOrItsWALOrSharedMemoryIsRefused(suffix: String) throws {
+        let path = folder.filePath("cache.sqlite")
+        let target = folder.filePath("elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: path + suffix, withDestinationPath: target)  // dangling
+        #expect {
+            _ = try SQLiteCacheStore(path: path)
+        } throws: { error in
+            (error as? SQLiteCacheError)?.code == SQLITE_CANTOPEN
+                && (error as? SQLiteCacheError)?.message == "\(path + suffix) is a symbolic link; a database is never opened through one"
+        }
+        #expect(!FileManager.default.fileExists(atPath: target), "nothing is created through the link")
+    }
+
+    @Test(arguments: ["../victim", "/tmp/victim", ".hidden", ""])
+    func aStoredBodyFileNameThatIsNotAPlainNameIsNeverReadOrDeleted(name: String) async throws {
+        let victim = folder.filePath("victim")
+        try Data("not yours".utf8).write(to: URL(fileURLWithPath: victim))
+        let store = try store { $0.bodyFileThreshold = 10 }
+        try await store.put(sampleEntry(Data(repeating: 7, count: 100)), for: "k")
+        // A damaged or planted row points its body somewhere else.
+        var db: OpaquePointer?
+        sqlite3_open(folder.filePath("cache.sqlite"), &db)
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "UPDATE entries SET body_file = ?1 WHERE key = 'k'", -1, &statement, nil)
+        sqlite3_bind_text(statement, 1, name == "/tmp/victim" ? victim : name, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        #expect(sqlite3_step(statement) == SQLITE_DONE)
+        sqlite3_finalize(statement)
+        sqlite3_close(db)
+
+        #expect(try await store.get("k") == nil)
+        #expect(log.all.contains("the body file name stored for k is not a plain file name; treating it as a miss"), "\(log.all)")
+        #expect(try await store.delete("k"))
+        try await store.clear()
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "not yours")
+    }
+
     @Test func anEntryComesBackExactly() async throws {
         let store = try store()
         let entry = sampleEntry()
