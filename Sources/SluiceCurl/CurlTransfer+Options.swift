@@ -79,8 +79,12 @@ extension CurlTransfer {
         sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, context.progress == nil ? 1 : 0)
         if let file = request.responseBodyFile {
-            guard let output = fopen(file.path, "wb") else {
-                throw SluiceError(.writeFailed, "cannot open \(file.path) to write the response body: \(String(cString: strerror(errno)))")
+            // Created 0600 (a body can be private), and never through a symbolic link someone
+            // planted at the path.
+            let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0, let output = fdopen(descriptor, "wb") else {
+                let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+                throw SluiceError(.writeFailed, "cannot open \(file.path) to write the response body: \(reason)")
             }
             outputFile = output
         }

@@ -27,11 +27,18 @@ public final class Download: Sendable {
         public var resumeAttempts: Int
         /// Called with each progress report, on the transport's thread: keep it short.
         public var progress: (@Sendable (DownloadProgress) -> Void)?
+        /// The finished file's permission bits; `nil` for what the process's umask gives a new
+        /// file (`0o644` under the usual `022`). The partial file is `0o600` until then.
+        public var fileMode: mode_t?
 
-        public init(expectedSHA256: String? = nil, resumeAttempts: Int = 3, progress: (@Sendable (DownloadProgress) -> Void)? = nil) {
+        public init(
+            expectedSHA256: String? = nil, resumeAttempts: Int = 3, progress: (@Sendable (DownloadProgress) -> Void)? = nil,
+            fileMode: mode_t? = nil
+        ) {
             self.expectedSHA256 = expectedSHA256
             self.resumeAttempts = resumeAttempts
             self.progress = progress
+            self.fileMode = fileMode
         }
 
         /// No checksum, three automatic resumes, no progress reports.
@@ -211,7 +218,8 @@ public final class Download: Sendable {
             }
             digest = actual
         }
-        guard rename(files.partial.path, destination.path) == 0 else {
+        // The partial file was written 0600; the finished one gets the mode asked for.
+        guard chmod(files.partial.path, configuration.fileMode ?? umaskMode()) == 0, rename(files.partial.path, destination.path) == 0 else {
             throw SluiceError(
                 .writeFailed, "cannot move the download into place at \(destination.path): \(String(cString: strerror(errno)))",
                 stage: .client, response: response)
@@ -264,4 +272,14 @@ final class ProgressReporter: Sendable {
         }
         sink(DownloadProgress(completedBytes: completed, totalBytes: total, bytesPerSecond: rate, estimatedTimeRemaining: left))
     }
+}
+
+/// What the process's umask leaves of `0o666`, read from `/proc/self/status` (`umask(2)` can
+/// only be read by changing it, which would race with other threads); `0o644` when unknown.
+func umaskMode() -> mode_t {
+    let line = SystemFile.text("/proc/self/status")?.split(separator: "\n").first { $0.hasPrefix("Umask:") }
+    guard let value = line?.split(separator: "\t").last.flatMap({ mode_t($0.trimmingCharacters(in: .whitespaces), radix: 8) }) else {
+        return 0o644
+    }
+    return 0o666 & ~value
 }

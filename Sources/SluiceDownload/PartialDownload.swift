@@ -48,6 +48,18 @@ struct PartialDownload {
         }
     }
 
+    /// Whether `url` is a regular file, not following a link.
+    static func isRegularFile(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Whether anything, a link included, is at `url`.
+    static func exists(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
     static func size(_ url: URL) -> Int64? {
         var info = stat()
         return stat(url.path, &info) == 0 ? Int64(info.st_size) : nil
@@ -55,8 +67,12 @@ struct PartialDownload {
 
     /// Where to continue `url` from: the partial file's size and the `If-Range` validator, or
     /// `nil` (after removing anything stale) when there is nothing that can be resumed.
+    /// A partial file that is not a regular file of its own (a symbolic link, a folder, a FIFO
+    /// someone planted) is never continued: everything is dropped and the download starts over.
     func resumePoint(for url: URL) -> (offset: Int64, ifRange: String)? {
-        guard let size = Self.size(partial), size > 0, let record, record.url == url.absoluteString, let ifRange = record.ifRange else {
+        guard Self.isRegularFile(partial), Self.isRegularFile(segment) || !Self.exists(segment),
+            let size = Self.size(partial), size > 0, let record, record.url == url.absoluteString, let ifRange = record.ifRange
+        else {
             discardAll()
             return nil
         }
@@ -88,8 +104,8 @@ struct PartialDownload {
 
     /// Appends `source` to `target` in 1 MiB pieces.
     private func append(_ source: URL, to target: URL) throws(SluiceError) {
-        let input = open(source.path, O_RDONLY | O_CLOEXEC)
-        let output = open(target.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let input = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let output = open(target.path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW)
         defer {
             if input >= 0 { close(input) }
             if output >= 0 { close(output) }

@@ -143,11 +143,68 @@ struct DownloadTests {
         // The state names the URL, which may carry a token: only its owner may read it.
         let stateMode = try FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial.json")[.posixPermissions] as? Int
         #expect(stateMode == 0o600)
+        // So do the bytes so far, until the file is finished.
+        let partialMode = try FileManager.default.attributesOfItem(atPath: destination.path + ".sluice-partial")[.posixPermissions] as? Int
+        #expect(partialMode == 0o600)
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         let result = try await client.download(HTTPRequest(url: server.url), to: destination)
         #expect(result.resumedFrom == 700_000)
         #expect(try Data(contentsOf: destination) == data)
         #expect(server.requests.last?.header("Range") == "bytes=700000-")
+    }
+
+    /// The process's umask, from the kernel: what a new file's mode loses.
+    static func umask() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        return try #require(Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+    }
+
+    @Test func aPlantedLinkAtThePartialFileIsNeverFollowedAndTheDownloadStartsOver() async throws {
+        let data = payload(300_000)
+        let server = try RangeServer(data)
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
+        let destination = scratch.url.appendingPathComponent("data.bin")
+        let victim = scratch.filePath("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        // Someone plants a link where the partial file goes, and a record that invites a resume.
+        try FileManager.default.createSymbolicLink(atPath: destination.path + ".sluice-partial", withDestinationPath: victim)
+        let record = #"{"url":"\#(server.url.absoluteString)","etag":"\"v1\"","totalBytes":300000}"#
+        try Data(record.utf8).write(to: URL(fileURLWithPath: destination.path + ".sluice-partial.json"))
+        let result = try await client.download(HTTPRequest(url: server.url), to: destination)
+        #expect(result.resumedFrom == 0)
+        #expect(server.requests.first?.header("Range") == nil)
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        // Finished: the mode the umask gives a new file, not the partial file's 0600.
+        let mode = try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int
+        #expect(mode == 0o666 & ~(try Self.umask()))
+    }
+
+    @Test func theFinishedFileGetsTheModeAskedFor() async throws {
+        let server = try RangeServer(payload(10_000))
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
+        let destination = scratch.url.appendingPathComponent("private.bin")
+        _ = try await client.download(HTTPRequest(url: server.url), to: destination, configuration: .init(fileMode: 0o600))
+        #expect(try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func aResponseBodyFileIsNeverWrittenThroughALink() async throws {
+        let server = try RangeServer(payload(1_000))
+        let scratch = try TemporaryDirectory(prefix: "sluice-download")
+        let victim = scratch.filePath("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        let link = scratch.url.appendingPathComponent("body.bin")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: victim)
+        var request = HTTPRequest(url: server.url)
+        request.responseBodyFile = link
+        await #expect {
+            _ = try await CurlTransport().send(request, context: RequestContext())
+        } throws: { error in
+            (error as? SluiceError)?.code == .writeFailed
+                && (error as? SluiceError)?.message == "cannot open \(link.path) to write the response body: it is a symbolic link"
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
     }
 
     @Test func aChangedFileAnswers200AndTheDownloadRestartsCleanly() async throws {
