@@ -195,7 +195,7 @@ let testTargets: [Target] = [
     tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),
-    tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "CSQLite", "sluice-cache-stress"]),
+    tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "CSQLite", "sluice-cache-stress"]),
     tests("SluiceCacheRedis", ["SluiceCache", "sluice-cache-stress"]),
     tests("SluiceReachability", ["sluice-reachability-probe"]),
     tests("SluiceHUD"),

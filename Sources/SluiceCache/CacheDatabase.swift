@@ -24,8 +24,17 @@ struct CacheDatabase: ~Copyable, Sendable {
     }
 
     /// Opens (or creates) the database at `path`; a file that is not a usable cache database is
-    /// moved aside and a new one made.
+    /// moved aside and a new one made. Damage must be seen three times, 50 ms apart, before the
+    /// file is moved: other processes may have it open, and a file another process is setting up
+    /// right now must not be taken for a damaged one.
     static func open(path: String, configuration: SQLiteCacheStore.Configuration) throws -> CacheDatabase {
+        for _ in 0..<2 {
+            do {
+                return try openOnce(path: path, configuration: configuration)
+            } catch let error as SQLiteError where error.isCorruption {
+                usleep(50_000)
+            }
+        }
         do {
             return try openOnce(path: path, configuration: configuration)
         } catch let error as SQLiteError where error.isCorruption {

@@ -84,6 +84,28 @@ public struct CacheMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try delivered(try await answer(request, context: context, next: next), to: request)
+    }
+
+    /// A response whose body is in memory (from the store) for a request that asked for its body
+    /// in a file (``Sluice/HTTPRequest/responseBodyFile``, as a download does): the body is
+    /// written there (0600, atomically, never through a link) and the response points to it.
+    ///
+    /// - Throws: `.writeFailed` naming the file when it cannot be written.
+    private func delivered(_ response: HTTPResponse, to request: HTTPRequest) throws -> HTTPResponse {
+        guard let file = request.responseBodyFile, response.bodyFile == nil, request.method != .head else { return response }
+        do {
+            try PrivateFile.write(response.body, to: file.path)
+        } catch {
+            throw SluiceError(.writeFailed, "cannot write the cached body to \(file.path): \(error)", response: response)
+        }
+        var written = response
+        written.body = Data()
+        written.bodyFile = file
+        return written
+    }
+
+    private func answer(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let cachedPOST = request.method == .post && request.cachesPOST && postBody(request) != nil
         guard request.method == .get || request.method == .head || cachedPOST else {
             let response = try await next(request, context)
@@ -137,7 +159,10 @@ public struct CacheMiddleware: Middleware {
         _ request: HTTPRequest, key: String, _ fetch: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard request.method != .head else { return try await fetch() }
-        let identity = key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")"
+        // Callers that want the body in different files do not share one fetch.
+        let identity =
+            key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")\n"
+            + (request.responseBodyFile?.path ?? "-")
         var response = try await coalescer.run(identity, fetch)
         response.request = request
         return response

@@ -42,11 +42,18 @@ package final class SQLiteConnection: @unchecked Sendable {
                 throw SQLiteError(code: SQLITE_CANTOPEN, message: "\(path + suffix) is a symbolic link; a database is never opened through one")
             }
         }
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open or create \(path): \(String(cString: strerror(errno)))")
+        // A new database is created 0600 first (SQLite gives its -wal and -shm the same mode). An
+        // existing one is left alone: closing a descriptor of our own on a file that another
+        // connection in this process has open would drop that connection's POSIX locks (they
+        // belong to the process), and a process that loses its locks corrupts a shared database.
+        var existing = stat()
+        if lstat(path, &existing) != 0 {
+            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 || errno == EEXIST else {
+                throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open or create \(path): \(String(cString: strerror(errno)))")
+            }
+            if fd >= 0 { Glibc.close(fd) }
         }
-        Glibc.close(fd)
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let status = sqlite3_open_v2(path, &handle, flags, nil)

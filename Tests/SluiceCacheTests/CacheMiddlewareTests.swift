@@ -1,6 +1,8 @@
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceCurl
+import SluiceDownload
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -507,5 +509,41 @@ struct CacheSharingTests {
             #expect(try await cache.send(request).text == "for \(host)")
         }
         #expect(cache.forwarded.count == 2)
+    }
+}
+
+@Suite("CacheMiddleware: bodies asked for in a file")
+struct CacheToFileTests {
+    @Test func aHitForARequestThatWantsAFileWritesTheStoredBodyThere() async throws {
+        let folder = try TemporaryDirectory(prefix: "sluice-cache")
+        let url = URL(string: "https://api.example.com/report.csv")!
+        let cache = MiddlewareHarness(
+            CacheMiddleware(store: MemoryCacheStore()),
+            replies: [.status(.ok, headers: ["Cache-Control": "max-age=60", "Content-Type": "text/csv"], body: "a,b\n1,2\n")])
+        _ = try await cache.send(HTTPRequest(url: url))
+        var request = HTTPRequest(url: url)
+        request.responseBodyFile = folder.url.appendingPathComponent("report.csv")
+        let response = try await cache.send(request)
+        #expect(response.source == .cache)
+        #expect(response.bodyFile == request.responseBodyFile)
+        #expect(response.body.isEmpty)
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("report.csv"), encoding: .utf8) == "a,b\n1,2\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: folder.filePath("report.csv"))[.posixPermissions] as? Int == 0o600)
+        #expect(cache.forwarded.count == 1)
+    }
+
+    @Test func aDownloadThroughACachingClientGetsTheCachedFile() async throws {
+        let server = try MockWebServer()
+        let data = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        server.enqueue(.init(status: 200, headers: [("Cache-Control", "max-age=60"), ("ETag", "\"d1\"")], body: data))
+        let client = Client(transport: CurlTransport(), middlewares: [CacheMiddleware(store: MemoryCacheStore())])
+        #expect(try await client.send(HTTPRequest(url: server.url("/file.bin"))).body == data)
+        let folder = try TemporaryDirectory(prefix: "sluice-cache")
+        let destination = folder.url.appendingPathComponent("file.bin")
+        let result = try await client.download(HTTPRequest(url: server.url("/file.bin")), to: destination)
+        #expect(result.bytes == Int64(data.count))
+        #expect(result.response.source == .cache)
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(server.requests.count == 1)  // the download was answered from the cache
     }
 }

@@ -67,6 +67,7 @@ struct CacheProcessTests {
             processes.append((process, output))
         }
         var totalCalls = 0
+        var outputs: [String] = []
         for (process, output) in processes {
             // Waited for on a thread of its own: thirty seconds on one of the two cooperative
             // threads would stall every other test in the run.
@@ -77,11 +78,12 @@ struct CacheProcessTests {
             }
             #expect(status == 0, "\(text)")
             #expect(text.contains("errors 0"), "\(text)")
+            outputs.append(String(text.suffix(2_000)))
             if let calls = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) { totalCalls += calls }
         }
         #expect(totalCalls > 1_000, "the processes did work: \(totalCalls) calls")
         let check = try await Blocking.run { integrity(path) }
-        #expect(check == "ok", "integrity_check: \(check)")
+        #expect(check == "ok", "integrity_check: \(check)\nthe processes said:\n\(outputs.joined(separator: "\n---\n"))")
     }
 
     @Test func aWriterKilledAHundredTimesLosesNothingItReported() async throws {
