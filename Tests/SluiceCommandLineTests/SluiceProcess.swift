@@ -1,0 +1,70 @@
+import Foundation
+import Sluice
+import SluiceCommandLine
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+/// Runs the built `sluice` binary.
+struct Sluice {
+    struct Result: Sendable {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+        func json() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: stdout) as? [String: Any])
+        }
+    }
+
+    static func binary() throws -> URL {
+        try BuiltProducts.executable("sluice")
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "SLUICE_LOG")
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (process, stdout, stderr)
+    }
+
+    /// Runs it to the end, waiting on a thread of its own (not one of the cooperative threads).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment)
+        return try await Blocking.run {
+            // Standard error is read on another thread at the same time, so neither pipe fills.
+            let errors = Thread.detachedRead(stderr.fileHandleForReading)
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(status: process.terminationStatus, stdout: out, stderr: String(decoding: errors(), as: UTF8.self))
+        }
+    }
+}
+
+extension Thread {
+    /// Starts reading `handle` to its end on a new thread; the returned function waits for the data.
+    static func detachedRead(_ handle: FileHandle) -> @Sendable () -> Data {
+        let done = DispatchSemaphore(value: 0)
+        final class Box: @unchecked Sendable {
+            // Written once by the reading thread before it signals `done`; read only after the wait.
+            var data = Data()
+        }
+        let box = Box()
+        Thread.detachNewThread {
+            box.data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+        return {
+            done.wait()
+            return box.data
+        }
+    }
+}
