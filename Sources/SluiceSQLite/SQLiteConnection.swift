@@ -64,7 +64,17 @@ package final class SQLiteConnection: @unchecked Sendable {
         }
         db = handle
         sqlite3_busy_timeout(handle, Int32(clamping: busyTimeout.wholeMilliseconds))
-        try execute("PRAGMA journal_mode=WAL")
+        // Switching to WAL needs a lock that SQLite may refuse at once, without waiting, while
+        // another process is opening the same new file: try again for up to the busy timeout.
+        let deadline = ContinuousClock.now + busyTimeout
+        while true {
+            do {
+                try execute("PRAGMA journal_mode=WAL")
+                break
+            } catch  where error.isBusy && ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+        }
         try execute("PRAGMA synchronous=NORMAL")
     }
 
