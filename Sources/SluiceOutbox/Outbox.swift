@@ -110,13 +110,14 @@ public final class Outbox: Sendable {
         try database.withLock { database throws(SluiceError) in try database.count() }
     }
 
-    /// Replays whenever the monitor reports reachable (and now, if it already does).
-    public func start() {
+    /// Replays whenever the monitor reports reachable (and now, if it already does): through
+    /// `client` when one is given (see ``replay(through:)``), else straight to ``transport``.
+    public func start(replayingThrough client: Client? = nil) {
         guard let monitor else { return }
         let task = Task { [weak self] in
             for await status in monitor.statusUpdates where status.isReachable {
                 guard let self else { return }
-                await self.replay()
+                if let client { await self.replay(through: client) } else { await self.replay() }
             }
         }
         watcher.withLock {
@@ -124,9 +125,32 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Sends the stored requests, oldest first, until one cannot be delivered yet. One pass at a
-    /// time: a call while another runs returns at once.
+    /// Sends the stored requests, oldest first, straight to ``transport``, until one cannot be
+    /// delivered yet. One pass at a time: a call while another runs returns at once.
     public func replay() async {
+        await replay { request in try await self.transport.send(request, context: RequestContext()) }
+    }
+
+    /// Sends the stored requests through `client`'s whole chain, as new calls: each is given a
+    /// fresh token by its header middleware and signed afresh by its signing middleware for the
+    /// moment it really goes out, where a replay straight to the transport would carry the
+    /// credentials of the moment it was stored. The client's outbox middleware lets replays pass.
+    ///
+    /// ```swift
+    /// let outbox = try Outbox(path: path, transport: CurlTransport(), monitor: monitor)
+    /// builder.add(OutboxMiddleware(outbox: outbox))
+    /// let client = builder.build()
+    /// outbox.start(replayingThrough: client)
+    /// ```
+    public func replay(through client: Client) async {
+        await replay { request in
+            var request = request
+            request.usesOutbox = false
+            return try await client.send(request)
+        }
+    }
+
+    private func replay(sending send: (HTTPRequest) async throws -> HTTPResponse) async {
         guard
             replaying.withLock({ running in
                 if running { return false }
@@ -150,7 +174,7 @@ public final class Outbox: Sendable {
             }
             _ = try? database.withLock { database throws(SluiceError) in try database.countAttempt(entry.id) }
             do {
-                let response = try await transport.send(entry.request, context: RequestContext())
+                let response = try await send(entry.request)
                 let code = response.status.code
                 if [408, 425, 429].contains(code) || code >= 500 { return }
                 if code >= 400 {

@@ -270,4 +270,40 @@ struct OutboxTests {
         #expect(try outbox.deadLetters().map(\.key) == [key])
         #expect(server.requests.count == 1)
     }
+
+    @Test func aReplayThroughTheClientPassesItsChainAgainAndIsStampedForTheMomentItGoesOut() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let monitor = ManualMonitor()
+        monitor.set(.unreachable)
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        let stamp = Stamp()
+        let client = Client(
+            transport: CurlTransport(), middlewares: [OutboxMiddleware(outbox: outbox), OfflineWhenUnreachable(monitor: monitor), stamp])
+        var write = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("later".utf8)))
+        write.usesOutbox = true
+        #expect(try await client.send(write).status.code == 202)
+        #expect(stamp.count == 0)  // queued before the stamping stage
+        monitor.set(.reachable(.wired))
+        await outbox.replay(through: client)
+        #expect(try outbox.pendingCount() == 0)
+        let sent = try #require(server.requests.last)
+        #expect(sent.header("X-Stamp") == "1")  // stamped by the chain, when it went out
+        #expect(sent.header("Idempotency-Key") != nil)
+        #expect(String(decoding: sent.body, as: UTF8.self) == "later")
+    }
+}
+
+/// A stand-in for a signing stage: stamps each request it sees with a count.
+struct Stamp: Middleware {
+    private let seen = Locked(0)
+    var count: Int { seen.withLock { $0 } }
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var request = request
+        let number = seen.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        try request.headers.set(name: "X-Stamp", value: String(number))
+        return try await next(request, context)
+    }
 }
