@@ -58,6 +58,11 @@ extension CurlTransfer {
     /// be digits that fit in 63 bits, and a repeated field (or a list, `10, 10`) must repeat the
     /// same number (RFC 9110 §8.6).
     static func contentLengthProblem(_ values: [String]) -> String? {
+        // The usual case, one plain number that fits: nothing to split or compare.
+        guard let only = values.first else { return nil }
+        if values.count == 1, !only.isEmpty, only.utf8.count <= 18, only.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return nil
+        }
         var lengths: Set<Int64> = []
         for value in values {
             for item in value.split(separator: ",", omittingEmptySubsequences: false) {
