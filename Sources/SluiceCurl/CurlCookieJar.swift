@@ -7,9 +7,11 @@ import Sluice
 /// TLS-session caches) that every event thread's easy handles use, loaded from and saved to a
 /// Netscape cookie file when the jar is file-backed.
 ///
-/// Cookie files are created with mode 0600 before curl writes them: curl keeps the mode of a file
-/// that exists (it writes a temporary file with that mode and renames it over), but creates a new
-/// one with the process's umask, usually world-readable, and session cookies are credentials.
+/// Cookie files are written whole to a private (0600) file beside the jar and renamed over it, so a
+/// reader (another transport, another process) sees the old jar or the new one, never a part:
+/// curl's own save truncates the target before it writes its temporary file, and a transport that
+/// loaded the jar in that moment started without cookies. Session cookies are credentials, so the
+/// file is the owner's alone whatever the process's umask.
 ///
 /// Each call of a `sluice_cookies_*` helper binds its result with an explicit `CURLcode` type:
 /// left to inference, Swift 6.3 then fails to find other `CURLcode` constants (such as
@@ -45,10 +47,7 @@ final class CurlCookieJar: @unchecked Sendable {
     deinit {
         // Every easy handle using the share has been cleaned up: the loops hold the jar until
         // their threads have destroyed their handles.
-        if let file, Self.createPrivately(file) {
-            let saved: CURLcode = sluice_cookies_flush(share, file)
-            _ = saved
-        }
+        if let file { try? Self.write(share, to: file) }
         curl_share_cleanup(share)
         sluice_share_free_locking(locks)
     }
@@ -78,12 +77,27 @@ final class CurlCookieJar: @unchecked Sendable {
     /// Writes the jar to its file (nothing for a memory jar).
     func save() throws(SluiceError) {
         guard let file else { return }
-        guard Self.createPrivately(file) else {
+        try Self.write(share, to: file)
+    }
+
+    /// Writes every cookie in `share` to a new private file beside `file`, then renames it over
+    /// `file` in one step (a symbolic link at `file` is replaced, never followed).
+    static func write(_ share: UnsafeMutableRawPointer, to file: String) throws(SluiceError) {
+        let temporary = "\(file).\(UUID().uuidString.prefix(8)).saving"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
             throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): \(String(cString: strerror(errno)))")
         }
-        let result: CURLcode = sluice_cookies_flush(share, file)
-        guard result.rawValue == 0, FileManager.default.fileExists(atPath: file) || lines.isEmpty else {
+        close(fd)
+        let result: CURLcode = sluice_cookies_flush(share, temporary)
+        guard result.rawValue == 0 else {
+            unlink(temporary)
             throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): curl error \(result.rawValue)")
+        }
+        guard rename(temporary, file) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): \(reason)")
         }
     }
 

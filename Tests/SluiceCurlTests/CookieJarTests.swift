@@ -1,7 +1,9 @@
 import Foundation
 import Sluice
 import SluiceCurl
+import SluiceTestSupport
 import SluiceTesting
+import Synchronization
 import Testing
 
 @Suite("CurlTransport's cookie jar against MockWebServer")
@@ -91,6 +93,37 @@ struct CookieJarTests {
         let second = transport(.file(file.path))
         let sent = try await get("/me", second)
         #expect(sent == "session=abc123", "the jar file held: \((try? String(contentsOf: file, encoding: .utf8)) ?? "nothing")")
+    }
+
+    @Test func aJarLoadedWhileAnotherTransportSavesItSeesEveryCookie() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-jar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cookies.txt").path
+        let writer = transport(.file(file))
+        _ = try await get("/login", writer)
+        let done = Atomic<Bool>(false)
+        // One thread saves the jar over and over while new transports load it.
+        let saves = Task.detached {
+            var count = 0
+            while !done.load(ordering: .relaxed) {
+                try writer.saveCookies()
+                count += 1
+            }
+            return count
+        }
+        var empty = 0
+        for _ in 0..<150 where transport(.file(file)).cookies.count != 1 { empty += 1 }
+        done.store(true, ordering: .relaxed)
+        let saved = try await saves.value
+        #expect(saved > 0)
+        #expect(empty == 0, "\(empty) of 150 loads found no cookie while the jar was saved \(saved) times")
+        // Once the loaded transports are gone (each saves the jar as it ends), nothing but the jar
+        // is left beside it, and it stays the owner's alone.
+        try await Wait.until("only the jar is in \(directory.path)") {
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["cookies.txt"]
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
     }
 
     @Test func anUnwritableJarFileIsATypedError() async throws {
