@@ -58,14 +58,6 @@ extension CurlTransfer {
         let me = Unmanaged.passUnretained(self).toOpaque()
         try Self.set(handle, CURLOPT_URL, request.url.absoluteString)
 
-        switch redirects {
-        case .none:
-            sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        case .follow(let max):
-            sluice_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-            sluice_easy_setopt_long(handle, CURLOPT_MAXREDIRS, max)
-        }
-
         var limit = requestTimeout
         if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
         sluice_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, limit.map { max(1, $0.wholeMilliseconds) } ?? 0)

@@ -22,7 +22,6 @@ final class CurlTransfer: @unchecked Sendable {
     let context: RequestContext
     /// The event loop the transfer runs on.
     let loop: CurlEventLoop
-    let redirects: RedirectPolicy
     let requestTimeout: Duration?
     @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPResponse, any Error>?
     @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
@@ -69,7 +68,6 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.context = context
         self.loop = loop
-        self.redirects = request.redirectPolicy ?? configuration.redirects
         self.requestTimeout = configuration.requestTimeout
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
     }

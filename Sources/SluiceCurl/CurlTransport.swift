@@ -9,6 +9,11 @@ import Sluice
 /// ``Configuration/eventThreads``). Easy handles are pooled, connections kept alive and reused,
 /// and a share handle holds the DNS and TLS-session caches.
 ///
+/// The transport makes one exchange per call and never follows a redirect itself: a 3xx is
+/// returned as it is, and ``Sluice/RedirectMiddleware`` (in every ``Sluice/Client`` by default)
+/// follows it hop by hop through the chain, so each hop is cached, retried and signed for its own
+/// target, and credentials never reach another origin.
+///
 /// ```swift
 /// let transport = CurlTransport()                                    // .default configuration
 /// let pipeline = Pipeline(middlewares: [TenantMiddleware(tenant: "acme")], transport: transport)
@@ -31,7 +36,7 @@ import Sluice
 ///
 /// Cancelling the calling task aborts the transfer and throws `CancellationError`. Failures throw
 /// ``SluiceError`` with the matching code (`.dnsFailure`, `.cannotConnect`, `.timedOut`,
-/// `.tlsFailure`, `.bodyTooLarge`, `.tooManyRedirects`, `.connectionLost`, `.invalidResponse`, …)
+/// `.tlsFailure`, `.bodyTooLarge`, `.connectionLost`, `.invalidResponse`, …)
 /// and a ``CurlError`` as the underlying error.
 public final class CurlTransport: HTTPTransport {
     /// How the transport connects and what it accepts. Immutable once the transport is made.
@@ -108,8 +113,6 @@ public final class CurlTransport: HTTPTransport {
         public var idleTimeout: Duration? = .seconds(60)
         /// Abort when fewer than `bytesPerSecond` flow for `duration` (curl's low-speed limit).
         public var lowSpeedLimit: (bytesPerSecond: Int, duration: Duration)? = nil
-        /// Redirects, unless a request says otherwise (``HTTPRequest/redirectPolicy``).
-        public var redirects: RedirectPolicy = .default
         /// Largest response body kept in memory, in bytes; larger bodies fail with
         /// `.bodyTooLarge`. A body written to a file (``HTTPRequest/responseBodyFile``) has no limit.
         public var maxResponseBodySize: Int = 64 << 20
@@ -174,7 +177,7 @@ public final class CurlTransport: HTTPTransport {
             case file(String)
         }
 
-        /// 10 s connect timeout, no overall limit, 10 redirects, 64 MiB in memory, HTTP/2 where
+        /// 10 s connect timeout, no overall limit, 60 s idle timeout, 64 MiB in memory, HTTP/2 where
         /// offered, verified TLS 1.2+, no proxy, no content decoding.
         public static let `default` = Configuration()
     }

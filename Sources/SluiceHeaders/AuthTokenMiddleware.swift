@@ -46,6 +46,8 @@ public struct AuthTokenMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        // A redirect left the origin: another host never gets the token.
+        guard request.sendsCredentials else { return try await next(request, context) }
         let token = try await state.current(configuration.token)
         let response = try await next(try authorized(request, token), context)
         guard response.status.code == 401, request.body.isReplayable else { return response }
@@ -58,6 +60,7 @@ public struct AuthTokenMiddleware: Middleware {
     private func authorized(_ request: HTTPRequest, _ token: String) throws(SluiceError) -> HTTPRequest {
         var request = request
         try request.headers.set(name: configuration.headerName, value: configuration.scheme.isEmpty ? token : configuration.scheme + " " + token)
+        request.credentialFields.insert(configuration.headerName.lowercased())
         return request
     }
 

@@ -72,7 +72,9 @@ public struct CommonParametersMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        let parameters = try await configuration.parameters()
+        var parameters = try await configuration.parameters()
+        // After a redirect to another origin, parameters that carry credentials are left out.
+        if !request.sendsCredentials { parameters.removeAll { Redaction.default.hidesQueryParameter($0.name) } }
         guard !parameters.isEmpty else { return try await next(request, context) }
         var request = request
         let mayHaveBody = request.method == .post || request.method == .put || request.method == .patch

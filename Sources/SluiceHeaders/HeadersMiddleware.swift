@@ -52,7 +52,11 @@ public struct HeadersMiddleware: Middleware {
         guard !added.isEmpty else { return try await next(request, context) }
         var request = request
         let own = request.headers
-        for field in added where configuration.overridesRequest || !own.contains(field.name) {
+        // After a redirect to another origin, fields that carry credentials are left out.
+        for field in added
+        where (configuration.overridesRequest || !own.contains(field.name))
+            && (request.sendsCredentials || !Redaction.default.hidesHeader(field.name))
+        {
             try request.headers.set(name: field.name, value: field.value)
         }
         return try await next(request, context)

@@ -33,6 +33,14 @@ public struct SigningMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        try await next(try await signer.sign(request, date: configuration.clock()), context)
+        // A redirect left the origin: nothing is signed for another host.
+        guard request.sendsCredentials else { return try await next(request, context) }
+        var signed = try await signer.sign(request, date: configuration.clock())
+        // The fields the signer added or changed carry credentials: a redirect to another origin
+        // drops them when this middleware sits outside the redirect follower.
+        for field in signed.headers where request.headers.values(for: field.name) != signed.headers.values(for: field.name) {
+            signed.credentialFields.insert(field.name.lowercased())
+        }
+        return try await next(signed, context)
     }
 }

@@ -74,21 +74,25 @@ struct CurlTransportNginxLoadTests {
 
     @Test func redirectsAgainstNginx() async throws {
         let base = try InteropServers.nginx()
-        let transport = CurlTransport()
-        let followed = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect")), context: RequestContext())
+        let client = Client(transport: CurlTransport())
+        let followed = try await client.send(HTTPRequest(url: base.appendingPathComponent("redirect")))
         #expect(followed.status == .ok)
+        #expect(followed.url == base.appendingPathComponent("small.json"))
         #expect(followed.metrics?.redirectCount == 1)
+        let loop = base.appendingPathComponent("redirect-loop").absoluteString
         do {
-            _ = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect-loop")), context: RequestContext())
+            _ = try await client.send(HTTPRequest(url: base.appendingPathComponent("redirect-loop")))
             Issue.record("a redirect loop did not fail")
         } catch let error as SluiceError {
             #expect(error.code == .tooManyRedirects)
+            #expect(error.message == "more than 10 redirects, the last from \(loop) to \(loop)")
         }
         do {
-            _ = try await transport.send(HTTPRequest(url: base.appendingPathComponent("redirect-ftp")), context: RequestContext())
+            _ = try await client.send(HTTPRequest(url: base.appendingPathComponent("redirect-ftp")))
             Issue.record("a redirect to ftp was followed")
         } catch let error as SluiceError {
             #expect(error.code == .invalidURL)
+            #expect(error.message == "the redirect from \(base.absoluteString)/redirect-ftp goes to a ftp: URL; only http and https redirects are followed")
         }
     }
 }

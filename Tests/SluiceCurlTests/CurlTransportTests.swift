@@ -318,38 +318,6 @@ struct CurlTransportTests {
         #expect(try await send(allowed, small).body.count == 5000)
     }
 
-    // MARK: Redirects
-
-    @Test func redirectsAreFollowedUpToTheLimit() async throws {
-        server.setHandler { request in
-            switch request.target {
-            case "/a": .init(status: 302, headers: [("Location", "/b")], body: "")
-            case "/b": .init(status: 301, headers: [("Location", "/c")], body: "")
-            default: .init(status: 200, body: "end of \(request.target)")
-            }
-        }
-        let followed = try await send(HTTPRequest(url: server.url("/a")))
-        #expect(followed.text == "end of /c")
-        #expect(followed.metrics?.redirectCount == 2)
-
-        var notFollowed = HTTPRequest(url: server.url("/a"))
-        notFollowed.redirectPolicy = RedirectPolicy.none
-        let first = try await send(notFollowed)
-        #expect(first.status == .found)
-        #expect(first.headers["Location"] == "/b")
-
-        var limited = HTTPRequest(url: server.url("/a"))
-        limited.redirectPolicy = .follow(max: 1)
-        let error = try await error(limited)
-        #expect(error.code == .tooManyRedirects)
-    }
-
-    @Test func redirectsToOtherSchemesAreRefused() async throws {
-        server.enqueue(.init(status: 302, headers: [("Location", "file:///etc/passwd")], body: ""))
-        let error = try await error(HTTPRequest(url: server.url("/evil")))
-        #expect(error.code == .invalidURL)
-    }
-
     // MARK: Files, progress, cancellation
 
     @Test func responseBodiesCanGoToAFile() async throws {

@@ -231,7 +231,10 @@ struct ClientTests {
         // The deadline is five seconds from when the call was made, however slow the machine.
         let deadline = try #require(context.deadline)
         #expect(deadline >= before + .seconds(5) && deadline <= after + .seconds(5))
-        #expect(response.trace?.spans.count == 2)
+        // The client's own redirect follower, the in-house middleware, the transport.
+        #expect(
+            response.trace?.spans.map(\.stage.description) == ["middleware RedirectMiddleware", "middleware InHouse", "transport MockTransport"]
+        )
     }
 
     // MARK: Builder
@@ -248,6 +251,13 @@ struct ClientTests {
         #expect(
             transport.requests.first?.request.headers.values(for: "X-Order") == [
                 "hud", "logging", "headers", "urlEncoding", "inHouse", "cache", "retry", "reachability", "gzip", "signing",
+            ])
+        // The builder's own redirect follower sits after in-house middleware and before the cache,
+        // so each hop is a request of its own for the cache, retry and signing.
+        #expect(
+            builder.entries.map { "\(type(of: $0.middleware))" } == [
+                "FakeHUD", "FakeLogging", "FakeHeaders", "FakeURLEncoding", "InHouse", "RedirectMiddleware", "FakeCache", "FakeRetry",
+                "FakeReachability", "FakeGzip", "FakeSigning",
             ])
     }
 

@@ -37,9 +37,13 @@ extension Client {
         /// Every middleware, enabled or not, outermost first.
         public private(set) var entries: [Entry] = []
 
+        /// A builder over `transport` holding one middleware: a ``RedirectMiddleware`` at
+        /// ``MiddlewarePosition/redirects``, so redirects are followed hop by hop through the chain
+        /// (replace it to change the limit, remove it to see every 3xx).
         public init(transport: any HTTPTransport, configuration: Configuration = .default) {
             self.transport = transport
             self.configuration = configuration
+            entries = [Entry(middleware: RedirectMiddleware(), position: .redirects, isEnabled: true)]
         }
 
         /// The enabled middleware, outermost first.
@@ -141,8 +145,16 @@ extension Client {
         }
 
         /// Appends `middlewares` in the order given, ignoring default positions (for
-        /// ``Client/init(transport:middlewares:configuration:)``).
+        /// ``Client/init(transport:middlewares:configuration:)``). Unless they include a
+        /// ``RedirectMiddleware``, the builder's own goes outside them all, so each of them sees
+        /// every hop as a request of its own.
         mutating func appendInOrder(_ middlewares: [any Middleware]) {
+            if let index = entries.firstIndex(where: { $0.isOf(RedirectMiddleware.self) }) {
+                let redirects = entries.remove(at: index)
+                if !middlewares.contains(where: { $0 is RedirectMiddleware }) {
+                    entries.insert(Entry(middleware: redirects.middleware, position: .application, isEnabled: redirects.isEnabled), at: 0)
+                }
+            }
             for middleware in middlewares {
                 entries.append(Entry(middleware: middleware, position: .application, isEnabled: true))
             }

@@ -88,7 +88,8 @@ public struct Client: Sendable {
 
     /// A client over `middlewares`, exactly in the order given (index 0 outermost). They all take
     /// position ``MiddlewarePosition/application``, so a middleware added later through
-    /// ``rebuilt(_:)`` is placed by its own position relative to them.
+    /// ``rebuilt(_:)`` is placed by its own position relative to them. Redirects are followed by a
+    /// ``RedirectMiddleware`` outside them all, unless the list has one of its own.
     public init(transport: any HTTPTransport, middlewares: [any Middleware] = [], configuration: Configuration = .default) {
         var builder = Builder(transport: transport, configuration: configuration)
         builder.appendInOrder(middlewares)

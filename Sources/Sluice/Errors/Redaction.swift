@@ -7,8 +7,8 @@ import Foundation
 /// uses the same type.
 ///
 /// Hidden by default (names compared without case):
-/// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
-///   `X-Amz-Security-Token`;
+/// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`,
+///   `X-Amz-Security-Token`, `X-Api-Key`, `Api-Key`, `X-Auth-Token` and `X-Access-Token`;
 /// - query, form and JSON parameters named `password`, `secret`, `token`, `sign`, `signature`,
 ///   `sig`, `api_key`, `apikey`, `access_token`, `refresh_token`, `id_token`, `client_secret`,
 ///   `code`, `session`, `auth`, `x-amz-signature`, `x-amz-credential` and `x-amz-security-token`;
@@ -16,7 +16,7 @@ import Foundation
 /// - a URL's user-info password (`https://ann:<redacted>@host/`).
 ///
 /// ```swift
-/// let redaction = Redaction.default.adding(headers: ["X-Api-Key"], parameters: ["pin"])
+/// let redaction = Redaction.default.adding(headers: ["X-Tenant-Secret"], parameters: ["pin"])
 /// LoggingMiddleware(level: .headers, redaction: redaction)
 /// ```
 public struct Redaction: Sendable, Hashable {
@@ -123,7 +123,10 @@ public struct Redaction: Sendable, Hashable {
 
     /// The defaults listed above.
     public static let `default` = Redaction(
-        headerNames: ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-amz-security-token"],
+        headerNames: [
+            "authorization", "proxy-authorization", "cookie", "set-cookie", "x-amz-security-token", "x-api-key", "api-key", "x-auth-token",
+            "x-access-token",
+        ],
         parameterNames: [
             "signature", "sign", "token", "password", "secret", "sig", "api_key", "apikey", "access_token", "refresh_token",
             "id_token", "client_secret", "code", "session", "auth", "x-amz-signature", "x-amz-credential", "x-amz-security-token",

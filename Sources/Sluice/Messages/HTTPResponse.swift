@@ -40,6 +40,9 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.request }
     }
 
+    /// The URL that produced this response: after redirects, the last hop's (``request``'s URL).
+    public var url: URL? { storage.request?.url }
+
     /// Timings and sizes measured by the transport.
     public var metrics: TransferMetrics? {
         get { storage.metrics }

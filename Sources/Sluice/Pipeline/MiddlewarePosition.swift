@@ -1,7 +1,7 @@
 /// A place in the default order of a ``Client``'s pipeline, outermost first:
 ///
-/// `HUD → Logging → Headers → URL encoding → (your middleware) → Cache → Retry → Reachability gate
-/// → Gzip → Signing → (network) → transport`
+/// `HUD → Logging → Headers → URL encoding → (your middleware) → Redirects → Cache → Retry →
+/// Reachability gate → Gzip → Signing → (network) → transport`
 ///
 /// ``Client/Builder`` keeps its middleware sorted by position, so adding them in any order gives
 /// the same chain; two at the same position keep the order they were added in. Each middleware
@@ -45,6 +45,9 @@ public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringCo
     /// In-house middleware: after the request is shaped, before the cache key is taken and the
     /// request is signed.
     public static let application = MiddlewarePosition(rank: 450, name: "application")
+    /// Redirects followed hop by hop: each hop passes the cache, retry, the gate and signing as a
+    /// request of its own.
+    public static let redirects = MiddlewarePosition(rank: 480, name: "redirects")
     /// Cache read and write; outside retry so a stale copy can answer when the network fails.
     public static let cache = MiddlewarePosition(rank: 500, name: "cache")
     /// Retry with backoff; every attempt passes the gate and is signed afresh.

@@ -1,7 +1,5 @@
-import Sluice
-
-/// The per-request redirect policy behind ``Sluice/HTTPRequest/redirectPolicy``; `nil` uses the
-/// transport's configuration.
+/// The per-request redirect policy behind ``HTTPRequest/redirectPolicy``; `nil` uses the
+/// ``RedirectMiddleware``'s configuration.
 ///
 /// ```swift
 /// var request = HTTPRequest(url: url)
@@ -12,7 +10,7 @@ public enum RedirectPolicyKey: RequestOptionKey {
 }
 
 extension HTTPRequest {
-    /// Overrides the transport's redirect policy for this request.
+    /// Overrides the ``RedirectMiddleware``'s policy for this request.
     public var redirectPolicy: RedirectPolicy? {
         get { options[RedirectPolicyKey.self] }
         set { options[RedirectPolicyKey.self] = newValue }

@@ -1,6 +1,4 @@
-import Sluice
-
-/// Whether and how far a transport follows redirects.
+/// Whether and how far ``RedirectMiddleware`` follows redirects.
 ///
 /// ```swift
 /// var request = HTTPRequest(url: url)
