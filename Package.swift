@@ -191,7 +191,7 @@ let testTargets: [Target] = [
     .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting", "Sluice", "SluiceTestSupport"], swiftSettings: strict),
     tests("SluiceHeaders", ["SluiceCurl"]),
     tests("SluiceURLEncoding", ["SluiceCurl"]),
-    tests("SluiceSigning"),
+    tests("SluiceSigning", ["SluiceCurl"]),
     tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),

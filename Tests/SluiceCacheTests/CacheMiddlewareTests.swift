@@ -546,4 +546,34 @@ struct CacheToFileTests {
         #expect(try Data(contentsOf: destination) == data)
         #expect(server.requests.count == 1)  // the download was answered from the cache
     }
+
+    @Test func eachRedirectHopIsStoredOnlyUnderTheURLThatAnsweredIt() async throws {
+        let server = try MockWebServer()
+        server.setHandler { request in
+            switch request.target {
+            case "/start": .init(status: 302, headers: [("Location", "/target"), ("Cache-Control", "no-store")], body: "")
+            case "/moved": .init(status: 301, headers: [("Location", "/target"), ("Cache-Control", "max-age=3600")], body: "")
+            default: .init(status: 200, headers: [("Cache-Control", "max-age=3600")], body: "target")
+            }
+        }
+        let store = MemoryCacheStore()
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(CacheMiddleware(store: store))
+        let client = builder.build()
+        for _ in 0..<2 { #expect(try await client.send(HTTPRequest(url: server.url("/start"))).text == "target") }
+        // The no-store 302 went to the server both times; its target was fetched once and then
+        // answered from the cache under its own URL.
+        #expect(server.requests.map(\.target) == ["/start", "/target", "/start"])
+        let direct = try await client.send(HTTPRequest(url: server.url("/target")))
+        #expect(direct.source == .cache)
+        #expect(try await store.entryCount() == 1)
+        // A cacheable 301 is stored as the 301, so the next call replays the redirect from the
+        // cache and lands on the stored target without the network.
+        _ = try await client.send(HTTPRequest(url: server.url("/moved")))
+        let again = try await client.send(HTTPRequest(url: server.url("/moved")))
+        #expect(again.text == "target")
+        #expect(again.url == server.url("/target"))
+        #expect(server.requests.map(\.target) == ["/start", "/target", "/start", "/moved"])
+        #expect(try await store.entryCount() == 2)
+    }
 }

@@ -79,4 +79,27 @@ struct AuthTokenMiddlewareTests {
         #expect(try await harness.send(HTTPRequest(method: .post, url: url, body: body)).status.code == 401)
         #expect(harness.forwarded.count == 1)
     }
+
+    @Test(arguments: [false, true])
+    func theTokenNeverFollowsARedirectToAnotherOrigin(followerOutside: Bool) async throws {
+        let origin = try MockWebServer()
+        let landing = try MockWebServer()
+        origin.setHandler { _ in .init(status: 302, headers: [("Location", "http://localhost:\(landing.port)/landing")], body: "") }
+        landing.setHandler { _ in .init(status: 200, body: "landed") }
+        let auth = AuthTokenMiddleware(configuration: .init(token: { "t0ken" }, refresh: { "fresh" }, headerName: "X-Token", scheme: ""))
+        // The builder puts auth outside the follower (the follower drops the field it listed);
+        // a plain list puts the follower outside auth (auth adds nothing for the other host).
+        let client: Client
+        if followerOutside {
+            client = Client(transport: CurlTransport(), middlewares: [auth])
+        } else {
+            var builder = Client.Builder(transport: CurlTransport())
+            builder.add(auth)
+            client = builder.build()
+        }
+        #expect(try await client.send(HTTPRequest(url: origin.url("/start"))).text == "landed")
+        #expect(origin.requests.first?.header("X-Token") == "t0ken")
+        #expect(landing.requests.count == 1)
+        #expect(landing.requests.first?.header("X-Token") == nil)
+    }
 }
