@@ -264,7 +264,8 @@ let loginReply = MockTransport.Reply.response(
         _ = try await raised.send(HTTPRequest(url: url, headers: ["Accept": "text/plain"]))
         #expect(unset.all == ["GET https://example.com/ping -> 200 OK, 4 B, 35 ms, 1 attempt, network"])
         #expect(off.all.isEmpty)
-        #expect(client(["SLUICE_LOG": "off"], off).pipeline.middlewares.isEmpty)  // left out: costs nothing
+        // Left out (costs nothing): only the client's own redirect follower remains.
+        #expect(client(["SLUICE_LOG": "off"], off).pipeline.middlewares.map { "\(type(of: $0))" } == ["RedirectMiddleware"])
         #expect(headers.all.first?.hasSuffix("\n> Accept: text/plain") == true)
     }
 }

@@ -8,14 +8,17 @@ import SluiceTesting
 import Testing
 
 @Suite struct RedactionTests {
-    @Test(arguments: ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Amz-Security-Token", "authorization", "SET-COOKIE"])
+    @Test(arguments: [
+        "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Amz-Security-Token", "authorization", "SET-COOKIE", "X-Api-Key", "api-key",
+        "X-Auth-Token", "x-access-token",
+    ])
     func eachDefaultHeaderIsHidden(_ name: String) {
         #expect(Redaction.default.value(ofHeader: name, "secret-value") == "<redacted>")
     }
 
     @Test func otherHeadersAreShown() {
         #expect(Redaction.default.value(ofHeader: "Accept", "text/html") == "text/html")
-        #expect(Redaction.default.value(ofHeader: "X-Api-Key", "k") == "k")
+        #expect(Redaction.default.value(ofHeader: "X-Request-Id", "k") == "k")
     }
 
     @Test(arguments: ["signature", "sign", "token", "password", "secret", "Token", "user[password]", "PASSWORD"])

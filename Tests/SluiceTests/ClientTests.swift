@@ -256,8 +256,8 @@ struct ClientTests {
         // so each hop is a request of its own for the cache, retry and signing.
         #expect(
             builder.entries.map { "\(type(of: $0.middleware))" } == [
-                "FakeHUD", "FakeLogging", "FakeHeaders", "FakeURLEncoding", "InHouse", "RedirectMiddleware", "FakeCache", "FakeRetry",
-                "FakeReachability", "FakeGzip", "FakeSigning",
+                "Fake<HUDRole>", "Fake<LoggingRole>", "Fake<HeadersRole>", "Fake<URLEncodingRole>", "InHouse", "RedirectMiddleware",
+                "Fake<CacheRole>", "Fake<RetryRole>", "Fake<ReachabilityRole>", "Fake<GzipRole>", "Fake<SigningRole>",
             ])
     }
 
