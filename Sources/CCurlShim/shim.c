@@ -114,6 +114,15 @@ CURLcode sluice_cookies_flush(CURLSH *share, const char *path) {
     return result;
 }
 
+struct curl_slist *sluice_cookies_list(CURLSH *share) {
+    CURL *handle = sluice_cookie_handle(share);
+    if (!handle) return NULL;
+    struct curl_slist *list = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_COOKIELIST, &list) != CURLE_OK) list = NULL;
+    curl_easy_cleanup(handle);
+    return list;
+}
+
 CURLcode sluice_cookies_clear(CURLSH *share) {
     CURL *handle = sluice_cookie_handle(share);
     if (!handle) return CURLE_OUT_OF_MEMORY;

@@ -121,7 +121,10 @@ public struct CacheMiddleware: Middleware {
         let key = self.key(for: request)
         let stored = try? await store.get(key)
         let directives = stored?.cacheControl
-        var decision = strategy.decide(request, stored: stored, directives: directives, now: configuration.clock())
+        // `Vary` is matched against the request as it will be sent: with the cookies the
+        // transport's jar adds below the chain.
+        let seen = Self.asSent(request, context)
+        var decision = strategy.decide(seen, stored: stored, directives: directives, now: configuration.clock())
         if cachedPOST {
             // A POST is never sent conditionally: a stale copy is replaced, not revalidated.
             switch decision {
@@ -133,7 +136,7 @@ public struct CacheMiddleware: Middleware {
         case .serve(let age):
             return served(stored!, age: age, for: request, source: .cache, directives: directives)
         case .serveStaleAndRevalidate(let age):
-            revalidateInBackground(stored!, request: request, key: key, context: context, next: next)
+            revalidateInBackground(stored!, request: request, seen: seen, key: key, context: context, next: next)
             return served(stored!, age: age, for: request, source: .cache, directives: directives)
         case .miss:
             throw SluiceError(.cacheMiss, "nothing is stored for \(request) (cache policy returnCacheDontLoad)")
@@ -144,11 +147,11 @@ public struct CacheMiddleware: Middleware {
             return response
         case .fetch:
             return try await coalesced(request, key: key) {
-                try await fetch(request, key: key, stored: stored, context: context, next: next)
+                try await fetch(request, seen: seen, key: key, stored: stored, context: context, next: next)
             }
         case .validate(let conditions):
             return try await coalesced(request, key: key) {
-                try await validate(request, conditions: conditions, key: key, stored: stored!, context: context, next: next)
+                try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored!, context: context, next: next)
             }
         }
     }
@@ -237,25 +240,25 @@ public struct CacheMiddleware: Middleware {
     // MARK: Network
 
     private func fetch(
-        _ request: HTTPRequest, key: String, stored: CachedResponse?, context: RequestContext, next: Next
+        _ request: HTTPRequest, seen: HTTPRequest, key: String, stored: CachedResponse?, context: RequestContext, next: Next
     ) async throws -> HTTPResponse {
         let requestTime = configuration.clock()
         let response: HTTPResponse
         do {
             response = try await next(request, context)
         } catch {
-            if let stale = staleCopyOnError(stored, request: request, error: error) { return stale }
+            if let stale = staleCopyOnError(stored, request: request, seen: seen, error: error) { return stale }
             throw error
         }
-        if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
+        if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, seen: seen, error: nil) { return stale }
         if request.method != .head {
-            await storeIfAllowed(response, for: request, key: key, requestTime: requestTime)
+            await storeIfAllowed(response, for: seen, key: key, requestTime: requestTime)
         }
         return response
     }
 
     private func validate(
-        _ request: HTTPRequest, conditions: HTTPFields, key: String, stored: CachedResponse,
+        _ request: HTTPRequest, seen: HTTPRequest, conditions: HTTPFields, key: String, stored: CachedResponse,
         context: RequestContext, next: Next
     ) async throws -> HTTPResponse {
         var conditional = request
@@ -265,7 +268,7 @@ public struct CacheMiddleware: Middleware {
         do {
             response = try await next(conditional, context)
         } catch {
-            if let stale = staleCopyOnError(stored, request: request, error: error) { return stale }
+            if let stale = staleCopyOnError(stored, request: request, seen: seen, error: error) { return stale }
             throw error
         }
         let responseTime = configuration.clock()
@@ -279,11 +282,11 @@ public struct CacheMiddleware: Middleware {
             // A 304 for another representation (RFC 9111 §4.3.3): the stored copy is no good, and
             // the caller, who asked unconditionally, must not see a 304. Ask again, unconditionally.
             _ = try? await store.delete(key)
-            return try await fetch(request, key: key, stored: nil, context: context, next: next)
+            return try await fetch(request, seen: seen, key: key, stored: nil, context: context, next: next)
         }
-        if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, error: nil) { return stale }
+        if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, seen: seen, error: nil) { return stale }
         if request.method != .head {
-            await storeIfAllowed(response, for: request, key: key, requestTime: requestTime)
+            await storeIfAllowed(response, for: seen, key: key, requestTime: requestTime)
         }
         return response
     }
@@ -300,10 +303,19 @@ public struct CacheMiddleware: Middleware {
         try? await store.put(entry, for: key)
     }
 
+    /// `request` with the `Cookie` field it will really carry (its own and the transport's jar's),
+    /// for matching and recording `Vary`; `request` itself when the transport keeps no jar.
+    static func asSent(_ request: HTTPRequest, _ context: RequestContext) -> HTTPRequest {
+        guard context.cookieSource != nil, let cookie = context.cookieField(for: request), cookie != request.headers["Cookie"] else { return request }
+        var seen = request
+        try? seen.headers.set(name: "Cookie", value: cookie)
+        return seen
+    }
+
     /// A stale stored copy instead of a failure, when `stale-if-error` or the policy allows it.
     /// Cancellation is never covered up.
-    private func staleCopyOnError(_ stored: CachedResponse?, request: HTTPRequest, error: (any Error)?) -> HTTPResponse? {
-        guard let stored, !(error is CancellationError), strategy.matchesVary(stored, request) else { return nil }
+    private func staleCopyOnError(_ stored: CachedResponse?, request: HTTPRequest, seen: HTTPRequest, error: (any Error)?) -> HTTPResponse? {
+        guard let stored, !(error is CancellationError), strategy.matchesVary(stored, seen) else { return nil }
         let now = configuration.clock()
         let age = strategy.currentAge(of: stored, now: now)
         if request.cachePolicy == .offlineFallback {
@@ -332,7 +344,7 @@ public struct CacheMiddleware: Middleware {
     }
 
     private func revalidateInBackground(
-        _ stored: CachedResponse, request: HTTPRequest, key: String, context: RequestContext, next: Next
+        _ stored: CachedResponse, request: HTTPRequest, seen: HTTPRequest, key: String, context: RequestContext, next: Next
     ) {
         guard revalidating.begin(key) else { return }
         let conditions = strategy.conditionalFields(for: stored)
@@ -342,7 +354,10 @@ public struct CacheMiddleware: Middleware {
             defer { revalidating.end(key) }
             var conditional = request
             conditional.cachePolicy = .useProtocol
-            _ = try? await validate(conditional, conditions: conditions, key: key, stored: stored, context: background, next: next)
+            var seenConditional = seen
+            seenConditional.cachePolicy = .useProtocol
+            _ = try? await validate(
+                conditional, seen: seenConditional, conditions: conditions, key: key, stored: stored, context: background, next: next)
         }
     }
 

@@ -58,15 +58,18 @@ final class CurlCookieJar: @unchecked Sendable {
     }
 
     /// Every cookie, one Netscape cookie-file line each (`domain TAB flag TAB path TAB secure TAB
-    /// expiry TAB name TAB value`).
+    /// expiry TAB name TAB value`, the domain prefixed `#HttpOnly_` for an HttpOnly cookie), read
+    /// from the share in memory.
     var lines: [String] {
-        // Written to a private (0600) temporary file and read back: curl's own Netscape format.
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cookies-\(UUID().uuidString)").path
-        guard Self.createPrivately(path) else { return [] }
-        defer { unlink(path) }
-        let written: CURLcode = sluice_cookies_flush(share, path)
-        guard written.rawValue == 0, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.hasPrefix("# ") && $0 != "#" }
+        guard let list = sluice_cookies_list(share) else { return [] }
+        defer { curl_slist_free_all(list) }
+        var lines: [String] = []
+        var node: UnsafeMutablePointer<curl_slist>? = list
+        while let current = node {
+            if let data = current.pointee.data { lines.append(String(cString: data)) }
+            node = current.pointee.next
+        }
+        return lines
     }
 
     func clear() {
@@ -99,15 +102,5 @@ final class CurlCookieJar: @unchecked Sendable {
             unlink(temporary)
             throw SluiceError(.writeFailed, "cannot save the cookie jar to \(file): \(reason)")
         }
-    }
-
-    /// Makes `path` an empty file with mode 0600 when it does not exist; true when it exists now.
-    static func createPrivately(_ path: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            close(fd)
-            return true
-        }
-        return errno == EEXIST
     }
 }

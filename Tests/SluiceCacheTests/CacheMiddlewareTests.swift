@@ -576,4 +576,33 @@ struct CacheToFileTests {
         #expect(server.requests.map(\.target) == ["/start", "/target", "/start", "/moved"])
         #expect(try await store.entryCount() == 2)
     }
+
+    @Test func varyCookieIsMatchedAgainstTheCookiesTheJarReallySends() async throws {
+        let server = try MockWebServer()
+        server.setHandler { request in
+            if request.target.hasPrefix("/login?user=") {
+                let user = request.target.dropFirst("/login?user=".count)
+                return .init(status: 200, headers: [("Set-Cookie", "session=\(user); Path=/; HttpOnly")], body: "hello \(user)")
+            }
+            let cookie = request.header("Cookie") ?? "none"
+            return .init(status: 200, headers: [("Cache-Control", "private, max-age=3600"), ("Vary", "Cookie")], body: "page for \(cookie)")
+        }
+        var configuration = CurlTransport.Configuration()
+        configuration.cookieJar = .memory
+        let store = MemoryCacheStore()
+        var builder = Client.Builder(transport: CurlTransport(configuration: configuration))
+        builder.add(CacheMiddleware(store: store))
+        let client = builder.build()
+        _ = try await client.send(HTTPRequest(url: server.url("/login?user=ann")))
+        #expect(try await client.send(HTTPRequest(url: server.url("/private"))).text == "page for session=ann")
+        let again = try await client.send(HTTPRequest(url: server.url("/private")))
+        #expect(again.source == .cache)  // the same cookie: a hit
+        // Bob signs in on the same client: the jar now sends his cookie, so Ann's page must not be
+        // served to him.
+        _ = try await client.send(HTTPRequest(url: server.url("/login?user=bob")))
+        let bobs = try await client.send(HTTPRequest(url: server.url("/private")))
+        #expect(bobs.text == "page for session=bob")
+        #expect(bobs.source == .network)
+        #expect(server.requests.filter { $0.target == "/private" }.map { $0.header("Cookie") } == ["session=ann", "session=bob"])
+    }
 }

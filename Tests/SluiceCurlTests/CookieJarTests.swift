@@ -127,6 +127,40 @@ struct CookieJarTests {
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
     }
 
+    @Test func theChainIsToldExactlyTheCookiesCurlSends() async throws {
+        let cookies = Self.cookieServer()
+        let transport = transport(.memory)
+        _ = try await transport.send(HTTPRequest(url: cookies.url("/set")), context: RequestContext())
+        #expect(transport.keepsCookies)
+        for path in ["/", "/docs", "/docs/", "/docs/api/x", "/docsx", "/other", "/docs/api"] {
+            let url = cookies.url(path)
+            let predicted = transport.cookieField(for: url)
+            let response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
+            #expect(response.text == (predicted ?? "(no cookie)"), "for \(path)")
+        }
+        // A host the cookies were not set for gets none, and said so.
+        let other = URL(string: "http://localhost:\(cookies.port)/docs")!
+        #expect(transport.cookieField(for: other) == nil)
+        #expect(try await transport.send(HTTPRequest(url: other), context: RequestContext()).text == "(no cookie)")
+        #expect(!self.transport(nil).keepsCookies)
+    }
+
+    /// `/set` sets cookies on several paths (one secure, one already expired); every other path
+    /// answers with the `Cookie` field it received.
+    static func cookieServer() -> MockWebServer {
+        let server = try! MockWebServer()
+        server.setHandler { request in
+            guard request.target == "/set" else { return .init(status: 200, body: request.header("Cookie") ?? "(no cookie)") }
+            return .init(
+                status: 200,
+                headers: [
+                    ("Set-Cookie", "a=1; Path=/"), ("Set-Cookie", "b=2; Path=/docs"), ("Set-Cookie", "c=3; Path=/docs/api"),
+                    ("Set-Cookie", "s=4; Path=/; Secure"), ("Set-Cookie", "gone=5; Path=/; Max-Age=0"), ("Set-Cookie", "z=6; Path=/docs/"),
+                ], body: "set")
+        }
+        return server
+    }
+
     @Test func anUnwritableJarFileIsATypedError() async throws {
         let transport = transport(.file("/nonexistent-directory/cookies.txt"))
         _ = try await get("/login", transport)

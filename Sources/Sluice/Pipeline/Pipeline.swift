@@ -25,11 +25,14 @@ public struct Pipeline: HTTPTransport {
     public let stages: [PipelineStage]
 
     private let chain: ChainLink
+    /// The transport, when it adds cookies of its own below the chain.
+    private let cookies: (any CookieSource)?
     private let tracedChain: ChainLink
 
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
         self.middlewares = middlewares
         self.transport = transport
+        self.cookies = (transport as? any CookieSource).flatMap { $0.keepsCookies ? $0 : nil }
         let stages = middlewares.map { PipelineStage.middleware(type(of: $0)) } + [.transport(type(of: transport))]
         self.stages = stages
 
@@ -49,8 +52,10 @@ public struct Pipeline: HTTPTransport {
     ///
     /// - Throws: ``SluiceError`` naming the stage that failed; `CancellationError` unchanged.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
-        guard context.isTracing else { return try await chain.run(request, context) }
+        if cookies == nil, !context.isTracing { return try await chain.run(request, context) }
         var context = context
+        if context.cookieSource == nil { context.cookieSource = cookies }
+        guard context.isTracing else { return try await chain.run(request, context) }
         let recorder = TraceRecorder(stages: stages)
         context.recorder = recorder
         var response = try await tracedChain.run(request, context)

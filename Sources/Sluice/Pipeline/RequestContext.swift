@@ -30,6 +30,9 @@ public struct RequestContext: Sendable {
     public var responseHead: (@Sendable (HTTPStatus, HTTPFields) -> Void)?
     /// Whether the pipeline times each middleware; see ``PipelineTrace``. Off costs nothing.
     public var isTracing: Bool
+    /// The transport's cookie jar, when it keeps one (set by ``Pipeline``): what it will add to
+    /// each request. See ``cookieField(for:)``.
+    public var cookieSource: (any CookieSource)?
 
     /// The pipeline's recorder while a traced call runs.
     var recorder: TraceRecorder?
