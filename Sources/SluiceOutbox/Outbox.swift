@@ -9,7 +9,11 @@ import Synchronization
 ///
 /// - ``enqueue(_:)`` stores a request (giving it an `Idempotency-Key` if it has none) and returns
 ///   once it is committed: a process killed after that loses nothing.
-/// - ``replay()`` sends the stored requests oldest first through ``transport``. A 2xx or 3xx ends
+/// - ``replay()`` sends the stored requests oldest first through the chain below the
+///   ``OutboxMiddleware`` that serves this outbox (retry, the gate, gzip, signing: each replay is
+///   signed afresh when it really goes out), or straight to ``transport`` before any call has
+///   passed that middleware. ``replay(through:)`` and ``start(replayingThrough:)`` send them
+///   through a client's whole chain instead (fresh tokens too). A 2xx or 3xx ends
 ///   the entry (`.delivered`). A 4xx other than 408, 425 and 429 means the server will never take
 ///   it: the entry moves to the dead letters with the status (`.deadLettered`), where
 ///   ``deadLetters()`` lists it. A transport failure, 408, 425, 429 or 5xx keeps it for later and
@@ -58,6 +62,9 @@ public final class Outbox: Sendable {
     private let subscribers = Locked<[UInt64: AsyncStream<Outcome>.Continuation]>([:])
     private let nextSubscriber = Atomic<UInt64>(0)
     private let watcher = Locked<Task<Void, Never>?>(nil)
+    /// The chain below the outbox middleware, once a call has passed it.
+    private let chainBelow = Locked<MiddlewareNext?>(nil)
+    private let knowsChainBelow = Atomic<Bool>(false)
 
     /// Opens (or creates) the outbox at `path`.
     ///
@@ -111,7 +118,7 @@ public final class Outbox: Sendable {
     }
 
     /// Replays whenever the monitor reports reachable (and now, if it already does): through
-    /// `client` when one is given (see ``replay(through:)``), else straight to ``transport``.
+    /// `client` when one is given (see ``replay(through:)``), else as ``replay()`` does.
     public func start(replayingThrough client: Client? = nil) {
         guard let monitor else { return }
         let task = Task { [weak self] in
@@ -125,10 +132,23 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Sends the stored requests, oldest first, straight to ``transport``, until one cannot be
-    /// delivered yet. One pass at a time: a call while another runs returns at once.
+    /// Sends the stored requests, oldest first, until one cannot be delivered yet: through the
+    /// chain below the ``OutboxMiddleware`` for this outbox (so each is signed afresh), or straight
+    /// to ``transport`` when no call has passed that middleware yet. One pass at a time: a call
+    /// while another runs returns at once.
     public func replay() async {
-        await replay { request in try await self.transport.send(request, context: RequestContext()) }
+        if let below = chainBelow.withLock({ $0 }) {
+            await replay { request in try await below(request, RequestContext()) }
+        } else {
+            await replay { request in try await self.transport.send(request, context: RequestContext()) }
+        }
+    }
+
+    /// Keeps the chain below the outbox middleware for ``replay()`` (the first one seen).
+    func remember(chainBelow next: MiddlewareNext) {
+        guard !knowsChainBelow.load(ordering: .acquiring) else { return }
+        chainBelow.withLock { $0 = $0 ?? next }
+        knowsChainBelow.store(true, ordering: .releasing)
     }
 
     /// Sends the stored requests through `client`'s whole chain, as new calls: each is given a

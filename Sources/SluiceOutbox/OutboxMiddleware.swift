@@ -7,7 +7,8 @@ import Sluice
 /// (unless it has one) and goes out. When it fails because the device is offline (the reachability
 /// gate) or with a transport error after which it may not have arrived (refused, reset, timed out),
 /// it is stored and the caller gets `202 Accepted` with the key, `response.source == .outbox`; the
-/// outbox delivers it later. Other requests and other errors pass through.
+/// outbox delivers it later, through the chain below this middleware, so the replay is signed
+/// afresh for the moment it goes out. Other requests and other errors pass through.
 ///
 /// ```swift
 /// builder.add(OutboxMiddleware(outbox: outbox))           // outside retry and the gate
@@ -26,6 +27,8 @@ public struct OutboxMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        // The outbox replays through the same stages (retry, gate, gzip, signing) below.
+        outbox.remember(chainBelow: next)
         guard request.usesOutbox, !request.method.isSafe else { return try await next(request, context) }
         var request = request
         if !request.headers.contains("Idempotency-Key") {

@@ -291,6 +291,38 @@ struct OutboxTests {
         #expect(sent.header("Idempotency-Key") != nil)
         #expect(String(decoding: sent.body, as: UTF8.self) == "later")
     }
+
+    @Test func aPlainReplayPassesTheStagesBelowTheMiddlewareSoItIsSignedWhenItGoesOut() async throws {
+        // The server takes only stamped (signed) writes: an unsigned replay would be refused.
+        server.setHandler { request in
+            request.header("X-Stamp") == nil ? MockWebServer.Response(status: 403, body: "unsigned") : MockWebServer.Response(status: 201, body: "stored")
+        }
+        let monitor = ManualMonitor()
+        monitor.set(.unreachable)
+        let outbox = try Outbox(path: database, transport: CurlTransport(), monitor: monitor)
+        let stamp = Stamp()
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(OutboxMiddleware(outbox: outbox))
+        builder.add(OfflineWhenUnreachable(monitor: monitor), at: .reachability)
+        builder.add(stamp, at: .signing)
+        let client = builder.build()
+        var write = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("later".utf8)))
+        write.usesOutbox = true
+        #expect(try await client.send(write).status.code == 202)
+        #expect(stamp.count == 0)
+        let outcomes = outbox.outcomes
+        monitor.set(.reachable(.wired))
+        outbox.start()
+        var outcome: Outbox.Outcome?
+        for await next in outcomes { outcome = next; break }
+        guard case .delivered(_, status: 201) = outcome else {
+            Issue.record("the replay was not delivered: \(String(describing: outcome))")
+            return
+        }
+        #expect(stamp.count == 1)
+        #expect(server.requests.map { $0.header("X-Stamp") } == ["1"])
+        #expect(try outbox.deadLetters().isEmpty)
+    }
 }
 
 /// A stand-in for a signing stage: stamps each request it sees with a count.
