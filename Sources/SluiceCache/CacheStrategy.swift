@@ -81,8 +81,10 @@ public struct CacheStrategy: Sendable {
     }
 
     /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
-    /// names, and in a shared cache those a qualified `private` or `no-cache` names and
-    /// `Set-Cookie`/`Set-Cookie2`, which are one user's and must never be replayed to another.
+    /// names, in a shared cache those a qualified `private` or `no-cache` names, and never
+    /// `Set-Cookie`/`Set-Cookie2` or another field ``Sluice/Redaction/default`` hides: a cookie
+    /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
+    /// again (or one user's for another), and no store file ever holds a credential in clear.
     public func storedFields(of response: HTTPResponse) -> HTTPFields {
         var excluded = Self.unstoredFields
         for value in response.headers.values(for: "Connection") {
@@ -91,8 +93,9 @@ public struct CacheStrategy: Sendable {
         if isShared {
             let directives = CacheControl(response.headers)
             for name in directives.privateFields + directives.noCacheFields { excluded.insert(name.lowercased()) }
-            excluded.formUnion(["set-cookie", "set-cookie2"])
         }
+        excluded.insert("set-cookie2")
+        for field in response.headers where Redaction.default.hidesHeader(field.name) { excluded.insert(field.name.lowercased()) }
         var fields = response.headers
         for name in excluded where fields.contains(name) { fields.remove(name: name) }
         return fields
