@@ -203,7 +203,7 @@ let testTargets: [Target] = [
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceMultipart", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceXML"),
-    tests("SluiceCommandLine", ["SluiceCLI"]),
+    tests("SluiceCommandLine", ["SluiceCLI", "SluiceCurl", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceSigning"]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),
 ]
 

@@ -135,7 +135,7 @@ public final class HARRecorder: Sendable {
             response: .init(
                 status: response.status.code, statusText: response.status.reasonPhrase, httpVersion: version,
                 headers: response.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
-                content: content, redirectURL: response.headers["Location"] ?? "",
+                content: content, redirectURL: response.headers["Location"].map { redaction.url(text: $0) } ?? "",
                 bodySize: Int(metrics?.bytesReceived ?? Int64(response.body.count))),
             timings: timings,
             serverIPAddress: metrics?.remoteAddress,

@@ -14,6 +14,19 @@ struct RedactionURLTests {
         #expect(Redaction.default.hidesAnyParameter(in: url))
     }
 
+    @Test(arguments: [
+        ("Location", "/next?page=2&token=T", "/next?page=2&token=<redacted>"),
+        ("location", "https://ann:pw@other.example/x?sig=S#top", "https://ann:<redacted>@other.example/x?sig=<redacted>#top"),
+        ("Content-Location", "/doc?api_key=K", "/doc?api_key=<redacted>"),
+        ("Referer", "https://app.example/?code=C&state=x", "https://app.example/?code=<redacted>&state=x"),
+        ("Location", "/plain?page=2", "/plain?page=2"),
+        ("X-Other", "/next?token=T", "/next?token=T"),
+    ])
+    func fieldsWhoseValueIsAURLAreShownAsURLsAre(name: String, value: String, shown: String) {
+        #expect(Redaction.default.value(ofHeader: name, value) == shown)
+        #expect(Redaction.disabled.value(ofHeader: name, value) == value)
+    }
+
     @Test func keyIsHiddenInAQueryButNotInAFormOrJSONBody() {
         #expect(Redaction.default.hidesQueryParameter("key"))
         #expect(!Redaction.default.hidesParameter("key"))

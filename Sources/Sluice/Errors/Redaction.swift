@@ -171,8 +171,15 @@ public struct Redaction: Sendable, Hashable {
 
     /// The field value as it may be shown.
     public func value(ofHeader name: String, _ value: String) -> String {
-        hidesHeader(name) ? Self.placeholder : value
+        if hidesHeader(name) { return Self.placeholder }
+        // Fields whose value is a URL show it as a URL is shown: a redirect's Location carries
+        // the next hop's query, secrets included.
+        guard isEnabled, Self.urlFields.contains(name.lowercased()) else { return value }
+        return url(text: value)
     }
+
+    /// Header fields whose value is a URL reference.
+    static let urlFields: Set<String> = ["location", "content-location", "referer"]
 
     /// `url` with hidden query values and any user-info password replaced; the rest kept byte for
     /// byte. When nothing is hidden (the common case) this is `url.absoluteString` itself, found
@@ -183,7 +190,17 @@ public struct Redaction: Sendable, Hashable {
     /// // "https://ann:<redacted>@api.example.com/x?token=<redacted>&page=2"
     /// ```
     public func url(_ url: URL) -> String {
-        var text = url.absoluteString
+        self.url(text: url.absoluteString)
+    }
+
+    /// A URL reference given as text (absolute or relative, as in a `Location` field), hidden the
+    /// way ``url(_:)`` hides a URL's secrets.
+    ///
+    /// ```swift
+    /// Redaction.default.url(text: "/next?page=2&token=T")   // "/next?page=2&token=<redacted>"
+    /// ```
+    public func url(text: String) -> String {
+        var text = text
         if isEnabled { text = Self.hidingPassword(in: text) }
         guard let query = hiddenQuery(&text) else { return text }
         let utf8 = text.utf8
