@@ -11,6 +11,23 @@ import Synchronization
 /// What curl calls on the loop thread while the transfer runs: request body reads, response
 /// header lines, body bytes and progress.
 extension CurlTransfer {
+    /// Moves the body back to `offset` from its start (curl only ever asks for `SEEK_SET`).
+    func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+        guard origin == SEEK_SET, offset >= 0 else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        switch bodySource {
+        case .none:
+            return offset == 0 ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+        case .data(let data, _):
+            guard offset <= Int64(data.count) else { return Int32(CURL_SEEKFUNC_FAIL) }
+            bodySource = .data(data, offset: Int(offset))
+            return Int32(CURL_SEEKFUNC_OK)
+        case .file(let file, _):
+            return fseeko(file, off_t(offset), SEEK_SET) == 0 ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+        case .stream:
+            return Int32(CURL_SEEKFUNC_CANTSEEK)
+        }
+    }
+
     func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         switch bodySource {
         case .none:
@@ -160,6 +177,13 @@ let writeCallback: sluice_data_callback = { buffer, size, count, user in
 
 let headerCallback: sluice_data_callback = { buffer, size, count, user in
     Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().receiveHeader(buffer!, count: size * count)
+}
+
+/// curl asks for the body from its start again when it must send the request again (a reused
+/// connection that turned out closed, an authentication round): memory and file bodies rewind, a
+/// stream cannot (curl then fails the call, which says so).
+let seekCallback: sluice_seek_callback = { user, offset, origin in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().seekBody(to: Int64(offset), origin: origin)
 }
 
 let readCallback: sluice_data_callback = { buffer, size, count, user in

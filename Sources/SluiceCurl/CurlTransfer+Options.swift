@@ -48,6 +48,7 @@ extension CurlTransfer {
         sluice_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
         sluice_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
         sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
+        sluice_easy_setopt_seek(handle, seekCallback)
         sluice_easy_setopt_xferinfo(handle, progressCallback)
     }
 
@@ -68,6 +69,7 @@ extension CurlTransfer {
         sluice_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
+        sluice_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
         sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, context.progress == nil ? 1 : 0)
         if let file = request.responseBodyFile {

@@ -116,6 +116,14 @@ final class CurlTransfer: @unchecked Sendable {
                 .invalidResponse, "\(request): the response's header section is larger than libcurl's 100 KB limit",
                 underlying: curl)
         }
+        if result.rawValue == CURLE_SEND_FAIL_REWIND.rawValue {
+            // Only a one-shot stream cannot be rewound: memory and file bodies seek back.
+            return SluiceError(
+                .connectionLost,
+                "\(request): the connection closed before an answer, and the body is a one-shot stream that cannot be sent again; "
+                    + "make it with HTTPBody.Stream.replayable",
+                underlying: curl)
+        }
         let what = detail.isEmpty ? curl.summary : detail
         return SluiceError(curl.sluiceCode, "\(request): \(what)", underlying: curl)
     }

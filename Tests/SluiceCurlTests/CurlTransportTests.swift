@@ -318,6 +318,49 @@ struct CurlTransportTests {
         #expect(try await send(allowed, small).body.count == 5000)
     }
 
+    // MARK: Sending a body again
+
+    @Test(arguments: ["bytes", "file"])
+    func aBodyIsRewoundWhenAReusedConnectionTurnsOutClosed(kind: String) async throws {
+        let transport = CurlTransport()
+        let payload = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-rewind-\(UUID().uuidString)")
+        try payload.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        // The second request arrives on the kept-alive connection, which the server then closes
+        // without an answer: curl sends it again on a new connection, body and all.
+        server.enqueue(
+            .init(status: 200, body: "first"), MockWebServer.Response(status: 200).with(fault: .disconnectBeforeResponse),
+            .init(status: 201, body: "stored"))
+        _ = try await send(HTTPRequest(url: server.url("/first")), transport)
+        let body: HTTPBody = kind == "bytes" ? .bytes(payload) : .file(file)
+        let response = try await send(HTTPRequest(method: .put, url: server.url("/doc"), body: body), transport)
+        #expect(response.status.code == 201)
+        let puts = server.requests.filter { $0.method == "PUT" }
+        #expect(puts.count == 2)
+        #expect(puts.allSatisfy { $0.body == payload })
+        #expect(Set(puts.map(\.connection)).count == 2)
+    }
+
+    @Test func aOneShotStreamThatMustBeSentAgainIsConnectionLostSayingWhy() async throws {
+        let transport = CurlTransport()
+        server.enqueue(
+            .init(status: 200, body: "first"), MockWebServer.Response(status: 200).with(fault: .disconnectBeforeResponse),
+            .init(status: 201, body: "stored"))
+        _ = try await send(HTTPRequest(url: server.url("/first")), transport)
+        let stream = HTTPBody.Stream.oneShot(
+            length: 5,
+            AsyncThrowingStream {
+                $0.yield(Data("hello".utf8)); $0.finish()
+            })
+        let error = try await error(HTTPRequest(method: .put, url: server.url("/doc"), body: .stream(stream)), transport)
+        #expect(error.code == .connectionLost)
+        #expect(
+            error.message
+                == "PUT \(server.url("/doc").absoluteString): the connection closed before an answer, and the body is a one-shot stream "
+                + "that cannot be sent again; make it with HTTPBody.Stream.replayable")
+    }
+
     // MARK: Files, progress, cancellation
 
     @Test func responseBodiesCanGoToAFile() async throws {

@@ -15,6 +15,9 @@ CURLcode sluice_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_s
 CURLcode sluice_easy_setopt_share(CURL *handle, CURLSH *share);
 CURLcode sluice_easy_setopt_data_callback(CURL *handle, CURLoption option, sluice_data_callback callback);
 CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback callback);
+typedef int (*sluice_seek_callback)(void *user, curl_off_t offset, int origin);
+/* CURLOPT_SEEKFUNCTION: curl rewinds the request body through it when it must send it again. */
+CURLcode sluice_easy_setopt_seek(CURL *handle, sluice_seek_callback callback);
 
 
 CURLMcode sluice_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
