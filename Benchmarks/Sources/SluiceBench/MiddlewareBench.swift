@@ -49,6 +49,7 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
     // What `Client` composes from a builder holding an off logger: SLUICE_LOG unset (pinned empty).
     var builder = Client.Builder(transport: InstantTransport(response: small))
     builder.environment = [:]
+    builder.remove(RedirectMiddleware.self)  // measured on its own below
     builder.add(LoggingMiddleware(level: .none, sink: .null))
     let offThroughBuilder = builder.resolvedMiddlewares
 
@@ -79,6 +80,7 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
         ("SigningMiddleware, OAuth 1.0a HMAC-SHA1", [SigningMiddleware(signer: oauth)], small, { HTTPRequest(url: url) }),
         ("SigningMiddleware, HMAC parameters", [SigningMiddleware(signer: hmac)], small, { HTTPRequest(url: url) }),
         ("GzipMiddleware, 1 KB gzip response decoded", [GzipMiddleware()], gzipped, { HTTPRequest(url: url) }),
+        ("RedirectMiddleware, a 200 (nothing to follow)", [RedirectMiddleware()], small, { HTTPRequest(url: url) }),
         ("CacheMiddleware, memory-store hit", [CacheMiddleware(store: MemoryCacheStore())], small, { HTTPRequest(url: url) }),
         ("LoggingMiddleware .none, added through Client.Builder (left out)", offThroughBuilder, small, { HTTPRequest(url: url) }),
         ("LoggingMiddleware .none, put in a Pipeline by hand", [LoggingMiddleware(level: .none, sink: .null)], small, { HTTPRequest(url: url) }),
