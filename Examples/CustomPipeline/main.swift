@@ -41,7 +41,7 @@ builder.add(LoggingMiddleware(level: .basic, sink: printer))
 builder.add(HeadersMiddleware(configuration: .init(fields: ["X-App": "example/1.0"])))
 let names = { (builder: Client.Builder) in builder.middlewares.map { "\(type(of: $0))" }.joined(separator: " → ") }
 print("    order: " + names(builder))
-check(names(builder) == "LoggingMiddleware → HeadersMiddleware → CacheMiddleware → RetryMiddleware", "the default order")
+check(names(builder) == "LoggingMiddleware → HeadersMiddleware → RedirectMiddleware → CacheMiddleware → RetryMiddleware", "the default order")
 
 print("\n3. Change one thing at a time; the rest stays wired.")
 builder.replace(HeadersMiddleware.self, with: HeadersMiddleware(configuration: .init(fields: ["X-App": "example/2.0"])))

@@ -9,11 +9,10 @@ import Synchronization
 ///
 /// - ``enqueue(_:)`` stores a request (giving it an `Idempotency-Key` if it has none) and returns
 ///   once it is committed: a process killed after that loses nothing.
-/// - ``replay()`` sends the stored requests oldest first through the chain below the
-///   ``OutboxMiddleware`` that serves this outbox (retry, the gate, gzip, signing: each replay is
-///   signed afresh when it really goes out), or straight to ``transport`` before any call has
-///   passed that middleware. ``replay(through:)`` and ``start(replayingThrough:)`` send them
-///   through a client's whole chain instead (fresh tokens too). A 2xx or 3xx ends
+/// - ``replay()`` sends the stored requests oldest first, each as a new call through the whole
+///   chain of the client whose ``OutboxMiddleware`` serves this outbox: its auth stage gives it a
+///   fresh token and its signing stage a fresh signature when it really goes out. Only while no
+///   such client exists does a replay go straight to ``transport``. A 2xx or 3xx ends
 ///   the entry (`.delivered`). A 4xx other than 408, 425 and 429 means the server will never take
 ///   it: the entry moves to the dead letters with the status (`.deadLettered`), where
 ///   ``deadLetters()`` lists it. A transport failure, 408, 425, 429 or 5xx keeps it for later and
@@ -62,9 +61,8 @@ public final class Outbox: Sendable {
     private let subscribers = Locked<[UInt64: AsyncStream<Outcome>.Continuation]>([:])
     private let nextSubscriber = Atomic<UInt64>(0)
     private let watcher = Locked<Task<Void, Never>?>(nil)
-    /// The chain below the outbox middleware, once a call has passed it.
-    private let chainBelow = Locked<MiddlewareNext?>(nil)
-    private let knowsChainBelow = Atomic<Bool>(false)
+    /// The whole chain of the newest client built with an ``OutboxMiddleware`` for this outbox.
+    private let chain = Locked<ChainHandle?>(nil)
 
     /// Opens (or creates) the outbox at `path`.
     ///
@@ -132,23 +130,23 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Sends the stored requests, oldest first, until one cannot be delivered yet: through the
-    /// chain below the ``OutboxMiddleware`` for this outbox (so each is signed afresh), or straight
-    /// to ``transport`` when no call has passed that middleware yet. One pass at a time: a call
-    /// while another runs returns at once.
+    /// Sends the stored requests, oldest first, until one cannot be delivered yet: each as a new
+    /// call through the whole chain of the client whose ``OutboxMiddleware`` serves this outbox
+    /// (fresh token, fresh signature), or straight to ``transport`` while there is no such
+    /// client. One pass at a time: a call while another runs returns at once.
     public func replay() async {
-        if let below = chainBelow.withLock({ $0 }) {
-            await replay { request in try await below(request, RequestContext()) }
-        } else {
-            await replay { request in try await self.transport.send(request, context: RequestContext()) }
+        let chain = self.chain.withLock { $0 }
+        await replay { request in
+            var request = request
+            request.usesOutbox = false
+            if let chain, let response = try await chain.send(request) { return response }
+            return try await self.transport.send(request, context: RequestContext())
         }
     }
 
-    /// Keeps the chain below the outbox middleware for ``replay()`` (the first one seen).
-    func remember(chainBelow next: MiddlewareNext) {
-        guard !knowsChainBelow.load(ordering: .acquiring) else { return }
-        chainBelow.withLock { $0 = $0 ?? next }
-        knowsChainBelow.store(true, ordering: .releasing)
+    /// Keeps the chain of a client built with an outbox middleware for this outbox (the newest).
+    func attach(_ chain: ChainHandle) {
+        self.chain.withLock { $0 = chain }
     }
 
     /// Sends the stored requests through `client`'s whole chain, as new calls: each is given a

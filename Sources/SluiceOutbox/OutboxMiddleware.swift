@@ -7,8 +7,9 @@ import Sluice
 /// (unless it has one) and goes out. When it fails because the device is offline (the reachability
 /// gate) or with a transport error after which it may not have arrived (refused, reset, timed out),
 /// it is stored and the caller gets `202 Accepted` with the key, `response.source == .outbox`; the
-/// outbox delivers it later, through the chain below this middleware, so the replay is signed
-/// afresh for the moment it goes out. Other requests and other errors pass through.
+/// outbox delivers it later, as a new call through this client's whole chain, so the replay gets
+/// a fresh token and signature for the moment it goes out. Other requests and other errors pass
+/// through.
 ///
 /// ```swift
 /// builder.add(OutboxMiddleware(outbox: outbox))           // outside retry and the gate
@@ -16,7 +17,7 @@ import Sluice
 /// write.usesOutbox = true
 /// let response = try await client.send(write)             // 201 now, or 202 and delivered later
 /// ```
-public struct OutboxMiddleware: Middleware {
+public struct OutboxMiddleware: ChainAttachable {
     /// Between the cache and retry: retry has its go first; the outbox takes what is left.
     public static let defaultPosition = MiddlewarePosition(rank: 550, name: "outbox")
 
@@ -26,9 +27,12 @@ public struct OutboxMiddleware: Middleware {
         self.outbox = outbox
     }
 
+    /// Gives the outbox this client's whole chain to replay through.
+    public func attach(to chain: ChainHandle) {
+        outbox.attach(chain)
+    }
+
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        // The outbox replays through the same stages (retry, gate, gzip, signing) below.
-        outbox.remember(chainBelow: next)
         guard request.usesOutbox, !request.method.isSafe else { return try await next(request, context) }
         var request = request
         if !request.headers.contains("Idempotency-Key") {

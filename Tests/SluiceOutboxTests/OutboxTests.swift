@@ -292,10 +292,15 @@ struct OutboxTests {
         #expect(String(decoding: sent.body, as: UTF8.self) == "later")
     }
 
-    @Test func aPlainReplayPassesTheStagesBelowTheMiddlewareSoItIsSignedWhenItGoesOut() async throws {
-        // The server takes only stamped (signed) writes: an unsigned replay would be refused.
+    @Test func aPlainReplayIsANewCallThroughTheWholeClientWithAFreshTokenAndSignature() async throws {
+        // The server takes only signed writes with the token of the moment: a replay with the
+        // token it was stored with, or unsigned, would be refused.
+        let token = Locked("token-1")
         server.setHandler { request in
-            request.header("X-Stamp") == nil ? MockWebServer.Response(status: 403, body: "unsigned") : MockWebServer.Response(status: 201, body: "stored")
+            guard request.header("X-Stamp") != nil, request.header("X-Token") == token.withLock({ $0 }) else {
+                return MockWebServer.Response(status: 403, body: "refused")
+            }
+            return MockWebServer.Response(status: 201, body: "stored")
         }
         let monitor = ManualMonitor()
         monitor.set(.unreachable)
@@ -305,11 +310,13 @@ struct OutboxTests {
         builder.add(OutboxMiddleware(outbox: outbox))
         builder.add(OfflineWhenUnreachable(monitor: monitor), at: .reachability)
         builder.add(stamp, at: .signing)
+        builder.add(TokenStage(token: token), at: .headers)
         let client = builder.build()
         var write = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("later".utf8)))
         write.usesOutbox = true
         #expect(try await client.send(write).status.code == 202)
         #expect(stamp.count == 0)
+        token.withLock { $0 = "token-2" }  // renewed while the write waited
         let outcomes = outbox.outcomes
         monitor.set(.reachable(.wired))
         outbox.start()
@@ -321,7 +328,32 @@ struct OutboxTests {
         }
         #expect(stamp.count == 1)
         #expect(server.requests.map { $0.header("X-Stamp") } == ["1"])
+        #expect(server.requests.map { $0.header("X-Token") } == ["token-2"])
         #expect(try outbox.deadLetters().isEmpty)
+    }
+
+    @Test func onceTheClientIsGoneAReplayGoesStraightToTheTransport() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        let stamp = Stamp()
+        do {
+            _ = Client(transport: CurlTransport(), middlewares: [OutboxMiddleware(outbox: outbox), stamp])
+        }
+        _ = try outbox.enqueue(HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data("later".utf8))))
+        await outbox.replay()
+        #expect(try outbox.pendingCount() == 0)
+        #expect(stamp.count == 0)
+        #expect(server.requests.map { $0.header("X-Stamp") } == [nil])
+    }
+}
+
+/// A stand-in for an auth stage: sets the token of the moment.
+struct TokenStage: Middleware {
+    let token: Locked<String>
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var request = request
+        try request.headers.set(name: "X-Token", value: token.withLock { $0 })
+        return try await next(request, context)
     }
 }
 

@@ -244,4 +244,47 @@ struct PipelineTests {
             return error
         }
     }
+
+    /// Keeps the handles its pipelines give it.
+    final class Handles: Sendable {
+        let all = Locked<[ChainHandle]>([])
+    }
+
+    struct Attaching: ChainAttachable {
+        let handles: Handles
+        func attach(to chain: ChainHandle) { handles.all.withLock { $0.append(chain) } }
+        func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            var request = request
+            try request.headers.append(name: "X-Seen", value: "attaching")
+            return try await next(request, context)
+        }
+    }
+
+    @Test func aChainAttachableMiddlewareGetsTheWholeChainHeldWeakly() async throws {
+        let handles = Handles()
+        let transport = MockTransport.successful(body: "ok")
+        var pipeline: Pipeline? = Pipeline(middlewares: [TestHeader(name: "X-Outer"), Attaching(handles: handles)], transport: transport)
+        let handle = try #require(handles.all.withLock { $0.first })
+        #expect(handles.all.withLock { $0.count } == 1)
+        // From the top: the outer middleware runs too.
+        let response = try await handle.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!))
+        #expect(response?.text == "ok")
+        #expect(transport.requests.last?.request.headers["X-Outer"] == "1")
+        #expect(transport.requests.last?.request.headers["X-Seen"] == "attaching")
+        #expect(handle.isAlive)
+        _ = pipeline
+        pipeline = nil
+        #expect(!handle.isAlive)
+        #expect(try await handle.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!)) == nil)
+        #expect(transport.requests.count == 1)
+    }
+
+    struct TestHeader: Middleware {
+        let name: String
+        func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            var request = request
+            try request.headers.set(name: name, value: "1")
+            return try await next(request, context)
+        }
+    }
 }

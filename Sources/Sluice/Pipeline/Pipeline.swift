@@ -46,6 +46,9 @@ public struct Pipeline: HTTPTransport {
         }
         chain = link
         tracedChain = traced
+        for case let attachable as any ChainAttachable in middlewares {
+            attachable.attach(to: ChainHandle(link, cookies: cookies))
+        }
     }
 
     /// Sends `request` through every middleware and the transport.
