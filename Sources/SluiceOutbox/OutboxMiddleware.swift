@@ -41,7 +41,11 @@ public struct OutboxMiddleware: ChainAttachable {
         do {
             return try await next(request, context)
         } catch let error as SluiceError where [.offline, .cannotConnect, .connectionLost, .timedOut].contains(error.code) {
-            let key = try outbox.enqueue(request)
+            // Credentials a middleware added (`credentialFields`: a token, a signature) are not
+            // kept: the file never holds them, and the replay through the chain adds fresh ones.
+            var kept = request
+            for name in request.credentialFields { _ = kept.headers.remove(name: name) }
+            let key = try outbox.enqueue(kept)
             var accepted = HTTPResponse(status: HTTPStatus(code: 202), headers: ["Idempotency-Key": key])
             accepted.request = request
             accepted.source = .outbox
