@@ -61,8 +61,9 @@ public final class Outbox: Sendable {
     private let subscribers = Locked<[UInt64: AsyncStream<Outcome>.Continuation]>([:])
     private let nextSubscriber = Atomic<UInt64>(0)
     private let watcher = Locked<Task<Void, Never>?>(nil)
-    /// The whole chain of the newest client built with an ``OutboxMiddleware`` for this outbox.
-    private let chain = Locked<ChainHandle?>(nil)
+    /// The whole chains of the clients built with an ``OutboxMiddleware`` for this outbox, oldest
+    /// first (a client made by `rebuilt` adds one); those whose client is gone are dropped.
+    private let chains = Locked<[ChainHandle]>([])
 
     /// Opens (or creates) the outbox at `path`.
     ///
@@ -135,7 +136,10 @@ public final class Outbox: Sendable {
     /// (fresh token, fresh signature), or straight to ``transport`` while there is no such
     /// client. One pass at a time: a call while another runs returns at once.
     public func replay() async {
-        let chain = self.chain.withLock { $0 }
+        let chain = chains.withLock { chains in
+            chains.removeAll { !$0.isAlive }
+            return chains.last
+        }
         await replay { request in
             var request = request
             request.usesOutbox = false
@@ -144,9 +148,12 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Keeps the chain of a client built with an outbox middleware for this outbox (the newest).
+    /// Keeps the chain of a client built with an outbox middleware for this outbox.
     func attach(_ chain: ChainHandle) {
-        self.chain.withLock { $0 = chain }
+        chains.withLock { chains in
+            chains.removeAll { !$0.isAlive }
+            chains.append(chain)
+        }
     }
 
     /// Sends the stored requests through `client`'s whole chain, as new calls: each is given a
