@@ -203,7 +203,12 @@ let testTargets: [Target] = [
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceMultipart", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceXML"),
-    tests("SluiceCommandLine", ["SluiceCLI", "SluiceCurl", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceSigning"]),
+    tests(
+        "SluiceCommandLine",
+        [
+            "SluiceCLI", "SluiceCurl", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceSigning", "SluiceGzip", "SluiceHUD",
+            "SluiceOutbox", "SluiceURLEncoding",
+        ]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),
 ]
 

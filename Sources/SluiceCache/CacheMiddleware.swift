@@ -66,6 +66,7 @@ public struct CacheMiddleware: Middleware {
     }
 
     public static let defaultPosition = MiddlewarePosition.cache
+    public static let readsOptions: [any RequestOptionKey.Type] = [CachePolicyKey.self, CacheTTLKey.self, CachesPOSTKey.self]
 
     public let store: any CacheStore
     public let configuration: Configuration

@@ -24,16 +24,19 @@ public enum CachePolicy: Sendable, Hashable {
 /// The request's ``CachePolicy``; `.useProtocol` unless set.
 enum CachePolicyKey: RequestOptionKey {
     static let defaultValue = CachePolicy.useProtocol
+    static let reader: OptionReader? = OptionReader(property: "request.cachePolicy", middleware: "CacheMiddleware", module: "SluiceCache")
 }
 
 /// A per-request freshness lifetime in seconds that overrides the response's headers (0: forever).
 enum CacheTTLKey: RequestOptionKey {
     static let defaultValue: Int? = nil
+    static let reader: OptionReader? = OptionReader(property: "request.cacheTTL", middleware: "CacheMiddleware", module: "SluiceCache")
 }
 
 /// Whether a POST may be answered from and stored in the cache (keyed by a hash of its body).
 enum CachesPOSTKey: RequestOptionKey {
     static let defaultValue = false
+    static let reader: OptionReader? = OptionReader(property: "request.cachesPOST", middleware: "CacheMiddleware", module: "SluiceCache")
 }
 
 extension HTTPRequest {

@@ -4,7 +4,8 @@ extension Client {
     /// The stored copy at once, when there is one, then the fresh response (seeds D and E): a
     /// screen can show cached data immediately and update it when the network answers.
     ///
-    /// The client's pipeline must contain a ``CacheMiddleware``. The stored copy is read with
+    /// The client's pipeline must contain a ``CacheMiddleware``; without one the stream ends at
+    /// once with `.misconfigured`, before anything is sent. The stored copy is read with
     /// ``CachePolicy/returnCacheDontLoad`` (fresh or stale); the network is then asked with
     /// ``CachePolicy/reloadIgnoringCache``, and its response is stored. A failure of the network
     /// ends the stream with that error, after the cached copy was yielded.
@@ -20,13 +21,7 @@ extension Client {
                 var cachedRequest = request
                 cachedRequest.cachePolicy = .returnCacheDontLoad
                 do {
-                    let cached = try await send(cachedRequest)
-                    continuation.yield(cached)
-                    if cached.source == .network {
-                        // No cache in the pipeline: that was the network's answer already.
-                        continuation.finish()
-                        return
-                    }
+                    continuation.yield(try await send(cachedRequest))
                 } catch let error as SluiceError where error.code == .cacheMiss {
                     // Nothing stored: only the network's answer comes.
                 } catch {

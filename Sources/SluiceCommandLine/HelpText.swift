@@ -35,7 +35,7 @@ public enum HelpText {
               --offline-fallback        answer from the cache when the network fails
               --retry N                 retry failed calls up to N times (0–10), with backoff and Retry-After;
                                         with --download, resume a broken transfer up to N times (default 3)
-              --gzip                    gzip request bodies and ask for gzip answers
+              --gzip                    gzip request bodies (1 KiB or more) and ask for gzip answers
               --sign hmac:KEYID         sign with HMAC-SHA256 (secret in SLUICE_HMAC_SECRET; X-Key-Id: KEYID)
               --aws-sigv4 REGION:SERVICE  sign with AWS Signature V4 (AWS_ACCESS_KEY_ID,
                                         AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN)

@@ -44,7 +44,8 @@ extension SluiceCommand {
         if let retries = invocation.retry {
             builder.add(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(maximumAttempts: retries + 1))))
         }
-        if invocation.gzip { builder.add(GzipMiddleware()) }
+        // Asked for on the command line: request bodies of 1 KiB or more are compressed too.
+        if invocation.gzip { builder.add(GzipMiddleware(configuration: .init(requestCompression: .always))) }
         let signers = [invocation.sign != nil, invocation.awsSigV4 != nil, invocation.oauth1].filter { $0 }.count
         guard signers <= 1 else { throw UsageError("--sign, --aws-sigv4 and --oauth1 cannot be combined") }
         if let keyID = invocation.sign {

@@ -182,6 +182,9 @@ public final class CurlTransport: HTTPTransport {
         public static let `default` = Configuration()
     }
 
+    /// The options curl acts on: ``Sluice/HTTPRequest/maxResponseBodySize``.
+    public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self]
+
     public let configuration: Configuration
     let loops: [CurlEventLoop]
     let cookieJar: CurlCookieJar?

@@ -9,6 +9,8 @@ import Sluice
 /// ```
 public enum MaxResponseBodySizeKey: RequestOptionKey {
     public static let defaultValue: Int? = nil
+    public static let reader: OptionReader? = OptionReader(
+        property: "request.maxResponseBodySize", middleware: "CurlTransport", module: "SluiceCurl")
 }
 
 extension HTTPRequest {

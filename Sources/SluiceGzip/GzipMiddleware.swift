@@ -1,11 +1,17 @@
 import Foundation
 import Sluice
 
-/// gzip both ways: compresses request bodies, asks for and decodes compressed responses.
+/// gzip both ways: asks for and decodes compressed responses, and compresses request bodies when
+/// asked to.
 ///
-/// - **Requests:** an in-memory body (`.bytes`) of at least ``Configuration/compressionThreshold``
-///   bytes, without a `Content-Encoding` already, is gzip-compressed and sent with
-///   `Content-Encoding: gzip`. File and stream bodies are sent as they are.
+/// - **Requests** are sent as written unless compression is asked for, because most servers do
+///   not accept a compressed body: per request (``Sluice/HTTPRequest/compressesBody`` `= true`),
+///   for some hosts (``Configuration/RequestCompression/hosts(_:)``) or for all
+///   (``Configuration/RequestCompression/always``). Then an in-memory body (`.bytes`) without a
+///   `Content-Encoding` is gzip-compressed and sent with `Content-Encoding: gzip`: every such body
+///   a request asks for, and for hosts or always, those of at least
+///   ``Configuration/compressionThreshold`` bytes. `compressesBody = false` opts a request out.
+///   Asking for it on a file or stream body is `.misconfigured` (they are never loaded whole).
 /// - **Responses:** sends `Accept-Encoding: gzip, deflate` (unless the request sets its own) and
 ///   decodes `gzip`, `x-gzip` and `deflate` bodies, then removes `Content-Encoding` and sets
 ///   `Content-Length` to the decoded size. Bodies written to a file are left encoded.
@@ -15,12 +21,27 @@ import Sluice
 ///
 /// ```swift
 /// builder.add(GzipMiddleware())                                        // position .gzip
-/// builder.add(GzipMiddleware(configuration: .init(compressionThreshold: 16 << 10)))
+/// builder.add(GzipMiddleware(configuration: .init(requestCompression: .hosts(["upload.example.com"]))))
+///
+/// var request = HTTPRequest(method: .post, url: url, body: .bytes(bigJSON))
+/// request.compressesBody = true                                         // this one, whatever its size
 /// ```
 public struct GzipMiddleware: Middleware {
     /// What is compressed and what is accepted.
     public struct Configuration: Sendable {
-        /// Request bodies at least this long are compressed; `Int.max` never compresses.
+        /// Which requests have their bodies compressed, besides those that ask.
+        public enum RequestCompression: Sendable, Hashable {
+            /// Only requests with ``Sluice/HTTPRequest/compressesBody`` `= true`.
+            case whenAsked
+            /// Also requests to these hosts (compared without case).
+            case hosts(Set<String>)
+            /// Every request, unless it says `compressesBody = false`.
+            case always
+        }
+
+        /// Which requests are compressed; `.whenAsked` by default.
+        public var requestCompression: RequestCompression
+        /// For `.hosts` and `.always`, bodies shorter than this are sent as they are.
         public var compressionThreshold: Int
         /// zlib's level, 0–9.
         public var compressionLevel: Int32
@@ -30,20 +51,23 @@ public struct GzipMiddleware: Middleware {
         public var limits: GzipCodec.Limits
 
         public init(
-            compressionThreshold: Int = 1_024, compressionLevel: Int32 = 6, decodesResponses: Bool = true,
-            limits: GzipCodec.Limits = .default
+            requestCompression: RequestCompression = .whenAsked, compressionThreshold: Int = 1_024, compressionLevel: Int32 = 6,
+            decodesResponses: Bool = true, limits: GzipCodec.Limits = .default
         ) {
+            self.requestCompression = requestCompression
             self.compressionThreshold = compressionThreshold
             self.compressionLevel = compressionLevel
             self.decodesResponses = decodesResponses
             self.limits = limits
         }
 
-        /// Compress bodies of 1 KiB or more at level 6; decode up to 64 MiB and 1,000×.
+        /// Compress request bodies only when a request asks (at level 6); decode responses up to
+        /// 64 MiB and 1,000×.
         public static let `default` = Configuration()
     }
 
     public static let defaultPosition = MiddlewarePosition.gzip
+    public static let readsOptions: [any RequestOptionKey.Type] = [CompressesBodyKey.self]
 
     public let configuration: Configuration
 
@@ -53,9 +77,7 @@ public struct GzipMiddleware: Middleware {
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
-        if case .bytes(let body) = request.body, body.count >= configuration.compressionThreshold,
-            !request.headers.contains("Content-Encoding")
-        {
+        if try compresses(request), case .bytes(let body) = request.body, !request.headers.contains("Content-Encoding") {
             request.body = .bytes(try GzipCodec.compress(body, level: configuration.compressionLevel))
             try request.headers.set(name: "Content-Encoding", value: "gzip")
         }
@@ -80,5 +102,31 @@ public struct GzipMiddleware: Middleware {
         response.headers.remove(name: "Content-Encoding")
         try response.headers.set(name: "Content-Length", value: String(response.body.count))
         return response
+    }
+
+    /// Whether `request`'s body is to be compressed: its own say first, then the configuration.
+    ///
+    /// - Throws: `.misconfigured` when a request asks for it on a file or stream body.
+    func compresses(_ request: HTTPRequest) throws(SluiceError) -> Bool {
+        if let asked = request.compressesBody {
+            guard asked else { return false }
+            switch request.body {
+            case .file, .stream:
+                throw SluiceError(
+                    .misconfigured,
+                    "request.compressesBody is set on \(request), whose body is a file or a stream: GzipMiddleware compresses "
+                        + "in-memory bodies only (a file or stream is never loaded whole)"
+                )
+            default: return true
+            }
+        }
+        guard case .bytes(let body) = request.body, body.count >= configuration.compressionThreshold else { return false }
+        switch configuration.requestCompression {
+        case .whenAsked: return false
+        case .always: return true
+        case .hosts(let hosts):
+            guard let host = request.url.host?.lowercased() else { return false }
+            return hosts.contains { $0.lowercased() == host }
+        }
     }
 }

@@ -4,11 +4,13 @@ import Sluice
 /// Per-request HUD text (seed D's `hubTips`).
 enum HUDTipKey: RequestOptionKey {
     static let defaultValue: String? = nil
+    static let reader: OptionReader? = OptionReader(property: "request.hudTip", middleware: "HUDMiddleware", module: "SluiceHUD")
 }
 
 /// Per-request opt-in or opt-out of the HUD.
 enum ShowsHUDKey: RequestOptionKey {
     static let defaultValue: Bool? = nil
+    static let reader: OptionReader? = OptionReader(property: "request.showsHUD", middleware: "HUDMiddleware", module: "SluiceHUD")
 }
 
 extension HTTPRequest {
@@ -49,6 +51,7 @@ public struct HUDMiddleware: Middleware {
     }
 
     public static let defaultPosition = MiddlewarePosition.hud
+    public static let readsOptions: [any RequestOptionKey.Type] = [HUDTipKey.self, ShowsHUDKey.self]
 
     public let tracker: ActivityTracker
     public let configuration: Configuration

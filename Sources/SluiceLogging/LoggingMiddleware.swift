@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import Synchronization
 
 /// Debug logging for every call: one line at ``LogLevel/basic``, headers and bodies above it,
 /// secrets redacted by default, as text or JSON lines, to standard error, a file or a closure.
@@ -91,12 +92,24 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         return configured.configuration.level == .none ? nil : configured
     }
 
-    /// This logger at the environment's level, or `nil` when the environment does not apply.
-    private func configured(_ environment: [String: String]) -> LoggingMiddleware? {
+    #if DEBUG
+        static let isReleaseBuild = false
+    #else
+        static let isReleaseBuild = true
+    #endif
+
+    /// This logger at the environment's level, or `nil` when the environment does not apply. In a
+    /// release build that does not honour it, `SLUICE_LOG` is ignored, and `notice` says so once.
+    func configured(
+        _ environment: [String: String], isReleaseBuild: Bool = Self.isReleaseBuild, notice: OnceNotice = .releaseBuild
+    ) -> LoggingMiddleware? {
         guard let value = environment[Self.environmentVariable] else { return nil }
-        #if !DEBUG
-            guard configuration.honoursEnvironmentInRelease else { return nil }
-        #endif
+        if isReleaseBuild, !configuration.honoursEnvironmentInRelease {
+            notice.say(
+                "sluice: \(Self.environmentVariable)=\(value.escapingControlCharacters()) is ignored in a release build; to allow it, "
+                    + "create the logger with honoursEnvironmentInRelease: true")
+            return nil
+        }
         guard let level = LogLevel(name: value.trimmingCharacters(in: .whitespaces)) else {
             configuration.sink.write(
                 "sluice: \(Self.environmentVariable)=\(value) is not one of off, basic, headers, body; logging stays \(configuration.level)")
@@ -135,4 +148,24 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         case .jsonLines: record.jsonLine(configuration)
         }
     }
+}
+
+/// A line written at most once per process: the notice that `SLUICE_LOG` is ignored in a
+/// release build.
+final class OnceNotice: Sendable {
+    private let said = Atomic<Bool>(false)
+    private let write: @Sendable (String) -> Void
+
+    init(write: @escaping @Sendable (String) -> Void) {
+        self.write = write
+    }
+
+    /// Writes `line` the first time only.
+    func say(_ line: String) {
+        guard !said.exchange(true, ordering: .relaxed) else { return }
+        write(line)
+    }
+
+    /// On standard error.
+    static let releaseBuild = OnceNotice(write: LogSink.standardError.write)
 }

@@ -240,6 +240,7 @@ public final class Outbox: Sendable {
 /// Marks a request for the outbox: sent now when possible, stored when the device is offline.
 enum UsesOutboxKey: RequestOptionKey {
     static let defaultValue = false
+    static let reader: OptionReader? = OptionReader(property: "request.usesOutbox", middleware: "OutboxMiddleware", module: "SluiceOutbox")
 }
 
 extension HTTPRequest {

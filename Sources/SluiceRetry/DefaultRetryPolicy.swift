@@ -4,6 +4,7 @@ import Sluice
 /// Opts a request with a non-idempotent method into retries (as an `Idempotency-Key` header does).
 enum RetriesNonIdempotentKey: RequestOptionKey {
     static let defaultValue = false
+    static let reader: OptionReader? = OptionReader(property: "request.retriesNonIdempotent", middleware: "RetryMiddleware", module: "SluiceRetry")
 }
 
 extension HTTPRequest {

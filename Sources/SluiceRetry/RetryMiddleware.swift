@@ -14,6 +14,7 @@ import Sluice
 /// ```
 public struct RetryMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.retry
+    public static let readsOptions: [any RequestOptionKey.Type] = [RetriesNonIdempotentKey.self]
 
     public let policy: any RetryPolicy
     public let budget: RetryBudget

@@ -1,38 +1,23 @@
 import Foundation
 import Sluice
 
-/// Query and form parameters for ``URLEncodingMiddleware`` (`.dictionary` values, in order).
-enum QueryParametersKey: RequestOptionKey {
-    static let defaultValue = ParameterValue.dictionary([])
-}
-
-enum FormParametersKey: RequestOptionKey {
-    static let defaultValue = ParameterValue.dictionary([])
+/// The per-request option behind ``Sluice/HTTPRequest/formParameters``, read by
+/// ``URLEncodingMiddleware``.
+///
+/// ```swift
+/// request.formParameters = ["user": "ann", "remember": true]
+/// ```
+public enum FormParametersKey: RequestOptionKey {
+    public static let defaultValue = ParameterValue.dictionary([])
+    public static let reader: OptionReader? = OptionReader(
+        property: "request.formParameters", middleware: "URLEncodingMiddleware", module: "SluiceURLEncoding")
 }
 
 extension HTTPRequest {
-    /// Parameters ``URLEncodingMiddleware`` adds to the query: `["q": "café", "page": 2]`.
-    public var queryParameters: ParameterValue {
-        get { options[QueryParametersKey.self] }
-        set { options[QueryParametersKey.self] = newValue }
-    }
-
     /// Parameters ``URLEncodingMiddleware`` sends as an `application/x-www-form-urlencoded` body.
     public var formParameters: ParameterValue {
         get { options[FormParametersKey.self] }
         set { options[FormParametersKey.self] = newValue }
-    }
-
-    /// Sets the body to `value` as JSON, with `Content-Type: application/json`.
-    ///
-    /// - Throws: `.invalidBody` naming the value that could not be encoded.
-    public mutating func setJSONBody<T: Encodable>(_ value: T, encoder: JSONEncoder = JSONEncoder()) throws(SluiceError) {
-        do {
-            body = .bytes(try encoder.encode(value))
-        } catch {
-            throw SluiceError(.invalidBody, "\(T.self) could not be encoded as JSON: \(error)", underlying: error)
-        }
-        try headers.set(name: "Content-Type", value: "application/json")
     }
 }
 
@@ -65,6 +50,7 @@ public struct URLEncodingMiddleware: Middleware {
     }
 
     public static let defaultPosition = MiddlewarePosition.urlEncoding
+    public static let readsOptions: [any RequestOptionKey.Type] = [QueryParametersKey.self, FormParametersKey.self]
 
     public let configuration: Configuration
 

@@ -50,11 +50,17 @@ struct CacheThenNetworkTests {
         #expect(seen == ["v1"])
     }
 
-    @Test func withoutACacheTheNetworkIsAskedOnce() async throws {
+    @Test func withoutACacheItIsMisconfiguredAndNothingIsSent() async throws {
         let transport = MockTransport(replies: [.status(.ok, body: "only")])
         let client = Client(transport: transport)
-        let seen = try await collect(client)
-        #expect(seen.map(\.1) == ["only"])
-        #expect(transport.requests.count == 1)
+        await #expect {
+            _ = try await collect(client)
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .misconfigured
+                && error?.message
+                    == "request.cachePolicy is set on GET https://api.example.com/feed, but nothing in this chain reads it: add CacheMiddleware (from SluiceCache) to the client"
+        }
+        #expect(transport.requests.isEmpty)
     }
 }

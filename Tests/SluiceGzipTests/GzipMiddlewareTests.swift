@@ -11,18 +11,60 @@ struct GzipMiddlewareTests {
     let url = URL(string: "https://api.example.com/upload")!
     let big = Data(String(repeating: "{\"k\":\"value\"},", count: 200).utf8)  // 2,800 bytes
 
-    @Test func largeRequestBodiesAreCompressed() async throws {
+    @Test func byDefaultARequestBodyIsSentAsWrittenAndResponsesAreStillDecoded() async throws {
         let harness = MiddlewareHarness(GzipMiddleware(), replies: [.status(.ok)])
         _ = try await harness.send(HTTPRequest(method: .post, url: url, body: .bytes(big)))
         let sent = try #require(harness.forwarded.first)
-        #expect(sent.headers["Content-Encoding"] == "gzip")
+        #expect(sent.headers["Content-Encoding"] == nil)
+        #expect(harness.forwardedBodies[0] == big)
         #expect(sent.headers["Accept-Encoding"] == "gzip, deflate")
-        #expect(try GzipCodec.decompress(harness.forwardedBodies[0], format: .gzip) == big)
-        #expect(harness.forwardedBodies[0].count < big.count)
+    }
+
+    @Test func aRequestThatAsksIsCompressedWhateverItsSizeAndOneThatDeclinesIsNot() async throws {
+        let harness = MiddlewareHarness(
+            GzipMiddleware(configuration: .init(requestCompression: .always)), replies: [.status(.ok), .status(.ok), .status(.ok)])
+        var small = HTTPRequest(method: .post, url: url, body: .bytes(Data("tiny".utf8)))
+        small.compressesBody = true
+        _ = try await harness.send(small)
+        var declined = HTTPRequest(method: .post, url: url, body: .bytes(big))
+        declined.compressesBody = false
+        _ = try await harness.send(declined)
+        _ = try await harness.send(HTTPRequest(method: .post, url: url, body: .bytes(big)))  // .always
+        #expect(harness.forwarded.map { $0.headers["Content-Encoding"] } == ["gzip", nil, "gzip"])
+        #expect(try GzipCodec.decompress(harness.forwardedBodies[0], format: .gzip) == Data("tiny".utf8))
+        #expect(harness.forwardedBodies[1] == big)
+        #expect(try GzipCodec.decompress(harness.forwardedBodies[2], format: .gzip) == big)
+        #expect(harness.forwardedBodies[2].count < big.count)
+    }
+
+    @Test func aHostListCompressesOnlyForThoseHostsAndAboveTheThreshold() async throws {
+        let harness = MiddlewareHarness(
+            GzipMiddleware(configuration: .init(requestCompression: .hosts(["API.example.com"]))),
+            replies: [.status(.ok), .status(.ok), .status(.ok)])
+        _ = try await harness.send(HTTPRequest(method: .post, url: url, body: .bytes(big)))
+        _ = try await harness.send(HTTPRequest(method: .post, url: URL(string: "https://other.example.com/x")!, body: .bytes(big)))
+        _ = try await harness.send(HTTPRequest(method: .post, url: url, body: .bytes(Data(repeating: 1, count: 1_023))))
+        #expect(harness.forwarded.map { $0.headers["Content-Encoding"] } == ["gzip", nil, nil])
+    }
+
+    @Test func askingOnAFileOrStreamBodyIsMisconfigured() async throws {
+        let harness = MiddlewareHarness(GzipMiddleware(), replies: [.status(.ok)])
+        var request = HTTPRequest(method: .put, url: url, body: .file(URL(fileURLWithPath: "/tmp/upload.bin")))
+        request.compressesBody = true
+        await #expect {
+            _ = try await harness.send(request)
+        } throws: { error in
+            (error as? SluiceError)?.code == .misconfigured
+                && (error as? SluiceError)?.message
+                    == "request.compressesBody is set on PUT https://api.example.com/upload, whose body is a file or a stream: "
+                    + "GzipMiddleware compresses in-memory bodies only (a file or stream is never loaded whole)"
+        }
+        #expect(harness.forwarded.isEmpty)
     }
 
     @Test func smallAndAlreadyEncodedBodiesAreLeftAlone() async throws {
-        let harness = MiddlewareHarness(GzipMiddleware(), replies: [.status(.ok), .status(.ok), .status(.ok)])
+        let harness = MiddlewareHarness(
+            GzipMiddleware(configuration: .init(requestCompression: .always)), replies: [.status(.ok), .status(.ok), .status(.ok)])
         _ = try await harness.send(HTTPRequest(method: .post, url: url, body: .bytes(Data(repeating: 1, count: 1_023))))
         _ = try await harness.send(HTTPRequest(method: .post, url: url, headers: ["Content-Encoding": "br"], body: .bytes(big)))
         _ = try await harness.send(HTTPRequest(method: .get, url: url, headers: ["Accept-Encoding": "identity"]))
@@ -81,11 +123,29 @@ struct GzipInteropTests {
         server.enqueue(.init(status: 200, body: "ok"))
         let original = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 % 7 + 65) })
         let pipeline = Pipeline(middlewares: [GzipMiddleware()], transport: CurlTransport())
-        _ = try await pipeline.send(HTTPRequest(method: .post, url: server.url("/upload"), body: .bytes(original)))
+        var request = HTTPRequest(method: .post, url: server.url("/upload"), body: .bytes(original))
+        request.compressesBody = true
+        _ = try await pipeline.send(request)
         let received = try #require(server.requests.first)
         #expect(received.header("Content-Encoding") == "gzip")
         #expect(received.body.count < original.count)
         #expect(try GzipCodec.decompress(received.body, format: .gzip) == original)
+    }
+
+    @Test func aJSONPostReachesHttpbinAsWrittenByDefault() async throws {
+        // 1.6 KB of JSON: by default a server that does not expect compressed bodies gets it as is.
+        let items = (0..<40).map { ["id": "item-\($0)", "name": "a name long enough"] }
+        let json = try JSONSerialization.data(withJSONObject: ["items": items], options: [.sortedKeys])
+        #expect(json.count > 1_500)
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(GzipMiddleware())
+        var request = HTTPRequest(method: .post, url: try InteropServers.httpbin("/post"), body: .bytes(json))
+        try request.headers.set(name: "Content-Type", value: "application/json")
+        let response = try await builder.build().send(request)
+        let echo = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect((echo["headers"] as? [String: String])?["Content-Encoding"] == nil)
+        let received = try #require(echo["json"] as? [String: Any])
+        #expect(try JSONSerialization.data(withJSONObject: received, options: [.sortedKeys]) == json)
     }
 
     @Test(arguments: ["gzip", "deflate"])

@@ -1,11 +1,12 @@
 import Foundation
 import Sluice
 import SluiceCurl
-import SluiceLogging
 import SluiceRetry
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
+@testable import SluiceLogging
 
 /// Collects every record a sink receives.
 final class Records: Sendable {
@@ -233,6 +234,25 @@ let loginReply = MockTransport.Reply.response(
 }
 
 @Suite struct EnvironmentToggleTests {
+    @Test func inAReleaseBuildSluiceLogIsIgnoredAndThatIsSaidOnce() {
+        let said = Records()
+        let notice = OnceNotice(write: said.sink().write)
+        let logger = LoggingMiddleware(level: .none, sink: .null)
+        for _ in 0..<3 {
+            #expect(logger.configured(["SLUICE_LOG": "headers"], isReleaseBuild: true, notice: notice) == nil)
+        }
+        #expect(
+            said.all == [
+                "sluice: SLUICE_LOG=headers is ignored in a release build; to allow it, create the logger with honoursEnvironmentInRelease: true"
+            ])
+        // Unset, nothing is said; allowed, it applies.
+        let quiet = Records()
+        #expect(logger.configured([:], isReleaseBuild: true, notice: OnceNotice(write: quiet.sink().write)) == nil)
+        #expect(quiet.all.isEmpty)
+        let allowed = LoggingMiddleware(configuration: .init(level: .none, sink: .null, honoursEnvironmentInRelease: true))
+        #expect(allowed.configured(["SLUICE_LOG": "basic"], isReleaseBuild: true, notice: notice)?.configuration.level == .basic)
+    }
+
     @Test func fromEnvironmentReadsEachLevel() {
         let records = Records()
         for (value, level) in [("off", LogLevel.none), ("basic", .basic), ("headers", .headers), ("body", .body), ("BODY", .body)] {

@@ -67,6 +67,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "cancelled")
         /// A downloaded file's checksum is not the one expected; the file was not kept.
         public static let checksumMismatch = Code(rawValue: "checksumMismatch")
+        /// The client is set up so that a request cannot do what it asks: an option that nothing
+        /// in the chain reads, a setting that contradicts another.
+        public static let misconfigured = Code(rawValue: "misconfigured")
         /// More redirects than allowed.
         public static let tooManyRedirects = Code(rawValue: "tooManyRedirects")
         /// A stage threw an error that is not a `SluiceError`; see ``SluiceError/underlying``.

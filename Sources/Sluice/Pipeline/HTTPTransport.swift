@@ -26,4 +26,12 @@ public protocol HTTPTransport: Sendable {
     /// - Returns: the response, with ``HTTPResponse/source`` `.network`.
     /// - Throws: ``SluiceError`` for failures, `CancellationError` when cancelled.
     func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
+
+    /// The request options this transport acts on (`[MaxResponseBodySizeKey.self, …]`); see
+    /// ``Middleware/readsOptions``. Defaults to none.
+    static var readsOptions: [any RequestOptionKey.Type] { get }
+}
+
+extension HTTPTransport {
+    public static var readsOptions: [any RequestOptionKey.Type] { [] }
 }

@@ -40,6 +40,11 @@ public protocol Middleware: Sendable {
     /// given. Defaults to ``MiddlewarePosition/application``.
     static var defaultPosition: MiddlewarePosition { get }
 
+    /// The request options this middleware acts on (`[CachePolicyKey.self, …]`). A request that
+    /// sets an option with a ``RequestOptionKey/reader`` on a chain where nothing reads it fails
+    /// with `.misconfigured`. Defaults to none.
+    static var readsOptions: [any RequestOptionKey.Type] { get }
+
     /// Handles one request.
     ///
     /// - Parameters:
@@ -53,4 +58,5 @@ public protocol Middleware: Sendable {
 
 extension Middleware {
     public static var defaultPosition: MiddlewarePosition { .application }
+    public static var readsOptions: [any RequestOptionKey.Type] { [] }
 }

@@ -27,12 +27,19 @@ public struct Pipeline: HTTPTransport {
     private let chain: ChainLink
     /// The transport, when it adds cookies of its own below the chain.
     private let cookies: (any CookieSource)?
+    /// The options some middleware or the transport reads.
+    private let readOptions: Set<ObjectIdentifier>
+    /// Whether a middleware encodes ``HTTPRequest/queryParameters`` (else the pipeline does).
+    private let encodesQuery: Bool
     private let tracedChain: ChainLink
 
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
         self.middlewares = middlewares
         self.transport = transport
         self.cookies = (transport as? any CookieSource).flatMap { $0.keepsCookies ? $0 : nil }
+        let read = middlewares.flatMap { type(of: $0).readsOptions } + type(of: transport).readsOptions
+        readOptions = Set(read.map { ObjectIdentifier($0) })
+        encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
         let stages = middlewares.map { PipelineStage.middleware(type(of: $0)) } + [.transport(type(of: transport))]
         self.stages = stages
 
@@ -54,7 +61,16 @@ public struct Pipeline: HTTPTransport {
     /// Sends `request` through every middleware and the transport.
     ///
     /// - Throws: ``SluiceError`` naming the stage that failed; `CancellationError` unchanged.
+    ///   `.misconfigured` before anything is sent when the request sets an option that nothing in
+    ///   the chain reads (naming the option and the middleware that would).
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
+        if request.options.count > 0 {
+            return try await sendChecked(try checkedOptions(request), context: context)
+        }
+        return try await sendChecked(request, context: context)
+    }
+
+    private func sendChecked(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         if cookies == nil, !context.isTracing { return try await chain.run(request, context) }
         var context = context
         if context.cookieSource == nil { context.cookieSource = cookies }
@@ -64,5 +80,25 @@ public struct Pipeline: HTTPTransport {
         var response = try await tracedChain.run(request, context)
         response.trace = recorder.snapshot()
         return response
+    }
+
+    /// `request` with its query parameters encoded when no middleware will, after checking that
+    /// every option it sets is read by something in the chain.
+    ///
+    /// - Throws: `.misconfigured` naming the first option nothing reads.
+    func checkedOptions(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
+        for key in request.options.keys {
+            guard let reader = key.reader, !readOptions.contains(ObjectIdentifier(key)) else { continue }
+            throw SluiceError(
+                .misconfigured,
+                "\(reader.property) is set on \(request), but nothing in this chain reads it: add \(reader.middleware) "
+                    + "(from \(reader.module)) to the client"
+            )
+        }
+        guard !encodesQuery, case .dictionary(let pairs) = request.queryParameters, !pairs.isEmpty else { return request }
+        var encoded = request
+        encoded.url = try URLQuery.appending(ParameterEncoder.default.query(pairs), to: request.url)
+        encoded.options.remove(QueryParametersKey.self)
+        return encoded
     }
 }

@@ -20,9 +20,20 @@
 /// ```
 ///
 /// Keys are told apart by their type, so two modules can never collide on a string name.
+///
+/// A key that only a middleware acts on names it in ``reader``, and the middleware lists the key
+/// in ``Middleware/readsOptions``: a request that sets the option on a chain without that
+/// middleware then fails with `.misconfigured` before anything is sent, instead of the option
+/// being ignored without a word.
 public protocol RequestOptionKey: Sendable {
     /// The option's type.
     associatedtype Value: Sendable
     /// The value of an option that was never set.
     static var defaultValue: Value { get }
+    /// Who reads the option; `nil` (the default) for one that needs no reader.
+    static var reader: OptionReader? { get }
+}
+
+extension RequestOptionKey {
+    public static var reader: OptionReader? { nil }
 }

@@ -12,7 +12,20 @@
 ///
 /// Empty options cost nothing: no storage is allocated until a value is set.
 public struct RequestOptions: Sendable {
-    @usableFromInline var storage: [ObjectIdentifier: any Sendable] = [:]
+    /// A value with the key it was set under, so the pipeline can tell which options are set.
+    @usableFromInline
+    struct Stored: Sendable {
+        @usableFromInline let value: any Sendable
+        @usableFromInline let key: any RequestOptionKey.Type
+
+        @usableFromInline
+        init(value: any Sendable, key: any RequestOptionKey.Type) {
+            self.value = value
+            self.key = key
+        }
+    }
+
+    @usableFromInline var storage: [ObjectIdentifier: Stored] = [:]
 
     public init() {}
 
@@ -21,9 +34,9 @@ public struct RequestOptions: Sendable {
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
         get {
             if storage.isEmpty { return Key.defaultValue }  // the common case: no hashing, no cast
-            return storage[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue
+            return storage[ObjectIdentifier(key)].flatMap { $0.value as? Key.Value } ?? Key.defaultValue
         }
-        set { storage[ObjectIdentifier(key)] = newValue }
+        set { storage[ObjectIdentifier(key)] = Stored(value: newValue, key: key) }
     }
 
     /// Whether `key` was set explicitly (even to its default value).
@@ -38,4 +51,7 @@ public struct RequestOptions: Sendable {
 
     /// How many options are set.
     public var count: Int { storage.count }
+
+    /// The keys of the options that are set.
+    public var keys: [any RequestOptionKey.Type] { storage.values.map(\.key) }
 }

@@ -51,6 +51,7 @@ public struct RedirectMiddleware: Middleware {
     }
 
     public static let defaultPosition = MiddlewarePosition.redirects
+    public static let readsOptions: [any RequestOptionKey.Type] = [RedirectPolicyKey.self]
 
     public let configuration: Configuration
 

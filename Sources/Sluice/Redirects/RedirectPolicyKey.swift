@@ -7,6 +7,7 @@
 /// ```
 public enum RedirectPolicyKey: RequestOptionKey {
     public static let defaultValue: RedirectPolicy? = nil
+    public static let reader: OptionReader? = OptionReader(property: "request.redirectPolicy", middleware: "RedirectMiddleware", module: "Sluice")
 }
 
 extension HTTPRequest {

@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 
 /// RFC 3986 percent-encoding that never encodes twice: a `%` followed by two hex digits is kept.
 ///

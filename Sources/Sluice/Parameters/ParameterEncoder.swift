@@ -1,5 +1,4 @@
 import Foundation
-import Sluice
 
 /// Turns typed parameters into `name=value` pairs, percent-encoded (RFC 3986), for a query or an
 /// `application/x-www-form-urlencoded` body.
@@ -28,6 +27,9 @@ public struct ParameterEncoder: Sendable, Hashable {
         self.arrayStyle = arrayStyle
         self.sortsKeys = sortsKeys
     }
+
+    /// Arrays as `a=1&a=2`, parameters in the order given.
+    public static let `default` = ParameterEncoder()
 
     /// The plain `(name, value)` pairs, before encoding: nested dictionaries as `a[b]`.
     public func pairs(_ parameters: [(String, ParameterValue)]) -> [(name: String, value: String)] {

@@ -1,9 +1,7 @@
 import Foundation
 import Sluice
-import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
-import SluiceURLEncoding
 import Testing
 
 @Suite("PercentEncoding")
