@@ -20,8 +20,8 @@ import Sluice
 /// }
 /// ```
 ///
-/// Remember that the client's default media types accept `text/xml` but not `application/xml`:
-/// add it to ``Sluice/Client/Configuration/acceptableContentTypes`` when your server sends it.
+/// The client's default media types accept `application/xml`, `text/xml` and every `+xml` type
+/// (`application/atom+xml`, `application/rss+xml`).
 public struct XMLResponseDecoder: ResponseDecoder {
     public let redaction: Redaction
 

@@ -4,6 +4,54 @@ import SluiceTesting
 import Testing
 
 @Suite struct ValidationTests {
+    struct Order: Decodable, Equatable {
+        let id: Int
+    }
+
+    @Test(arguments: ["application/vnd.api+json", "application/hal+json", "application/problem+json"])
+    func jsonWithAStructuredSuffixDecodes(contentType: String) async throws {
+        let transport = MockTransport(replies: [.status(.ok, headers: ["Content-Type": contentType], body: #"{"id":7}"#)])
+        let order = try await client(transport).get("orders/7", as: Order.self)
+        #expect(order == Order(id: 7))
+    }
+
+    @Test func aProblemDocumentIsReadIntoTheError() async throws {
+        let document = #"""
+            {"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.","status":403,
+             "detail":"Your current balance is 30, but that costs 50.","instance":"/account/12345/msgs/abc",
+             "balance":30,"accounts":["/account/12345","/account/67890"],"trial":false,"note":null,"limits":{"daily":5}}
+            """#
+        let transport = MockTransport(replies: [.status(403, headers: ["Content-Type": "application/problem+json"], body: document)])
+        do {
+            _ = try await client(transport).get("orders/7", as: Order.self)
+            Issue.record("accepted a 403")
+        } catch let error as SluiceError {
+            #expect(error.code == .unacceptableStatus)
+            #expect(
+                error.problem
+                    == ProblemDetails(
+                        type: "https://example.com/probs/out-of-credit", title: "You do not have enough credit.", status: 403,
+                        detail: "Your current balance is 30, but that costs 50.", instance: "/account/12345/msgs/abc",
+                        extensions: [
+                            "balance": .number(30), "accounts": .array([.string("/account/12345"), .string("/account/67890")]),
+                            "trial": .bool(false), "note": .null, "limits": .object(["daily": .number(5)]),
+                        ]))
+        }
+    }
+
+    @Test func membersOfTheWrongTypeAreIgnoredAndOtherBodiesGiveNoProblem() async throws {
+        let problem = ProblemDetails(json: Data(#"{"title":5,"status":"403","detail":"d"}"#.utf8))
+        #expect(problem == ProblemDetails(detail: "d"))
+        #expect(problem?.type == "about:blank")
+        #expect(ProblemDetails(json: Data("[1,2]".utf8)) == nil)
+        #expect(ProblemDetails(json: Data("not json".utf8)) == nil)
+        // A JSON error body that is not a problem document leaves `problem` empty.
+        let transport = MockTransport(replies: [.json(#"{"title":"x"}"#, status: .badRequest)])
+        await #expect {
+            _ = try await client(transport).get("orders/7", as: Order.self)
+        } throws: { ($0 as? SluiceError)?.code == .unacceptableStatus && ($0 as? SluiceError)?.problem == nil }
+    }
+
     @Test func anUnacceptableStatusShowsTheRedactedBody() async throws {
         let transport = MockTransport(replies: [.json(#"{"error":"expired","token":"abc123"}"#, status: .unauthorized)])
         do {
@@ -28,7 +76,7 @@ import Testing
             #expect(error.code == .unacceptableContentType)
             #expect(
                 error.message
-                    == #"GET https://api.example.com/v1/greeting answered 200 OK with Content-Type "text/csv"; accepted: application/json, text/json, text/javascript, text/html, text/plain, text/xml, image/*; body: "a,b\n1,2""#
+                    == #"GET https://api.example.com/v1/greeting answered 200 OK with Content-Type "text/csv"; accepted: application/json, text/json, text/javascript, text/html, text/plain, application/xml, text/xml, image/*; body: "a,b\n1,2""#
             )
         }
     }
@@ -42,7 +90,7 @@ import Testing
         } catch let error as SluiceError {
             #expect(
                 error.message
-                    == #"GET https://api.example.com/v1/greeting answered 200 OK with no Content-Type; accepted: application/json, text/json, text/javascript, text/html, text/plain, text/xml, image/*; body: "hello""#
+                    == #"GET https://api.example.com/v1/greeting answered 200 OK with no Content-Type; accepted: application/json, text/json, text/javascript, text/html, text/plain, application/xml, text/xml, image/*; body: "hello""#
             )
         }
         #expect(try await c.send(Greeting()) == "")
@@ -50,9 +98,11 @@ import Testing
 
     @Test(arguments: [
         ("image/png", true), ("IMAGE/JPEG; q=1", true), ("application/json; charset=utf-8", true), ("text/csv", false),
-        ("application/xml", false), ("video/mp4", false),
+        ("application/xml", true), ("video/mp4", false), ("application/problem+json", true), ("application/vnd.api+json", true),
+        ("application/hal+json; charset=utf-8", true), ("application/atom+xml", true), ("image/svg+xml", true),
+        ("application/vnd.foo+zip", false), ("application/jsonx", false), ("application/json+", false),
     ])
-    func mediaTypesMatchExactlyOrByWildcard(contentType: String, accepted: Bool) {
+    func mediaTypesMatchExactlyByWildcardOrByStructuredSuffix(contentType: String, accepted: Bool) {
         let response = HTTPResponse(status: .ok, headers: ["Content-Type": contentType], body: Data("x".utf8))
         #expect(Client(transport: MockTransport(replies: [])).validate(response: response) == accepted)
     }

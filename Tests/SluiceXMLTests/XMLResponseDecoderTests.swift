@@ -19,6 +19,15 @@ import Testing
         #expect(tree["entry"]?.attributes["id"] == "1")
     }
 
+    @Test(arguments: ["application/atom+xml", "application/rss+xml; charset=utf-8", "application/xml"])
+    func xmlMediaTypesAndPlusXMLArePassedByTheDefaultTypes(contentType: String) async throws {
+        let transport = MockTransport(replies: [
+            .status(.ok, headers: ["Content-Type": contentType], body: "<feed><title>News</title></feed>")
+        ])
+        let feed = try await Client(transport: transport).send(Feed())
+        #expect(feed["title"]?.text == "News")
+    }
+
     @Test func aBadBodyIsADecodingErrorWithTheBody() async throws {
         let transport = MockTransport(replies: [.status(.ok, headers: ["Content-Type": "text/xml"], body: "<feed><entry></feed>")])
         do {

@@ -26,12 +26,14 @@ extension Client {
         let what = response.request.map { "\($0)" } ?? "the request"
         let contentType = response.headers["Content-Type"]
         guard configuration.acceptableStatusCodes.contains(response.status.code) else {
-            throw SluiceError(
+            var error = SluiceError(
                 .unacceptableStatus,
                 "\(what) answered \(response.status); accepted: \(configuration.acceptableStatusCodes); body: "
                     + configuration.redaction.snippet(of: response.body, contentType: contentType),
                 stage: .client, response: response
             )
+            if ProblemDetails.isProblem(contentType: contentType) { error.problem = ProblemDetails(json: response.body) }
+            throw error
         }
         if let acceptable = configuration.acceptableContentTypes, !Self.accepts(response, acceptable) {
             let named = contentType.map { "Content-Type \(String(reflecting: $0))" } ?? "no Content-Type"
@@ -46,7 +48,9 @@ extension Client {
     }
 
     /// Whether the response's media type matches one of `acceptable` (`type/subtype`, `type/*`,
-    /// `*/*`). A response with no `Content-Type` passes only when it has no body.
+    /// `*/*`). A structured suffix (RFC 6838 §4.2.8) counts as its base type: `+json` wherever
+    /// `application/json` is accepted, `+xml` wherever `application/xml` or `text/xml` is. A
+    /// response with no `Content-Type` passes only when it has no body.
     static func accepts(_ response: HTTPResponse, _ acceptable: [String]) -> Bool {
         guard let contentType = response.headers["Content-Type"] else {
             return response.body.isEmpty && response.bodyFile == nil
@@ -55,12 +59,18 @@ extension Client {
             contentType.split(separator: ";", maxSplits: 1).first.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             } ?? ""
-        let (type, _) = split(mediaType)
+        let (type, subtype) = split(mediaType)
+        let suffix = subtype.lastIndex(of: "+").map { String(subtype[subtype.index(after: $0)...]) }
         return acceptable.contains { pattern in
             let pattern = pattern.lowercased()
             if pattern == "*/*" || pattern == mediaType { return true }
             let (patternType, patternSubtype) = split(pattern)
-            return patternSubtype == "*" && patternType == type
+            if patternSubtype == "*" && patternType == type { return true }
+            switch suffix {
+            case "json": return pattern == "application/json"
+            case "xml": return pattern == "application/xml" || pattern == "text/xml"
+            default: return false
+            }
         }
     }
 

@@ -64,11 +64,12 @@ public struct Client: Sendable {
             self.reportsCancellationAsError = reportsCancellationAsError
         }
 
-        /// The media types the seeds' wrappers accepted (HYBNetworking's list): JSON, HTML, plain
-        /// text, JavaScript, XML as `text/xml`, and images. Add yours (`application/xml`,
-        /// `application/problem+json`) or set `nil` to accept any.
+        /// JSON, HTML, plain text, JavaScript, XML (`application/xml`, `text/xml`) and images; a
+        /// structured suffix counts as its base type, so `application/problem+json`,
+        /// `application/vnd.api+json` and `application/atom+xml` pass too. Add yours or set `nil`
+        /// to accept any.
         public static let defaultAcceptableContentTypes = [
-            "application/json", "text/json", "text/javascript", "text/html", "text/plain", "text/xml", "image/*",
+            "application/json", "text/json", "text/javascript", "text/html", "text/plain", "application/xml", "text/xml", "image/*",
         ]
 
         /// No base URL, no client deadline, tracing off, 2xx and the default media types accepted,

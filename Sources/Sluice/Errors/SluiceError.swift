@@ -87,6 +87,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     /// The response that led to the error, when there was one (`.unacceptableStatus`,
     /// `.decodingFailed`), so an API's error payload is never lost.
     public var response: HTTPResponse?
+    /// The server's RFC 9457 problem document, when it answered a refused call with one
+    /// (`application/problem+json`).
+    public var problem: ProblemDetails?
 
     public init(
         _ code: Code, _ message: String, underlying: (any Error)? = nil, stage: PipelineStage? = nil,
