@@ -47,7 +47,7 @@ let user = try await client.get("users/42", as: User.self)
 print("  decoded:", user.name)
 
 print("\n2. The same client with debug logging toggled off (nothing else re-wired):")
-let quiet = client.rebuilt { $0.disable(LoggingMiddleware.self) }
+let quiet = client.rebuilt { $0.setEnabled(false, for: LoggingMiddleware.self) }
 print("  status:", try await quiet.get("users/42").status)
 
 print("\n3. Errors name the stage that failed:")

@@ -45,7 +45,7 @@ struct SigningMiddlewareTests {
         #expect(hops.map(\.target) == ["/start", "/next?page=2"])
         // Each hop carries the signature a fresh signing of that hop's request gives.
         for hop in hops {
-            let expected = try await signer.sign(HTTPRequest(url: server.url(hop.target)), date: date)
+            let expected = try signer.sign(HTTPRequest(url: server.url(hop.target)), date: date)
             #expect(hop.header("Authorization") == expected.headers["Authorization"])
             #expect(hop.header("X-Amz-Security-Token") == "FQoGZXIvYXdzEXAMPLETOKEN")
         }

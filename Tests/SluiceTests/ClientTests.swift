@@ -268,8 +268,8 @@ struct ClientTests {
         builder.add(FakeLogging())
         builder.add(FakeHeaders())
         let withLogging = builder.build()
-        let quiet = withLogging.rebuilt { #expect($0.disable(FakeLogging.self) == 1) }
-        let loudAgain = quiet.rebuilt { $0.toggle(FakeLogging.self) }
+        let quiet = withLogging.rebuilt { #expect($0.setEnabled(false, for: FakeLogging.self) == 1) }
+        let loudAgain = quiet.rebuilt { $0.setEnabled(true, for: FakeLogging.self) }
         #expect(!quiet.builder.isEnabled(FakeLogging.self) && quiet.builder.contains(FakeLogging.self))
 
         for client in [withLogging, quiet, loudAgain] { _ = try await client.send(HTTPRequest(url: base)) }
@@ -284,9 +284,17 @@ struct ClientTests {
         var builder = Client.Builder(transport: transport)
         builder.add(FakeLogging())
         builder.add(FakeSigning())
-        builder.add(InHouse(tag: "beforeSigning"), before: FakeSigning.self)
-        builder.add(InHouse(tag: "afterLogging"), after: FakeLogging.self)
-        #expect(builder.replace(FakeLogging.self, with: FakeLogging(tag: "logging2")) == 1)
+        let found = builder.insert(InHouse(tag: "beforeSigning"), before: FakeSigning.self)
+        builder.add(InHouse(tag: "afterLogging"), at: .after(.logging))
+        // No such middleware: it goes to its own default position, and the result says so.
+        let missing = builder.insert(InHouse(tag: "nowhere"), before: FakeRetry.self)
+        #expect(found && !missing)
+        let removed = builder.remove(InHouse.self)
+        #expect(removed == 3)
+        builder.insert(InHouse(tag: "beforeSigning"), before: FakeSigning.self)
+        builder.add(InHouse(tag: "afterLogging"), at: .after(.logging))
+        let replaced = builder.replace(FakeLogging.self, with: FakeLogging(tag: "logging2"))
+        #expect(replaced == 1)
         _ = try await builder.build().send(HTTPRequest(url: base))
         #expect(builder.remove(InHouse.self) == 2)
         #expect(builder.remove(InHouse.self) == 0)
@@ -305,5 +313,61 @@ struct ClientTests {
         builder.add(FakeLogging())
         _ = try await builder.build().send(HTTPRequest(url: base))
         #expect(transport.requests.first?.request.headers.values(for: "X-Order") == ["logging", "signing", "wire"])
+    }
+
+    // MARK: Verbs
+
+    struct NewNote: Codable, Sendable, Equatable {
+        let noteTitle: String
+    }
+
+    /// A client whose encoder and decoder use snake case, over a server that echoes the method,
+    /// the URL and the body it received as JSON.
+    func snakeCaseClient() -> (Client, MockTransport) {
+        let transport = MockTransport { request, _ in
+            let body = String(decoding: request.body.inMemory ?? Data(), as: UTF8.self)
+            let echo = #"{"note_title":"\#(request.method) \#(request.url.absoluteString) \#(body.replacingOccurrences(of: "\"", with: "'"))"}"#
+            return .json(echo)
+        }
+        let configuration = Client.Configuration(baseURL: URL(string: "https://api.example.com/v1"))
+        configuration.encoder.keyEncodingStrategy = .convertToSnakeCase
+        configuration.decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return (Client(transport: transport, configuration: configuration), transport)
+    }
+
+    @Test func eachVerbEncodesWithTheClientsEncoderAndDecodesWithItsDecoder() async throws {
+        let (client, _) = snakeCaseClient()
+        let note = NewNote(noteTitle: "hi")
+        let base = "https://api.example.com/v1"
+        #expect(try await client.get("notes", query: ["page": 2], as: NewNote.self).noteTitle == "GET \(base)/notes?page=2 ")
+        #expect(try await client.post("notes", json: note, as: NewNote.self).noteTitle == "POST \(base)/notes {'note_title':'hi'}")
+        #expect(try await client.put("notes/1", json: note, as: NewNote.self).noteTitle == "PUT \(base)/notes/1 {'note_title':'hi'}")
+        #expect(try await client.patch("notes/1", json: note, as: NewNote.self).noteTitle == "PATCH \(base)/notes/1 {'note_title':'hi'}")
+        #expect(try await client.delete("notes/1", as: NewNote.self).noteTitle == "DELETE \(base)/notes/1 ")
+        #expect(try await client.delete("notes/1", json: note, as: NewNote.self).noteTitle == "DELETE \(base)/notes/1 {'note_title':'hi'}")
+        // The untyped verbs send the same.
+        #expect(try await client.get("notes", query: ["q": "a b"]).text == #"{"note_title":"GET \#(base)/notes?q=a%20b "}"#)
+        #expect(try await client.post("notes", json: note).request?.headers["Content-Type"] == "application/json")
+    }
+
+    @Test func aBodySetWithSetJSONBodyIsEncodedByTheClientsEncoder() async throws {
+        let (client, transport) = snakeCaseClient()
+        var request = try client.makeRequest(.post, "notes")
+        try request.setJSONBody(NewNote(noteTitle: "hi"))
+        #expect(request.body.inMemory == Data(#"{"noteTitle":"hi"}"#.utf8))  // a default encoder, until a client sends it
+        _ = try await client.send(request)
+        #expect(transport.requests.last?.body == Data(#"{"note_title":"hi"}"#.utf8))
+        // With an encoder of its own, the body is left as that encoder wrote it.
+        var own = try client.makeRequest(.post, "notes")
+        try own.setJSONBody(NewNote(noteTitle: "hi"), encoder: JSONEncoder())
+        _ = try await client.send(own)
+        #expect(transport.requests.last?.body == Data(#"{"noteTitle":"hi"}"#.utf8))
+    }
+}
+
+extension HTTPBody {
+    /// The bytes of a memory body.
+    fileprivate var inMemory: Data? {
+        if case .bytes(let data) = self { data } else { nil }
     }
 }

@@ -34,20 +34,6 @@ struct URLEncodingMiddlewareTests {
         #expect(String(decoding: harness.forwardedBodies[1], as: UTF8.self) == "n=1&name=Zo%C3%AB%20%26%20co")
     }
 
-    @Test func aJSONBodyOrAClearErrorWhenTheValueCannotBeEncoded() throws {
-        struct Item: Encodable { let id: Int; let ratio: Double }
-        var request = HTTPRequest(method: .post, url: URL(string: "https://a.example/items")!)
-        try request.setJSONBody(Item(id: 7, ratio: 0.5))
-        #expect(request.headers["Content-Type"] == "application/json")
-        guard case .bytes(let body) = request.body else { Issue.record("not a bytes body"); return }
-        #expect(String(decoding: body, as: UTF8.self).contains("\"id\":7"))
-        #expect {
-            try request.setJSONBody(Item(id: 1, ratio: .nan))
-        } throws: { error in
-            (error as? SluiceError)?.code == .invalidBody && (error as? SluiceError)?.message.hasPrefix("Item could not be encoded as JSON: ") == true
-        }
-    }
-
     @Test func httpbinEchoesEncodedQueryAndFormParametersExactly() async throws {
         let pipeline = Pipeline(
             middlewares: [URLEncodingMiddleware(configuration: .init(encoder: .init(arrayStyle: .brackets)))],

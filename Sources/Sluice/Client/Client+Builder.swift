@@ -9,8 +9,9 @@ extension Client {
     /// builder.add(RetryMiddleware())        // lands at .retry
     /// builder.add(LoggingMiddleware())      // lands at .logging, outside retry, whatever the call order
     /// builder.add(TenantMiddleware())       // your own: .application unless you say otherwise
-    /// builder.disable(LoggingMiddleware.self)   // kept in place, skipped
-    /// builder.enable(LoggingMiddleware.self)    // back where it was
+    /// builder.insert(AuditMiddleware(), before: RetryMiddleware.self)   // an explicit place
+    /// builder.setEnabled(false, for: LoggingMiddleware.self)   // kept in place, skipped
+    /// builder.setEnabled(true, for: LoggingMiddleware.self)    // back where it was
     /// builder.replace(RetryMiddleware.self, with: RetryMiddleware(policy: .aggressive))
     /// builder.remove(TenantMiddleware.self)
     /// let client = builder.build()
@@ -71,18 +72,18 @@ extension Client {
             entries.insert(Entry(middleware: middleware, position: position, isEnabled: true), at: index)
         }
 
-        /// Adds `middleware` just outside the first middleware of type `other` (at the end when
-        /// there is none). It takes `other`'s position.
-        public mutating func add(_ middleware: some Middleware, before other: any Middleware.Type) {
-            guard let index = entries.firstIndex(where: { $0.isOf(other) }) else { return add(middleware) }
+        /// Puts `middleware` just outside the first middleware of type `other`, taking its position.
+        /// When there is none, it goes to its own default position instead; the result says which.
+        ///
+        /// - Returns: whether a middleware of type `other` was there.
+        @discardableResult
+        public mutating func insert(_ middleware: some Middleware, before other: any Middleware.Type) -> Bool {
+            guard let index = entries.firstIndex(where: { $0.isOf(other) }) else {
+                add(middleware)
+                return false
+            }
             entries.insert(Entry(middleware: middleware, position: entries[index].position, isEnabled: true), at: index)
-        }
-
-        /// Adds `middleware` just inside the last middleware of type `other` (at its default
-        /// position when there is none). It takes `other`'s position.
-        public mutating func add(_ middleware: some Middleware, after other: any Middleware.Type) {
-            guard let index = entries.lastIndex(where: { $0.isOf(other) }) else { return add(middleware) }
-            entries.insert(Entry(middleware: middleware, position: entries[index].position, isEnabled: true), at: index + 1)
+            return true
         }
 
         /// Removes every middleware of type `type`. Returns how many were removed.
@@ -106,31 +107,13 @@ extension Client {
             return count
         }
 
-        /// Turns every middleware of type `type` on or off, in place. Returns how many matched.
+        /// Turns every middleware of type `type` on or off, in place: a middleware turned off keeps
+        /// its slot, so turning it back on restores the same order. Returns how many matched.
         @discardableResult
-        public mutating func setEnabled(_ isEnabled: Bool, _ type: any Middleware.Type) -> Int {
+        public mutating func setEnabled(_ isEnabled: Bool, for type: any Middleware.Type) -> Int {
             var count = 0
             for index in entries.indices where entries[index].isOf(type) {
                 entries[index].isEnabled = isEnabled
-                count += 1
-            }
-            return count
-        }
-
-        /// Turns middleware of type `type` on. Returns how many matched.
-        @discardableResult
-        public mutating func enable(_ type: any Middleware.Type) -> Int { setEnabled(true, type) }
-
-        /// Turns middleware of type `type` off; they keep their place. Returns how many matched.
-        @discardableResult
-        public mutating func disable(_ type: any Middleware.Type) -> Int { setEnabled(false, type) }
-
-        /// Flips each middleware of type `type` between on and off. Returns how many matched.
-        @discardableResult
-        public mutating func toggle(_ type: any Middleware.Type) -> Int {
-            var count = 0
-            for index in entries.indices where entries[index].isOf(type) {
-                entries[index].isEnabled.toggle()
                 count += 1
             }
             return count

@@ -85,22 +85,13 @@ extension Client {
     /// let text = try await client.send(request, decoder: StringResponseDecoder())
     /// ```
     public func send<Decoder: ResponseDecoder>(
-        _ request: HTTPRequest, decoder: Decoder, context: RequestContext? = nil, with extra: [any Middleware] = []
+        _ request: HTTPRequest, decoder: Decoder, context: RequestContext? = nil
     ) async throws -> Decoder.Output {
-        try decoder.decode(validate(try await send(request, context: context, with: extra)))
+        try decoder.decode(validate(try await send(request, context: context)))
     }
 
     /// Sends `request`, validates the response, and decodes the body as `T`.
-    public func send<T: Decodable>(
-        _ request: HTTPRequest, decoding type: T.Type, context: RequestContext? = nil, with extra: [any Middleware] = []
-    ) async throws -> T {
-        try decode(T.self, from: validate(try await send(request, context: context, with: extra)))
-    }
-
-    /// `GET path`, validates the response, and decodes the body as `T`.
-    public func get<T: Decodable>(
-        _ path: String, as type: T.Type, headers: HTTPFields = [:], with extra: [any Middleware] = []
-    ) async throws -> T {
-        try await send(try makeRequest(.get, path, headers: headers), decoding: T.self, with: extra)
+    public func send<T: Decodable>(_ request: HTTPRequest, decoding type: T.Type, context: RequestContext? = nil) async throws -> T {
+        try decode(T.self, from: validate(try await send(request, context: context)))
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// let created = try await client.post("users", json: NewUser(name: "Ada"))
 ///
 /// // The same client with debug logging switched off, nothing else re-wired:
-/// let quiet = client.rebuilt { $0.disable(LoggingMiddleware.self) }
+/// let quiet = client.rebuilt { $0.setEnabled(false, for: LoggingMiddleware.self) }
 /// ```
 public struct Client: Sendable {
     /// Settings for calls made through the client.
@@ -133,12 +133,27 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
         let context = context ?? makeContext()
+        let request = try encodedWithOwnEncoder(request)
         let pipeline =
             extra.isEmpty
             ? self.pipeline : Pipeline(middlewares: extra + self.pipeline.middlewares, transport: self.pipeline.transport)
         return try await dispatcher.run(request, cancellationIsError: configuration.reportsCancellationAsError) {
             try await pipeline.send(request, context: context)
         }
+    }
+
+    /// `request` with a body set by ``HTTPRequest/setJSONBody(_:)`` encoded again by this client's
+    /// encoder.
+    func encodedWithOwnEncoder(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
+        guard request.options.count > 0, let encoding = request.options[JSONBodyKey.self] else { return request }
+        var encoded = request
+        do {
+            encoded.body = .bytes(try encoding.encode(configuration.encoder))
+        } catch {
+            throw SluiceError(.invalidBody, "the JSON body could not be encoded: \(error)", underlying: error, stage: .client)
+        }
+        encoded.options.remove(JSONBodyKey.self)
+        return encoded
     }
 
     /// A request for `path` (relative to the base URL, or absolute).
@@ -150,61 +165,23 @@ public struct Client: Sendable {
         HTTPRequest(method: method, url: try url(for: path), headers: headers, body: body)
     }
 
-    /// `GET path`.
-    public func get(_ path: String, headers: HTTPFields = [:], with extra: [any Middleware] = []) async throws -> HTTPResponse {
-        try await send(try makeRequest(.get, path, headers: headers), with: extra)
-    }
-
-    /// `POST path` with `body`.
-    public func post(
-        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], with extra: [any Middleware] = []
-    ) async throws -> HTTPResponse {
-        try await send(try makeRequest(.post, path, headers: headers, body: body), with: extra)
-    }
-
-    /// `POST path` with `value` encoded as JSON by the configured encoder.
-    public func post(
-        _ path: String, json value: some Encodable, headers: HTTPFields = [:], with extra: [any Middleware] = []
-    ) async throws -> HTTPResponse {
-        try await send(try jsonRequest(.post, path, value, headers: headers), with: extra)
-    }
-
-    /// `PUT path` with `body`.
-    public func put(
-        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], with extra: [any Middleware] = []
-    ) async throws -> HTTPResponse {
-        try await send(try makeRequest(.put, path, headers: headers, body: body), with: extra)
-    }
-
-    /// `PATCH path` with `body`.
-    public func patch(
-        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], with extra: [any Middleware] = []
-    ) async throws -> HTTPResponse {
-        try await send(try makeRequest(.patch, path, headers: headers, body: body), with: extra)
-    }
-
-    /// `DELETE path`.
-    public func delete(_ path: String, headers: HTTPFields = [:], with extra: [any Middleware] = []) async throws -> HTTPResponse {
-        try await send(try makeRequest(.delete, path, headers: headers), with: extra)
-    }
-
-    /// A request whose body is `value` as JSON, with `Content-Type: application/json` unless
-    /// `headers` already has a content type.
+    /// A request whose body is `value` as JSON, encoded by the configured encoder, with
+    /// `Content-Type: application/json` unless `headers` already has a content type.
     ///
     /// - Throws: `.invalidBody` when `value` cannot be encoded; `.invalidURL` as ``makeRequest(_:_:headers:body:)``.
     public func jsonRequest(
         _ method: HTTPMethod, _ path: String, _ value: some Encodable, headers: HTTPFields = [:]
     ) throws(SluiceError) -> HTTPRequest {
-        let data: Data
+        var request = try makeRequest(method, path, headers: headers)
+        let contentType = request.headers["Content-Type"]
         do {
-            data = try configuration.encoder.encode(value)
+            try request.setJSONBody(value, encoder: configuration.encoder)
         } catch {
-            throw SluiceError(.invalidBody, "cannot encode \(type(of: value)) as JSON: \(error)", underlying: error, stage: .client)
+            var error = error
+            error.stage = .client
+            throw error
         }
-        var request = try makeRequest(method, path, headers: headers, body: .bytes(data))
-        if !request.headers.contains("Content-Type") {
-            try request.headers.set(name: "Content-Type", value: "application/json")
-        }
+        if let contentType { try request.headers.set(name: "Content-Type", value: contentType) }
         return request
     }
 }

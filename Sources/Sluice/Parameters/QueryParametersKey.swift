@@ -19,18 +19,4 @@ extension HTTPRequest {
         get { options[QueryParametersKey.self] }
         set { options[QueryParametersKey.self] = newValue }
     }
-
-    /// Sets the body to `value` as JSON, with `Content-Type: application/json`. A ``Client``'s
-    /// typed calls use its configured encoder; pass that one (`client.configuration.encoder`) to
-    /// encode a request the same way.
-    ///
-    /// - Throws: `.invalidBody` naming the value that could not be encoded.
-    public mutating func setJSONBody<T: Encodable>(_ value: T, encoder: JSONEncoder = JSONEncoder()) throws(SluiceError) {
-        do {
-            body = .bytes(try encoder.encode(value))
-        } catch {
-            throw SluiceError(.invalidBody, "\(T.self) could not be encoded as JSON: \(error)", underlying: error)
-        }
-        try headers.set(name: "Content-Type", value: "application/json")
-    }
 }

@@ -1,0 +1,101 @@
+import Foundation
+
+extension Client {
+    // MARK: Responses as they are
+
+    /// `GET path`, with `query` added to the URL.
+    ///
+    /// ```swift
+    /// let response = try await client.get("search", query: ["q": "café", "page": 2])
+    /// ```
+    public func get(_ path: String, query: ParameterValue = .dictionary([]), headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try request(.get, path, query: query, headers: headers))
+    }
+
+    /// `POST path` with `body` as it is.
+    public func post(_ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try makeRequest(.post, path, headers: headers, body: body))
+    }
+
+    /// `POST path` with `value` encoded as JSON by the configured encoder.
+    public func post(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.post, path, value, headers: headers))
+    }
+
+    /// `PUT path` with `body` as it is.
+    public func put(_ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try makeRequest(.put, path, headers: headers, body: body))
+    }
+
+    /// `PUT path` with `value` encoded as JSON by the configured encoder.
+    public func put(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.put, path, value, headers: headers))
+    }
+
+    /// `PATCH path` with `body` as it is.
+    public func patch(_ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try makeRequest(.patch, path, headers: headers, body: body))
+    }
+
+    /// `PATCH path` with `value` encoded as JSON by the configured encoder.
+    public func patch(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.patch, path, value, headers: headers))
+    }
+
+    /// `DELETE path`.
+    public func delete(_ path: String, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try makeRequest(.delete, path, headers: headers))
+    }
+
+    /// `DELETE path` with `value` encoded as JSON by the configured encoder.
+    public func delete(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.delete, path, value, headers: headers))
+    }
+
+    // MARK: Typed: the status and media type checked, the body decoded as `T`
+
+    /// `GET path` with `query`, validated, and the body decoded as `T` by the configured decoder.
+    ///
+    /// ```swift
+    /// let users = try await client.get("users", query: ["page": 2], as: [User].self)
+    /// ```
+    public func get<T: Decodable>(_ path: String, query: ParameterValue = .dictionary([]), headers: HTTPFields = [:], as type: T.Type) async throws -> T {
+        try await send(try request(.get, path, query: query, headers: headers), decoding: T.self)
+    }
+
+    /// `POST path` with `value` as JSON, validated, and the answer decoded as `T`.
+    ///
+    /// ```swift
+    /// let created = try await client.post("users", json: NewUser(name: "Ada"), as: User.self)
+    /// ```
+    public func post<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
+        try await send(try jsonRequest(.post, path, value, headers: headers), decoding: T.self)
+    }
+
+    /// `PUT path` with `value` as JSON, validated, and the answer decoded as `T`.
+    public func put<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
+        try await send(try jsonRequest(.put, path, value, headers: headers), decoding: T.self)
+    }
+
+    /// `PATCH path` with `value` as JSON, validated, and the answer decoded as `T`.
+    public func patch<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
+        try await send(try jsonRequest(.patch, path, value, headers: headers), decoding: T.self)
+    }
+
+    /// `DELETE path`, validated, and the answer decoded as `T`.
+    public func delete<T: Decodable>(_ path: String, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
+        try await send(try makeRequest(.delete, path, headers: headers), decoding: T.self)
+    }
+
+    /// `DELETE path` with `value` as JSON, validated, and the answer decoded as `T`.
+    public func delete<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
+        try await send(try jsonRequest(.delete, path, value, headers: headers), decoding: T.self)
+    }
+
+    /// A request for `path` with `query` as its ``HTTPRequest/queryParameters``.
+    private func request(_ method: HTTPMethod, _ path: String, query: ParameterValue, headers: HTTPFields) throws(SluiceError) -> HTTPRequest {
+        var request = try makeRequest(method, path, headers: headers)
+        if case .dictionary(let pairs) = query, !pairs.isEmpty { request.queryParameters = query }
+        return request
+    }
+}
