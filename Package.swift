@@ -17,7 +17,7 @@ let strict: [SwiftSetting] = [
 let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
-    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceCommandLine", "SluiceTesting",
+    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
 ]
 
 let products: [Product] =
@@ -88,6 +88,13 @@ let modules: [Target] = [
     .target(name: "SluiceMultipart", dependencies: ["Sluice"], swiftSettings: strict),
     // XML responses as a small element tree; its own module so apps without XML never link libxml2.
     .target(name: "SluiceXML", dependencies: ["Sluice"], swiftSettings: strict),
+    // The ready-made stack: Client.standard(baseURL:cache:auth:) with the default middleware.
+    .target(
+        name: "SluiceStandard",
+        dependencies: [
+            "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging", "SluiceRetry",
+            "SluiceCache", "SluiceReachability", "SluiceHUD",
+        ], swiftSettings: strict),
     // The test kit: MockTransport, MiddlewareHarness, MockWebServer.
     .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
 ]
@@ -203,6 +210,7 @@ let testTargets: [Target] = [
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceMultipart", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceXML"),
+    tests("SluiceStandard", ["SluiceCurl", "SluiceCache", "SluiceHUD", "SluiceLogging", "SluiceSigning"]),
     tests(
         "SluiceCommandLine",
         [

@@ -1,0 +1,81 @@
+import Foundation
+import Sluice
+import SluiceCache
+import SluiceCurl
+import SluiceGzip
+import SluiceHUD
+import SluiceSigning
+import SluiceStandard
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+@Suite("Client.standard", .timeLimit(.minutes(1)))
+struct StandardStackTests {
+    /// Records what a HUD is asked to do.
+    final class RecordingHUD: HUDPresenter {
+        let calls = Locked<[String]>([])
+        func show(tip: String?) async { calls.withLock { $0.append("show") } }
+        func update(progress: TransferProgress) async {}
+        func dismiss() async { calls.withLock { $0.append("dismiss") } }
+    }
+
+    struct Item: Decodable, Equatable {
+        let id: Int
+    }
+
+    @Test func threeLinesGiveEveryDefaultMiddlewareInTheDefaultOrder() throws {
+        let client = try Client.standard(
+            baseURL: URL(string: "https://api.example.com/v1"), cache: .memory, auth: .bearer { "t0k" }, hud: RecordingHUD())
+        #expect(
+            client.builder.entries.map { "\(type(of: $0.middleware))" } == [
+                "HUDMiddleware", "LoggingMiddleware", "AuthTokenMiddleware", "URLEncodingMiddleware", "RedirectMiddleware", "CacheMiddleware",
+                "RetryMiddleware", "ReachabilityGateMiddleware", "GzipMiddleware",
+            ])
+        #expect(client.configuration.baseURL?.absoluteString == "https://api.example.com/v1")
+        // Without a HUD, a cache or auth, those are left out; a signer signs.
+        let plain = try Client.standard(cache: .none)
+        #expect(!plain.builder.contains(HUDMiddleware.self) && !plain.builder.contains(CacheMiddleware.self))
+        let signed = try Client.standard(auth: .signed(HMACParameterSigner(configuration: .init(key: Data("k".utf8)))))
+        #expect(signed.builder.contains(SigningMiddleware.self))
+    }
+
+    @Test func aCallGoesThroughEveryOne() async throws {
+        let server = try MockWebServer()
+        let calls = Locked(0)
+        server.setHandler { request in
+            let call = calls.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            guard request.header("Authorization") == "Bearer t0k" else { return .init(status: 401, body: "who?") }
+            if call == 1 { return .init(status: 503, headers: [("Retry-After", "0")], body: "busy") }
+            let body = try! GzipCodec.compress(Data(#"{"id":7}"#.utf8))
+            return .init(
+                status: 200, headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip"), ("Cache-Control", "max-age=60")],
+                body: body)
+        }
+        let hud = RecordingHUD()
+        let folder = try TemporaryDirectory(prefix: "sluice-standard")
+        let client = try Client.standard(
+            baseURL: server.baseURL, cache: .sqlite(folder.filePath("cache.sqlite")), auth: .bearer { "t0k" }, hud: hud,
+            configuration: .init(isTracing: true))
+        // Retried after the 503, decoded from gzip, the token on every attempt.
+        let first = try await client.get("items/7")
+        #expect(try client.decode(Item.self, from: client.validate(first)) == Item(id: 7))
+        // Every stage ran (the logger is left out while SLUICE_LOG is unset).
+        #expect(
+            first.trace?.spans.map(\.stage.description) == [
+                "middleware HUDMiddleware", "middleware AuthTokenMiddleware", "middleware URLEncodingMiddleware",
+                "middleware RedirectMiddleware", "middleware CacheMiddleware", "middleware RetryMiddleware",
+                "middleware ReachabilityGateMiddleware", "middleware GzipMiddleware", "transport CurlTransport",
+            ])
+        #expect(server.requests.count == 2)
+        #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "gzip, deflate" })
+        // Answered from the SQLite cache the second time.
+        let again = try await client.get("items/7")
+        #expect(again.source == .cache)
+        #expect(server.requests.count == 2)
+        #expect(FileManager.default.fileExists(atPath: folder.filePath("cache.sqlite")))
+    }
+}
