@@ -194,7 +194,7 @@ func tests(_ module: String, _ dependencies: [Target.Dependency] = []) -> Target
 
 let testTargets: [Target] = [
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceTestSupport"], swiftSettings: strict),
-    tests("SluiceCurl"),
+    tests("SluiceCurl", ["sluice-transfer-probe"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting", "Sluice", "SluiceTestSupport"], swiftSettings: strict),
     tests("SluiceHeaders", ["SluiceCurl"]),
     tests("SluiceURLEncoding", ["SluiceCurl"]),

@@ -21,6 +21,7 @@ CURLSHcode sluice_share_setopt_long(CURLSH *share, CURLSHoption option, long val
 
 size_t sluice_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 size_t sluice_readfunc_pause(void) { return CURL_READFUNC_PAUSE; }
+size_t sluice_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 int sluice_pause_continue(void) { return CURLPAUSE_CONT; }
 
 const char *sluice_curl_version_number(void) { return curl_version_info(CURLVERSION_NOW)->version; }

@@ -85,7 +85,10 @@ extension CurlTransfer {
         }
         if line[0] == 0x0D || line[0] == 0x0A {
             // The empty line: the header section is complete (trailers may follow it).
-            return headersComplete || finishHeaders() ? count : 0
+            if headersComplete { return count }
+            guard finishHeaders() else { return 0 }
+            if streamsBody, statusLineCode >= 200 { deliverHead() }
+            return count
         }
         if !headersComplete && outputFile == nil, let length = Self.contentLength(line), length > 0 {
             // One allocation for a body of ordinary size instead of a copy at every doubling; no
@@ -135,6 +138,16 @@ extension CurlTransfer {
     var receivedCookies: Bool { headers.contains("Set-Cookie") }
 
     func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if let bodyWriter {
+            switch bodyWriter.write(Data(bytes: buffer, count: count)) {
+            case .accepted: return count
+            case .full:
+                // The reader is behind: curl keeps this chunk and stops reading until it catches up.
+                receivePaused = true
+                return sluice_writefunc_pause()
+            case .abandoned: return 0
+            }
+        }
         if let outputFile {
             let written = fwrite(buffer, 1, count, outputFile)
             if written < count {

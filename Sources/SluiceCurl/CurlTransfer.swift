@@ -42,6 +42,16 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var failure: SluiceError?
     @exclusivity(unchecked) var outputFile: UnsafeMutablePointer<FILE>?
 
+    // A streamed response: handed to the caller with its head, the body then fed to the stream.
+    let streamsBody: Bool
+    @exclusivity(unchecked) var bodyWriter: ResponseBodyStream.Writer?
+    /// Whether curl is paused because the stream's reader is behind.
+    @exclusivity(unchecked) var receivePaused = false
+    /// Whether the stream has been ended (the transfer is over for its reader).
+    @exclusivity(unchecked) var streamEndedForReader = false
+    /// Kept alive by the body's stream (the transport).
+    @exclusivity(unchecked) var streamOwner: (any Sendable)?
+
     // Request body.
     enum BodySource {
         case none
@@ -70,6 +80,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.loop = loop
         self.requestTimeout = configuration.requestTimeout
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
+        self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head
     }
 
     var isCancelRequested: Bool { cancelRequested.load(ordering: .acquiring) }
@@ -133,13 +144,51 @@ final class CurlTransfer: @unchecked Sendable {
         finish(.failure(error))
     }
 
-    /// Resumes the caller, once, and tells the loop the transfer is over.
+    /// Resumes the caller, once, and tells the loop the transfer is over. When the head was
+    /// already handed over (a streamed body), ends the stream instead.
     func finish(_ result: Result<HTTPResponse, any Error>) {
+        if let bodyWriter, continuation == nil {
+            guard !streamEndedForReader else { return }
+            streamEndedForReader = true
+            loop.load.subtract(1, ordering: .relaxed)
+            switch result {
+            case .success: bodyWriter.finish()
+            case .failure(let error): bodyWriter.finish(throwing: error)
+            }
+            return
+        }
         guard let continuation else { return }
         self.continuation = nil
         loop.load.subtract(1, ordering: .relaxed)
         ThreadSanitizer.release(self)  // what this thread made happens before the caller reads it
         continuation.resume(with: result)
+    }
+
+    /// Hands the caller the response's head and a stream for its body (loop thread, when the final
+    /// header section is complete).
+    func deliverHead() {
+        guard let continuation, bodyWriter == nil else { return }
+        let (stream, writer) = ResponseBodyStream.makeStream(owner: streamOwner)
+        streamOwner = nil
+        bodyWriter = writer
+        writer.onDemand { [self] in loop.submit(.perform { self.resumeReceiving() }) }
+        writer.onAbandon { [self] in
+            requestCancel()
+            loop.submit(.cancel(self))
+        }
+        var response = HTTPResponse(status: HTTPStatus(code: statusLineCode, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers: headers)
+        response.request = request
+        response.bodyStream = stream
+        self.continuation = nil
+        ThreadSanitizer.release(self)
+        continuation.resume(returning: response)
+    }
+
+    /// Lets curl read again once the stream's reader has caught up (loop thread).
+    func resumeReceiving() {
+        guard receivePaused else { return }
+        receivePaused = false
+        loop.unpause(self)
     }
 
     /// Frees what the transfer holds: header list, files, the stream pump.
@@ -154,6 +203,7 @@ final class CurlTransfer: @unchecked Sendable {
         pump = nil
         streamChunkSent?.resume()
         streamChunkSent = nil
+        streamOwner = nil
         handle = nil
     }
 }

@@ -182,8 +182,10 @@ public final class CurlTransport: HTTPTransport {
         public static let `default` = Configuration()
     }
 
-    /// The options curl acts on: ``Sluice/HTTPRequest/maxResponseBodySize``.
-    public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self]
+    /// The options curl acts on: ``Sluice/HTTPRequest/maxResponseBodySize`` and
+    /// ``Sluice/HTTPRequest/streamsResponseBody`` (the body fed to a stream as it arrives, curl
+    /// paused while its reader is 256 KiB behind).
+    public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self, StreamsResponseBodyKey.self]
 
     public let configuration: Configuration
     let loops: [CurlEventLoop]
@@ -261,6 +263,8 @@ public final class CurlTransport: HTTPTransport {
         }
         let loop = chooseLoop()
         let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: loop)
+        // A streamed body is fed by this transport's threads: its stream keeps the transport alive.
+        if transfer.streamsBody { transfer.streamOwner = self }
         // The response (or error) is made on the loop thread; `finish` releases it to this task.
         defer { ThreadSanitizer.acquire(transfer) }
         return try await withTaskCancellationHandler {

@@ -127,6 +127,10 @@ public final class MockTransport: HTTPTransport {
         state.withLock { $0.queue.append(contentsOf: replies) }
     }
 
+    /// Streams bodies when asked (``Sluice/HTTPRequest/streamsResponseBody``): the scripted body
+    /// comes back as a ``Sluice/ResponseBodyStream`` of one chunk.
+    public static let readsOptions: [any RequestOptionKey.Type] = [StreamsResponseBodyKey.self]
+
     public func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         if configuration.recordsRequests {
             let body = try await request.body.collect()
@@ -147,6 +151,10 @@ public final class MockTransport: HTTPTransport {
         switch reply {
         case .response(var response):
             response.request = request
+            if request.streamsResponseBody, response.bodyStream == nil {
+                response.bodyStream = ResponseBodyStream(response.body)
+                response.body = Data()
+            }
             return response
         case .error(let error):
             throw error

@@ -26,6 +26,7 @@ CURLSHcode sluice_share_setopt_long(CURLSH *share, CURLSHoption option, long val
 /// CURL_READFUNC_ABORT and CURL_READFUNC_PAUSE, which are macros.
 size_t sluice_readfunc_abort(void);
 size_t sluice_readfunc_pause(void);
+size_t sluice_writefunc_pause(void);
 /// CURLPAUSE_CONT.
 int sluice_pause_continue(void);
 

@@ -61,6 +61,13 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         get { storage.attempts }
         _modify { makeUnique(); yield &storage.attempts }
     }
+    /// The body as it arrives, for a response to a streaming call (``Client/stream(_:context:)``);
+    /// ``body`` is then empty. `nil` for every other response.
+    public var bodyStream: ResponseBodyStream? {
+        get { storage.bodyStream }
+        _modify { makeUnique(); yield &storage.bodyStream }
+    }
+
     /// Each middleware's own time, when tracing was on.
     public var trace: PipelineTrace? {
         get { storage.trace }
@@ -100,6 +107,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var source: ResponseSource = .network
         @exclusivity(unchecked) var trace: PipelineTrace?
         @exclusivity(unchecked) var attempts = 1
+        @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
             self.status = status
@@ -115,6 +123,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.source = source
             copy.trace = trace
             copy.attempts = attempts
+            copy.bodyStream = bodyStream
             return copy
         }
     }

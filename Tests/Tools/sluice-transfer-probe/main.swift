@@ -2,6 +2,7 @@
 //
 //     sluice-transfer-probe upload URL FILE      multipart upload of FILE (and a text field)
 //     sluice-transfer-probe download URL DEST    download to DEST (resuming what is there)
+//     sluice-transfer-probe stream URL MICROS    a streamed GET read slowly: MICROS µs after each chunk
 //
 // Prints one JSON line: the status, the bytes, and this process's peak resident memory (VmHWM),
 // so a test sees the transfer's own peak; or, for a download, the bytes it resumed from. A test
@@ -13,8 +14,8 @@ import SluiceDownload
 import SluiceMultipart
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, ["upload", "download"].contains(arguments[1]), let url = URL(string: arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: sluice-transfer-probe upload|download URL PATH\n".utf8))
+guard arguments.count == 4, ["upload", "download", "stream"].contains(arguments[1]), let url = URL(string: arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: sluice-transfer-probe upload|download|stream URL PATH|MICROS\n".utf8))
     exit(2)
 }
 
@@ -29,7 +30,25 @@ func peakResidentKiB() -> Int {
 var code: Int32 = 0
 do {
     let path = URL(fileURLWithPath: arguments[3])
-    if arguments[1] == "upload" {
+    if arguments[1] == "stream" {
+        let pause = Duration.microseconds(Int(arguments[3]) ?? 0)
+        let response = try await Client(transport: CurlTransport()).stream(HTTPRequest(url: url))
+        // The process's own floor (runtime, Foundation, curl and OpenSSL set up, one connection
+        // open): what the body adds is measured from here.
+        let atHead = peakResidentKiB()
+        var bytes = 0
+        var chunks = 0
+        var nonZero = 0
+        for try await chunk in response.bodyStream! {
+            bytes += chunk.count
+            chunks += 1
+            nonZero += chunk.reduce(0) { $0 + ($1 == 0 ? 0 : 1) }
+            try await Task.sleep(for: pause)
+        }
+        print(
+            #"{"status": \#(response.status.code), "bytes": \#(bytes), "chunks": \#(chunks), "nonZero": \#(nonZero), "peakAtHeadKiB": \#(atHead), "peakResidentKiB": \#(peakResidentKiB())}"#
+        )
+    } else if arguments[1] == "upload" {
         var form = MultipartFormData()
         form.append("probe", name: "note")
         form.append(fileAt: path, name: "file")
