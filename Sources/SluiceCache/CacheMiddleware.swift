@@ -48,6 +48,8 @@ public struct CacheMiddleware: Middleware {
         /// two entries but neither is written to disk. So is a password in the URL's user info.
         /// ``Sluice/Redaction/default`` hides `token`, `password`, `secret`, `sign` and `signature`.
         public var redaction: Redaction
+        /// A streamed body larger than this is passed on but not stored (8 MiB by default).
+        public var maxStreamedBodySize: Int = 8 << 20
 
         public init(
             isShared: Bool = false, ignoredQueryItems: Set<String> = [], heuristicFraction: Double = 0.1,
@@ -162,7 +164,8 @@ public struct CacheMiddleware: Middleware {
     private func coalesced(
         _ request: HTTPRequest, key: String, _ fetch: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        guard request.method != .head else { return try await fetch() }
+        // A streamed body has one reader: streaming calls never share a fetch.
+        guard request.method != .head, !request.streamsResponseBody else { return try await fetch() }
         // Callers that want the body in different files do not share one fetch.
         let identity =
             key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")\n"
@@ -253,7 +256,7 @@ public struct CacheMiddleware: Middleware {
         }
         if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, seen: seen, error: nil) { return stale }
         if request.method != .head {
-            await storeIfAllowed(response, for: seen, key: key, requestTime: requestTime)
+            return await storeIfAllowed(response, for: seen, key: key, requestTime: requestTime)
         }
         return response
     }
@@ -287,21 +290,47 @@ public struct CacheMiddleware: Middleware {
         }
         if response.status.code >= 500, let stale = staleCopyOnError(stored, request: request, seen: seen, error: nil) { return stale }
         if request.method != .head {
-            await storeIfAllowed(response, for: seen, key: key, requestTime: requestTime)
+            return await storeIfAllowed(response, for: seen, key: key, requestTime: requestTime)
         }
         return response
     }
 
-    private func storeIfAllowed(_ response: HTTPResponse, for request: HTTPRequest, key: String, requestTime: Date) async {
+    /// Stores `response` when the rules allow it. A streamed body is stored once it has been read
+    /// to its end (the returned response's stream does that); one cut short, failed, or larger
+    /// than ``Configuration/maxStreamedBodySize`` is not stored.
+    private func storeIfAllowed(_ response: HTTPResponse, for request: HTTPRequest, key: String, requestTime: Date) async -> HTTPResponse {
         guard response.bodyFile == nil, strategy.mayStore(response, for: request),
             let varyValues = CacheStrategy.varyValues(response.headers, request)
-        else { return }
+        else { return response }
         let entry = CachedResponse(
             method: request.method.rawValue, url: keyURL(request), status: response.status.code,
             reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response),
             body: response.body, requestTime: requestTime, responseTime: configuration.clock(), varyValues: varyValues
         )
-        try? await store.put(entry, for: key)
+        guard let stream = response.bodyStream else {
+            try? await store.put(entry, for: key)
+            return response
+        }
+        let collected = Locked<Data?>(Data())
+        let limit = configuration.maxStreamedBodySize
+        let store = self.store
+        var streamed = response
+        streamed.bodyStream = stream.map(
+            { chunk in
+                collected.withLock { body in
+                    guard let kept = body else { return }
+                    body = kept.count + chunk.count <= limit ? kept + chunk : nil
+                }
+                return chunk
+            },
+            end: { error in
+                guard error == nil, let body = collected.withLock({ $0 }) else { return nil }
+                var complete = entry
+                complete.body = body
+                try? await store.put(complete, for: key)
+                return nil
+            })
+        return streamed
     }
 
     /// `request` with the `Cookie` field it will really carry (its own and the transport's jar's),

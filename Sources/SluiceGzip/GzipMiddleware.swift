@@ -94,6 +94,26 @@ public struct GzipMiddleware: Middleware {
         case "deflate": format = .deflate
         default: return response  // identity, br, or a list: not ours to undo
         }
+        if let stream = response.bodyStream {
+            // A streamed body is decoded chunk by chunk as it is read.
+            let inflater = Locked(GzipInflater(format: format, limits: configuration.limits))
+            let what = "\(request)"
+            response.bodyStream = stream.map(
+                { chunk in
+                    do {
+                        return try inflater.withLock { try $0.decode(chunk) }
+                    } catch let error as SluiceError {
+                        throw SluiceError(error.code, "\(what): \(error.message)")
+                    }
+                },
+                end: { error in
+                    if error == nil { try inflater.withLock { try $0.finish() } }
+                    return nil
+                })
+            response.headers.remove(name: "Content-Encoding")
+            response.headers.remove(name: "Content-Length")
+            return response
+        }
         do {
             response.body = try GzipCodec.decompress(response.body, format: format, limits: configuration.limits)
         } catch {

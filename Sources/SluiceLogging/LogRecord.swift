@@ -14,6 +14,8 @@ struct LogRecord {
     let elapsed: Duration
     /// The stages inside the logger, when tracing is on.
     let trace: PipelineTrace?
+    /// For a streamed body, the bytes the reader got.
+    var streamedBytes: Int64? = nil
 
     var milliseconds: Double {
         elapsed.timeInterval * 1_000
@@ -38,7 +40,7 @@ struct LogRecord {
                 $0.append(contentsOf: status.reasonPhrase.escapingControlCharacters())
             }
             line.append(", ")
-            line.append(size: Self.byteCount(response))
+            line.append(size: byteCount(response))
             line.append(", ")
             line.append(milliseconds: milliseconds)
             if response.attempts == 1 {
@@ -106,7 +108,7 @@ struct LogRecord {
         var json = JSONLineWriter()
         let response: HTTPResponse? = if case .response(let response) = outcome { response } else { nil }
         if let response { json.number("attempts", response.attempts) }
-        if let response { json.number("bytes", Self.byteCount(response)) }
+        if let response { json.number("bytes", byteCount(response)) }
         switch outcome {
         case .failure(let error as SluiceError):
             json.object("error") { inner in
@@ -151,6 +153,10 @@ struct LogRecord {
     }
 
     // MARK: Pieces
+
+    func byteCount(_ response: HTTPResponse) -> Int64 {
+        streamedBytes ?? Self.byteCount(response)
+    }
 
     static func byteCount(_ response: HTTPResponse) -> Int64 {
         if response.bodyFile != nil { return response.metrics?.bytesReceived ?? 0 }

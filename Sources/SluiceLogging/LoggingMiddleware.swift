@@ -124,7 +124,27 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         guard configuration.level > .none else { return try await next(request, context) }
         let start = configuration.now()
         do {
-            let response = try await next(request, context)
+            var response = try await next(request, context)
+            if let stream = response.bodyStream {
+                // A streamed body: one entry when it has been read, with the bytes the reader got.
+                let counted = Locked<Int64>(0)
+                let head = response
+                let trace = context.traceSoFar
+                response.bodyStream = stream.map(
+                    { chunk in
+                        counted.withLock { $0 += Int64(chunk.count) }
+                        return chunk
+                    },
+                    end: { [configuration] error in
+                        let elapsed = configuration.now() - start
+                        let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
+                        var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
+                        record.streamedBytes = counted.withLock { $0 }
+                        configuration.sink.write(render(record))
+                        return nil
+                    })
+                return response
+            }
             let record = LogRecord(
                 request: response.request ?? request, outcome: .response(response),
                 elapsed: configuration.now() - start, trace: context.traceSoFar)

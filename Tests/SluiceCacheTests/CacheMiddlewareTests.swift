@@ -608,4 +608,51 @@ struct CacheToFileTests {
         #expect(bobs.source == .network)
         #expect(server.requests.filter { $0.target == "/private" }.map { $0.header("Cookie") } == ["session=ann", "session=bob"])
     }
+
+    @Test func aStreamedBodyIsStoredOnlyOnceItWasReadToTheEnd() async throws {
+        let store = MemoryCacheStore()
+        let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+        let transport = MockTransport { _, _ in
+            .status(.ok, headers: ["Cache-Control": "max-age=600"], body: String(decoding: body.base64EncodedData(), as: UTF8.self))
+        }
+        let client = Client(transport: transport, middlewares: [CacheMiddleware(store: store)])
+        let url = URL(string: "https://api.example.com/export")!
+        let response = try await client.stream(HTTPRequest(url: url))
+        #expect(try await store.entryCount() == 0)  // nothing stored while the body is unread
+        let read = try await response.bodyStream!.collect()
+        #expect(try await store.entryCount() == 1)
+        // The next call is a hit, as a stream too, with the same bytes.
+        let hit = try await client.stream(HTTPRequest(url: url))
+        #expect(hit.source == .cache)
+        #expect(try await hit.bodyStream!.collect() == read)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func aStreamedBodyThatFailsOrIsLeftEarlyIsNeverStored() async throws {
+        let store = MemoryCacheStore()
+        struct Cut: Error {}
+        let sent = Locked(0)
+        let transport = MockTransport { _, _ in
+            var response = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=600"])
+            response.bodyStream = ResponseBodyStream(pull: {
+                let count = sent.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                if count == 3 { throw Cut() }
+                return Data("part \(count);".utf8)
+            })
+            return .response(response)
+        }
+        let client = Client(transport: transport, middlewares: [CacheMiddleware(store: store)])
+        let response = try await client.stream(HTTPRequest(url: URL(string: "https://api.example.com/cut")!))
+        await #expect(throws: Cut.self) { _ = try await response.bodyStream!.collect() }
+        #expect(try await store.entryCount() == 0)
+        do {
+            let early = try await client.stream(HTTPRequest(url: URL(string: "https://api.example.com/early")!))
+            var iterator = early.bodyStream!.makeAsyncIterator()
+            _ = try await iterator.next()
+        }
+        #expect(try await store.entryCount() == 0)
+    }
 }

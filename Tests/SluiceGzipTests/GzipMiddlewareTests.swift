@@ -116,6 +116,60 @@ struct GzipMiddlewareTests {
     }
 }
 
+/// A response whose body arrives in chunks of `size` bytes.
+func chunkedResponse(_ body: Data, size: Int, headers: HTTPFields) -> HTTPResponse {
+    let chunks = Locked(stride(from: 0, to: body.count, by: size).map { body.subdata(in: $0..<min($0 + size, body.count)) })
+    var response = HTTPResponse(status: .ok, headers: headers)
+    response.bodyStream = ResponseBodyStream(pull: { chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() } })
+    return response
+}
+
+@Suite("GzipMiddleware, streamed bodies")
+struct GzipStreamingTests {
+    let url = URL(string: "https://api.example.com/export")!
+    let original = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+
+    var streamed: HTTPRequest {
+        var request = HTTPRequest(url: url)
+        request.streamsResponseBody = true
+        return request
+    }
+
+    @Test(arguments: [1, 7, 4096])
+    func aGzipBodyIsDecodedChunkByChunkAsItIsRead(chunkSize: Int) async throws {
+        let packed = try GzipCodec.compress(original) + GzipCodec.compress(Data("tail".utf8))  // two members
+        let harness = MiddlewareHarness(
+            GzipMiddleware(), replies: [.response(chunkedResponse(packed, size: chunkSize, headers: ["Content-Encoding": "gzip"]))])
+        let response = try await harness.send(streamed)
+        #expect(response.headers["Content-Encoding"] == nil)
+        #expect(try await response.bodyStream!.collect() == original + Data("tail".utf8))
+    }
+
+    @Test func aTruncatedStreamedBodyIsAnErrorNotAShortBody() async throws {
+        let packed = try GzipCodec.compress(original)
+        let cut = packed.prefix(packed.count / 2)
+        let harness = MiddlewareHarness(
+            GzipMiddleware(), replies: [.response(chunkedResponse(Data(cut), size: 1000, headers: ["Content-Encoding": "gzip"]))])
+        let response = try await harness.send(streamed)
+        await #expect {
+            _ = try await response.bodyStream!.collect()
+        } throws: { error in
+            (error as? SluiceError)?.code == .invalidResponse
+                && (error as? SluiceError)?.message == "truncated gzip body: it ends after \(cut.count) bytes, before the end of the stream"
+        }
+    }
+
+    @Test func aStreamedBombStopsAtTheLimit() async throws {
+        let bomb = try GzipCodec.compress(Data(count: 10 << 20))
+        let middleware = GzipMiddleware(configuration: .init(limits: .init(maximumSize: 1 << 20)))
+        let harness = MiddlewareHarness(middleware, replies: [.response(chunkedResponse(bomb, size: 512, headers: ["Content-Encoding": "gzip"]))])
+        let response = try await harness.send(streamed)
+        await #expect {
+            _ = try await response.bodyStream!.collect()
+        } throws: { ($0 as? SluiceError)?.code == .bodyTooLarge }
+    }
+}
+
 @Suite("GzipMiddleware over real HTTP")
 struct GzipInteropTests {
     @Test func aCompressedRequestBodyArrivesAndInflatesToTheOriginal() async throws {

@@ -233,6 +233,23 @@ let loginReply = MockTransport.Reply.response(
     }
 }
 
+@Suite struct StreamedBodyLoggingTests {
+    @Test func aStreamedBodyIsLoggedOnceReadWithTheBytesTheReaderGot() async throws {
+        let records = Records()
+        let parts = Locked([Data("abc".utf8), Data("defgh".utf8)])
+        var streamed = HTTPResponse(status: .ok)
+        streamed.bodyStream = ResponseBodyStream(pull: { parts.withLock { $0.isEmpty ? nil : $0.removeFirst() } })
+        let logger = LoggingMiddleware(configuration: .init(level: .basic, sink: records.sink(), now: steppingClock()))
+        let harness = MiddlewareHarness(logger, replies: [.response(streamed)])
+        var request = HTTPRequest(url: URL(string: "https://example.com/feed")!)
+        request.streamsResponseBody = true
+        let response = try await harness.send(request)
+        #expect(records.all.isEmpty)  // nothing until the body has been read
+        #expect(try await response.bodyStream!.collect() == Data("abcdefgh".utf8))
+        #expect(records.all == ["GET https://example.com/feed -> 200 OK, 8 B, 35 ms, 1 attempt, network"])
+    }
+}
+
 @Suite struct EnvironmentToggleTests {
     @Test func inAReleaseBuildSluiceLogIsIgnoredAndThatIsSaidOnce() {
         let said = Records()

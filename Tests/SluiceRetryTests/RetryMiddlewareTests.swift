@@ -33,6 +33,37 @@ struct RetryMiddlewareTests {
         #expect(start.duration(to: .now) >= .milliseconds(900))
     }
 
+    @Test func aStreamedCallIsRetriedBeforeItsHeadAndNeverAfterTheFirstByte() async throws {
+        let pulls = Locked(0)
+        let transport = MockTransport(replies: [
+            .status(503),
+            .response(
+                {
+                    var response = HTTPResponse(status: .ok)
+                    response.bodyStream = ResponseBodyStream(pull: {
+                        let count = pulls.withLock { value -> Int in
+                            value += 1
+                            return value
+                        }
+                        if count == 2 { throw SluiceError(.connectionLost, "dropped mid-body") }
+                        return Data("first".utf8)
+                    })
+                    return response
+                }()),
+        ])
+        var request = HTTPRequest(url: URL(string: "https://api.example.com/feed")!)
+        request.streamsResponseBody = true
+        let response = try await Pipeline(middlewares: [RetryMiddleware(policy: fast())], transport: transport).send(request)
+        #expect(response.status == .ok)
+        #expect(transport.requests.count == 2)  // the 503 before the head was retried
+        var iterator = response.bodyStream!.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("first".utf8))
+        await #expect {
+            _ = try await iterator.next()
+        } throws: { ($0 as? SluiceError)?.code == .connectionLost }
+        #expect(transport.requests.count == 2)  // the failure after the first byte is the reader's
+    }
+
     @Test func a429IsRetriedAndAttemptsAreCountedInTheContext() async throws {
         let transport = MockTransport(replies: [.status(429), .status(429), .status(.ok, body: "ok")])
         let response = try await Pipeline(middlewares: [RetryMiddleware(policy: fast())], transport: transport)

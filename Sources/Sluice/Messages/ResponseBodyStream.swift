@@ -71,7 +71,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     /// A stream of this one's chunks after `transform`, with `end` called once when this one ends
     /// (with its error, or `nil`). The new stream reads this one only as fast as it is read.
     public func map(
-        _ transform: @escaping @Sendable (Data) throws -> Data, end: @escaping @Sendable ((any Error)?) throws -> Data? = { _ in nil }
+        _ transform: @escaping @Sendable (Data) throws -> Data, end: @escaping @Sendable ((any Error)?) async throws -> Data? = { _ in nil }
     ) -> ResponseBodyStream {
         let ended = Locked(false)
         return ResponseBodyStream(
@@ -83,12 +83,12 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                         chunk = try await self.pull()
                     } catch {
                         ended.withLock { $0 = true }
-                        _ = try end(error)
+                        _ = try await end(error)
                         throw error
                     }
                     guard let chunk else {
                         ended.withLock { $0 = true }
-                        if let last = try end(nil), !last.isEmpty { return last }
+                        if let last = try await end(nil), !last.isEmpty { return last }
                         return nil
                     }
                     let transformed = try transform(chunk)

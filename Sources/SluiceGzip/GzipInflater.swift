@@ -1,0 +1,121 @@
+import CZlib
+import CZlibShim
+import Foundation
+import Sluice
+
+/// Decodes a gzip or deflate body chunk by chunk, as it arrives, with the same limits and the
+/// same errors as ``GzipCodec/decompress(_:format:limits:)``: what a streamed response needs.
+///
+/// ```swift
+/// let inflater = GzipInflater(format: .gzip)
+/// for try await chunk in stream { try output.write(contentsOf: inflater.decode(chunk)) }
+/// try inflater.finish()        // a body cut short is an error, never a short file
+/// ```
+public final class GzipInflater {
+    private var stream = z_stream()
+    private let format: GzipCodec.Format
+    private let limits: GzipCodec.Limits
+    private var started = false
+    /// Whether the last member ended exactly at the end of the input so far.
+    private var atEnd = false
+    private var input = 0
+    private var output = 0
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    private var name: String { format == .gzip ? "gzip" : "deflate" }
+
+    public init(format: GzipCodec.Format, limits: GzipCodec.Limits = .default) {
+        self.format = format
+        self.limits = limits
+    }
+
+    deinit {
+        if started { inflateEnd(&stream) }
+    }
+
+    /// The bytes `chunk` decodes to (possibly none yet).
+    ///
+    /// - Throws: `.bodyTooLarge` past the limits; `.invalidResponse` for a corrupt stream.
+    public func decode(_ chunk: Data) throws(SluiceError) -> Data {
+        guard !chunk.isEmpty else { return Data() }
+        if !started {
+            let windowBits: Int32 =
+                switch format {
+                case .gzip: 15 + 16
+                case .deflate: chunk.count >= 2 && (UInt16(chunk[chunk.startIndex]) << 8 | UInt16(chunk[chunk.startIndex + 1])) % 31 == 0 ? 15 : -15
+                }
+            guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
+                throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
+            }
+            started = true
+        } else if atEnd {
+            // Another gzip member follows (RFC 1952 §2.2).
+            guard format == .gzip, inflateReset(&stream) == Z_OK else { throw corrupt() }
+            atEnd = false
+        }
+        input += chunk.count
+        var decoded = Data()
+        var failure: SluiceError?
+        chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            stream.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(bytes.count)
+            while failure == nil {
+                let (status, produced) = buffer.withUnsafeMutableBytes { out -> (Int32, Int) in
+                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                    stream.avail_out = uInt(out.count)
+                    let status = inflate(&stream, Z_NO_FLUSH)
+                    return (status, out.count - Int(stream.avail_out))
+                }
+                if produced > 0 {
+                    output += produced
+                    if let limit = exceededLimit() {
+                        failure = limit
+                        break
+                    }
+                    decoded.append(contentsOf: buffer[0..<produced])
+                }
+                switch status {
+                case Z_STREAM_END:
+                    if stream.avail_in > 0 {
+                        if format == .gzip, inflateReset(&stream) == Z_OK { continue }
+                        failure = corrupt()
+                    } else {
+                        atEnd = true
+                    }
+                    return
+                case Z_OK:
+                    if stream.avail_in == 0 && stream.avail_out > 0 { return }  // wants more input
+                case Z_BUF_ERROR:
+                    if stream.avail_in == 0 { return }  // wants more input
+                default:
+                    failure = corrupt()
+                }
+            }
+        }
+        if let failure { throw failure }
+        return decoded
+    }
+
+    /// Checks that the body ended where its stream ends.
+    ///
+    /// - Throws: `.invalidResponse` when the body stopped before the end of the stream.
+    public func finish() throws(SluiceError) {
+        guard started, !atEnd else { return }
+        throw SluiceError(.invalidResponse, "truncated \(name) body: it ends after \(input) bytes, before the end of the stream")
+    }
+
+    private func exceededLimit() -> SluiceError? {
+        if output > limits.maximumSize {
+            return SluiceError(.bodyTooLarge, "decompression limit: the \(name) body decodes to more than \(limits.maximumSize) bytes")
+        }
+        let ratio = input.multipliedReportingOverflow(by: limits.maximumRatio)
+        if !ratio.overflow, output > ratio.partialValue {
+            return SluiceError(.bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(input) bytes")
+        }
+        return nil
+    }
+
+    private func corrupt() -> SluiceError {
+        let reason = stream.msg.map { String(cString: $0) } ?? "invalid data"
+        return SluiceError(.invalidResponse, "corrupt \(name) body: \(reason)")
+    }
+}
