@@ -17,7 +17,7 @@ let strict: [SwiftSetting] = [
 let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
-    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
+    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
 ]
 
 let products: [Product] =
@@ -88,6 +88,8 @@ let modules: [Target] = [
     .target(name: "SluiceMultipart", dependencies: ["Sluice"], swiftSettings: strict),
     // XML responses as a small element tree; its own module so apps without XML never link libxml2.
     .target(name: "SluiceXML", dependencies: ["Sluice"], swiftSettings: strict),
+    // text/event-stream: a WHATWG parser and a stream of events that reconnects with Last-Event-ID.
+    .target(name: "SluiceServerSentEvents", dependencies: ["Sluice"], swiftSettings: strict),
     // The ready-made stack: Client.standard(baseURL:cache:auth:) with the default middleware.
     .target(
         name: "SluiceStandard",
@@ -210,6 +212,7 @@ let testTargets: [Target] = [
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceMultipart", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceXML"),
+    tests("SluiceServerSentEvents", ["SluiceCurl"]),
     tests("SluiceStandard", ["SluiceCurl", "SluiceCache", "SluiceHUD", "SluiceLogging", "SluiceSigning"]),
     tests(
         "SluiceCommandLine",
