@@ -21,7 +21,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build lint format test test-tsan test-asan fuzz soak demo bench bench-cache bench-middleware bench-instructions bench-micro clean
+.PHONY: deps build lint format docs test test-tsan test-asan fuzz soak demo bench bench-cache bench-middleware bench-instructions bench-micro clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -48,6 +48,10 @@ lint:
 
 format:
 	swift-format format --in-place --recursive $(SWIFT_FORMAT_PATHS)
+
+# One DocC archive per library product in .build/docs/archives; any DocC warning fails it.
+docs: deps
+	.ci/build-docs
 
 # The interop servers run for the length of the test run, on free loopback ports, and are
 # stopped however the run ends.

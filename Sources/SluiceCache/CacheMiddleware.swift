@@ -46,7 +46,7 @@ public struct CacheMiddleware: Middleware {
         /// Query parameters whose values never reach the store: in keys and stored URLs they are
         /// replaced by a SHA-256 fingerprint (`token=sha256:9f86d081…`), so two tokens still make
         /// two entries but neither is written to disk. So is a password in the URL's user info.
-        /// ``Sluice/Redaction/default`` hides `token`, `password`, `secret`, `sign` and `signature`.
+        /// `Redaction.default` hides `token`, `password`, `secret`, `sign` and `signature`.
         public var redaction: Redaction
         /// A streamed body larger than this is passed on but not stored (8 MiB by default).
         public var maxStreamedBodySize: Int = 8 << 20

@@ -1,6 +1,6 @@
 import Sluice
 
-/// How one request uses the cache, set with ``Sluice/HTTPRequest/cachePolicy``.
+/// How one request uses the cache, set with `HTTPRequest.cachePolicy`.
 ///
 /// ```swift
 /// var request = HTTPRequest(url: url)

@@ -53,7 +53,7 @@ public struct CacheStrategy: Sendable {
     // MARK: Storing
 
     /// Whether `response` to `request` may be stored (RFC 9111 §3). A request with a
-    /// ``Sluice/HTTPRequest/cacheTTL`` makes any 2xx or heuristically cacheable response storable.
+    /// `HTTPRequest.cacheTTL` makes any 2xx or heuristically cacheable response storable.
     public func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         let ttl = request.cacheTTL
         let requestDirectives = CacheControl(request.headers)
@@ -82,7 +82,7 @@ public struct CacheStrategy: Sendable {
 
     /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
     /// names, in a shared cache those a qualified `private` or `no-cache` names, and never
-    /// `Set-Cookie`/`Set-Cookie2` or another field ``Sluice/Redaction/default`` hides: a cookie
+    /// `Set-Cookie`/`Set-Cookie2` or another field `Redaction.default` hides: a cookie
     /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
     /// again (or one user's for another), and no store file ever holds a credential in clear.
     public func storedFields(of response: HTTPResponse) -> HTTPFields {
@@ -217,7 +217,7 @@ public struct CacheStrategy: Sendable {
 
     /// For each field `responseHeaders`' `Vary` names, the request's value (nil when absent); nil
     /// when the response varies on `*`. The values of secret fields (`Authorization`, `Cookie`,
-    /// the names ``Sluice/Redaction/default`` hides) are kept as SHA-256 fingerprints, so a store
+    /// the names `Redaction.default` hides) are kept as SHA-256 fingerprints, so a store
     /// never holds a credential.
     public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
         var values: [String: String?] = [:]

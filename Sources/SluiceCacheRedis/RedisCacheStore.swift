@@ -4,7 +4,7 @@ import Foundation
 import Sluice
 import SluiceCache
 
-/// A ``SluiceCache/CacheStore`` in Redis, so every worker of a fleet shares one cache.
+/// A `CacheStore` in Redis, so every worker of a fleet shares one cache.
 ///
 /// - Each entry is one Redis string under ``Configuration/keyPrefix`` + its key, written with
 ///   `SET … EX` so it expires after ``Configuration/entryLifetime`` (Redis's expiry, not a sweep).

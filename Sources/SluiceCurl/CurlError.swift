@@ -2,7 +2,7 @@ import CCurl
 import Sluice
 
 /// What libcurl said about a failed transfer: its `CURLcode`, the code's name, and curl's detailed
-/// message. It is the ``SluiceError/underlying`` of every error `CurlTransport` throws for a curl
+/// message. It is the `SluiceError.underlying` of every error `CurlTransport` throws for a curl
 /// failure, so nothing curl knew is lost.
 ///
 /// ```swift

@@ -10,7 +10,7 @@ import Sluice
 /// and a share handle holds the DNS and TLS-session caches.
 ///
 /// The transport makes one exchange per call and never follows a redirect itself: a 3xx is
-/// returned as it is, and ``Sluice/RedirectMiddleware`` (in every ``Sluice/Client`` by default)
+/// returned as it is, and `RedirectMiddleware` (in every `Client` by default)
 /// follows it hop by hop through the chain, so each hop is cached, retried and signed for its own
 /// target, and credentials never reach another origin.
 ///
@@ -35,7 +35,7 @@ import Sluice
 /// ```
 ///
 /// Cancelling the calling task aborts the transfer and throws `CancellationError`. Failures throw
-/// ``SluiceError`` with the matching code (`.dnsFailure`, `.cannotConnect`, `.timedOut`,
+/// `SluiceError` with the matching code (`.dnsFailure`, `.cannotConnect`, `.timedOut`,
 /// `.tlsFailure`, `.bodyTooLarge`, `.connectionLost`, `.invalidResponse`, …)
 /// and a ``CurlError`` as the underlying error.
 public final class CurlTransport: HTTPTransport {
@@ -114,7 +114,7 @@ public final class CurlTransport: HTTPTransport {
         /// Abort when fewer than `bytesPerSecond` flow for `duration` (curl's low-speed limit).
         public var lowSpeedLimit: (bytesPerSecond: Int, duration: Duration)? = nil
         /// Largest response body kept in memory, in bytes; larger bodies fail with
-        /// `.bodyTooLarge`. A body written to a file (``HTTPRequest/responseBodyFile``) has no limit.
+        /// `.bodyTooLarge`. A body written to a file (`HTTPRequest.responseBodyFile`) has no limit.
         public var maxResponseBodySize: Int = 64 << 20
         /// Most connections open at once (0: no limit).
         public var maxConnections: Int = 0
@@ -182,8 +182,8 @@ public final class CurlTransport: HTTPTransport {
         public static let `default` = Configuration()
     }
 
-    /// The options curl acts on: ``Sluice/HTTPRequest/maxResponseBodySize`` and
-    /// ``Sluice/HTTPRequest/streamsResponseBody`` (the body fed to a stream as it arrives, curl
+    /// The options curl acts on: `HTTPRequest.maxResponseBodySize` and
+    /// `HTTPRequest.streamsResponseBody` (the body fed to a stream as it arrives, curl
     /// paused while its reader is 256 KiB behind).
     public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self, StreamsResponseBodyKey.self]
 

@@ -1,7 +1,7 @@
 import Sluice
 
 /// The per-request limit, in bytes, on a response body held in memory, behind
-/// ``Sluice/HTTPRequest/maxResponseBodySize``; `nil` uses the transport's configuration.
+/// `HTTPRequest.maxResponseBodySize`; `nil` uses the transport's configuration.
 ///
 /// ```swift
 /// var request = HTTPRequest(url: url)

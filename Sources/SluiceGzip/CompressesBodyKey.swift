@@ -1,6 +1,6 @@
 import Sluice
 
-/// The per-request switch behind ``Sluice/HTTPRequest/compressesBody``, read by
+/// The per-request switch behind `HTTPRequest.compressesBody`, read by
 /// ``GzipMiddleware``.
 ///
 /// ```swift

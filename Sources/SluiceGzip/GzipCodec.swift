@@ -9,7 +9,7 @@ import Sluice
 /// - ``decompress(_:format:limits:)`` streams through zlib's inflate in 64 KiB steps: gzip (several
 ///   concatenated members too), zlib-wrapped deflate, or raw deflate (`.deflate` tells the two
 ///   apart by the zlib header). A corrupt or truncated stream, a bad checksum, or output past
-///   ``Limits`` throws a ``Sluice/SluiceError`` that says which; nothing is ever silently short.
+///   ``Limits`` throws a `SluiceError` that says which; nothing is ever silently short.
 ///
 /// ```swift
 /// let packed = try GzipCodec.compress(Data(json.utf8))

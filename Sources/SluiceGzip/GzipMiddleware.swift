@@ -5,7 +5,7 @@ import Sluice
 /// asked to.
 ///
 /// - **Requests** are sent as written unless compression is asked for, because most servers do
-///   not accept a compressed body: per request (``Sluice/HTTPRequest/compressesBody`` `= true`),
+///   not accept a compressed body: per request (`HTTPRequest.compressesBody` `= true`),
 ///   for some hosts (``Configuration/RequestCompression/hosts(_:)``) or for all
 ///   (``Configuration/RequestCompression/always``). Then an in-memory body (`.bytes`) without a
 ///   `Content-Encoding` is gzip-compressed and sent with `Content-Encoding: gzip`: every such body
@@ -31,7 +31,7 @@ public struct GzipMiddleware: Middleware {
     public struct Configuration: Sendable {
         /// Which requests have their bodies compressed, besides those that ask.
         public enum RequestCompression: Sendable, Hashable {
-            /// Only requests with ``Sluice/HTTPRequest/compressesBody`` `= true`.
+            /// Only requests with `HTTPRequest.compressesBody` `= true`.
             case whenAsked
             /// Also requests to these hosts (compared without case).
             case hosts(Set<String>)

@@ -40,7 +40,7 @@ extension HTTPRequest {
 /// ```
 public struct HUDMiddleware: Middleware {
     public struct Configuration: Sendable {
-        /// Show the HUD for requests that do not say (``Sluice/HTTPRequest/showsHUD``).
+        /// Show the HUD for requests that do not say (`HTTPRequest.showsHUD`).
         public var showsByDefault: Bool
 
         public init(showsByDefault: Bool = true) {

@@ -11,7 +11,7 @@ import Sluice
 /// try recorder.write(to: URL(fileURLWithPath: "session.har"))
 /// ```
 ///
-/// Secrets are redacted by default (``Redaction/default``): header values, query, form and JSON
+/// Secrets are redacted by default (`Redaction.default`): header values, query, form and JSON
 /// parameters. Bodies are kept as text when they are UTF-8, else base64.
 public final class HARRecorder: Sendable {
     public struct Configuration: Sendable {
@@ -55,7 +55,7 @@ public final class HARRecorder: Sendable {
     /// Writes the HAR file atomically (a temporary name, then a rename), readable only by its
     /// owner (mode 0600): even redacted, a recording holds bodies and URLs.
     ///
-    /// - Throws: ``Sluice/SluiceError`` `.writeFailed` naming the path and the reason.
+    /// - Throws: `SluiceError` `.writeFailed` naming the path and the reason.
     public func write(to url: URL) throws {
         let document = try data()
         do {

@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 /// Records every call that gets a response into a ``HARRecorder``, with timings from the
-/// transport's ``Sluice/TransferMetrics``. Calls that end in an error are not HAR entries and are
+/// transport's `TransferMetrics`. Calls that end in an error are not HAR entries and are
 /// skipped. Position `.logging`: it sees the call once, as the caller made it.
 ///
 /// ```swift

@@ -38,8 +38,10 @@ public final class HARReplayTransport: HTTPTransport {
     /// How many times each entry's request was answered, to serve repeats in order.
     private let served = Locked<[Int: Int]>([:])
 
-    /// - Parameter redaction: what the recording hid (``Redaction/default`` unless it was recorded
-    ///   with another), applied to incoming requests before matching.
+    /// - Parameters:
+    ///   - url: the HAR file.
+    ///   - redaction: what the recording hid (`Redaction.default` unless it was recorded with
+    ///     another), applied to incoming requests before matching.
     public convenience init(contentsOf url: URL, redaction: Redaction = .default) throws {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

@@ -37,7 +37,7 @@ public struct LogSink: Sendable {
 
     /// Appends to `url`, creating it (mode 0600: logs can hold personal data) when missing.
     ///
-    /// - Throws: ``Sluice/SluiceError`` `.writeFailed` naming the path and the system's reason.
+    /// - Throws: `SluiceError` `.writeFailed` naming the path and the system's reason.
     public static func file(_ url: URL) throws -> LogSink {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -6,7 +6,7 @@ import Synchronization
 /// secrets redacted by default, as text or JSON lines, to standard error, a file or a closure.
 ///
 /// Turn it on and off without changing code: add it once, and `SLUICE_LOG=off|basic|headers|body`
-/// decides its level when the ``Sluice/Client/Builder`` builds the client (`off` leaves it out of
+/// decides its level when the `Client.Builder` builds the client (`off` leaves it out of
 /// the chain). In release builds the environment is ignored unless
 /// ``Configuration/honoursEnvironmentInRelease`` is set, so the default stays what the code says.
 ///
@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// Streamed request bodies are never read (their size is logged); response bodies written to a
 /// file are logged as the file and its size. A cancelled call is logged as cancelled, not failed,
-/// and a failure names the ``Sluice/SluiceError`` code and the stage that raised it.
+/// and a failure names the `SluiceError` code and the stage that raised it.
 public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
     public struct Configuration: Sendable {
         public var level: LogLevel
@@ -57,7 +57,7 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         public static let `default` = Configuration()
     }
 
-    /// The environment variable read by ``fromEnvironment(_:sink:redaction:format:)`` and the builder.
+    /// The environment variable read by ``fromEnvironment(_:sink:redaction:format:honoursEnvironmentInRelease:)`` and the builder.
     public static let environmentVariable = "SLUICE_LOG"
     public static let defaultPosition = MiddlewarePosition.logging
 

@@ -21,7 +21,7 @@ import Synchronization
 /// - A row that can no longer be read back (its method, URL or header fields damaged), or a
 ///   request the transport refuses as invalid, is never sent as it is: it moves to the dead
 ///   letters with the reason.
-/// - ``start()`` replays whenever the monitor reports reachable.
+/// - ``start(replayingThrough:)`` replays whenever the monitor reports reachable.
 /// - The server sees the same key on every attempt, so nothing is applied twice.
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import Sluice
 
 /// Sends opted-in writes now when it can, and keeps them in an ``Outbox`` when it cannot.
 ///
-/// A POST, PUT, PATCH or DELETE with ``Sluice/HTTPRequest/usesOutbox`` gets an `Idempotency-Key`
+/// A POST, PUT, PATCH or DELETE with `HTTPRequest.usesOutbox` gets an `Idempotency-Key`
 /// (unless it has one) and goes out. When it fails because the device is offline (the reachability
 /// gate) or with a transport error after which it may not have arrived (refused, reset, timed out),
 /// it is stored and the caller gets `202 Accepted` with the key, `response.source == .outbox`; the

@@ -27,7 +27,7 @@ extension HTTPRequest {
 ///   have arrived: a refused or reset connection, a timeout, a connection closed before any
 ///   response; never a TLS failure or an unknown host;
 /// - only idempotent methods, unless the request has an `Idempotency-Key` field or
-///   ``Sluice/HTTPRequest/retriesNonIdempotent``; and only bodies that can be sent again (files can).
+///   `HTTPRequest.retriesNonIdempotent`; and only bodies that can be sent again (files can).
 ///
 /// ```swift
 /// let policy = DefaultRetryPolicy(configuration: .init(maximumAttempts: 5, baseDelay: .milliseconds(100)))

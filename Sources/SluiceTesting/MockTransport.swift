@@ -127,8 +127,8 @@ public final class MockTransport: HTTPTransport {
         state.withLock { $0.queue.append(contentsOf: replies) }
     }
 
-    /// Streams bodies when asked (``Sluice/HTTPRequest/streamsResponseBody``): the scripted body
-    /// comes back as a ``Sluice/ResponseBodyStream`` of one chunk.
+    /// Streams bodies when asked (`HTTPRequest.streamsResponseBody`): the scripted body
+    /// comes back as a `ResponseBodyStream` of one chunk.
     public static let readsOptions: [any RequestOptionKey.Type] = [StreamsResponseBodyKey.self]
 
     public func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {

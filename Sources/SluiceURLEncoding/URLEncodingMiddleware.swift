@@ -1,7 +1,7 @@
 import Foundation
 import Sluice
 
-/// The per-request option behind ``Sluice/HTTPRequest/formParameters``, read by
+/// The per-request option behind `HTTPRequest.formParameters`, read by
 /// ``URLEncodingMiddleware``.
 ///
 /// ```swift
@@ -23,8 +23,8 @@ extension HTTPRequest {
 
 /// Builds the final URL and body of a request: joins a base URL and a relative path (seed B's
 /// slash rules: a slash on either side, both or neither gives one slash), adds
-/// ``Sluice/HTTPRequest/queryParameters`` to the query, and sends
-/// ``Sluice/HTTPRequest/formParameters`` as a form body. Absolute URLs pass through unchanged.
+/// `HTTPRequest.queryParameters` to the query, and sends
+/// `HTTPRequest.formParameters` as a form body. Absolute URLs pass through unchanged.
 ///
 /// ```swift
 /// let encoding = URLEncodingMiddleware(configuration: .init(

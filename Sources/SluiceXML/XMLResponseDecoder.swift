@@ -8,7 +8,7 @@ import Sluice
 /// let titles = feed["channel"]?.children(named: "item").compactMap { $0["title"]?.text }
 /// ```
 ///
-/// With an ``Sluice/Endpoint``, return it from `decode(_:with:)`:
+/// With an `Endpoint`, return it from `decode(_:with:)`:
 ///
 /// ```swift
 /// struct Feed: Endpoint {

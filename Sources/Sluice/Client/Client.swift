@@ -122,6 +122,7 @@ public struct Client: Sendable {
     /// Sends `request` through the pipeline, once the concurrency limit lets it.
     ///
     /// - Parameters:
+    ///   - request: what to send.
     ///   - context: the call's context; by default ``makeContext()``.
     ///   - extra: middleware for this call only. They run outside (before) the client's own, so a
     ///     header they add is still signed and logged.

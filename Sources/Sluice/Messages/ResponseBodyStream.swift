@@ -113,7 +113,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         return (stream, Writer(buffer: buffer))
     }
 
-    /// The producer's side of ``makeStream(highWater:)``.
+    /// The producer's side of ``ResponseBodyStream/makeStream(highWater:owner:)``.
     public struct Writer: Sendable {
         let buffer: Buffer
 
