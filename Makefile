@@ -60,6 +60,8 @@ EXAMPLES := sluice-quickstart sluice-tour sluice-example-custom-pipeline sluice-
 
 test: deps
 	swift build --build-tests
+	.ci/check-snippets
+	.ci/check-doc-comments
 	@for example in $(EXAMPLES); do swift build --product "$$example" || exit 1; done
 	.ci/check-new-middleware
 	Tests/Servers/with-servers.sh swift test
