@@ -68,6 +68,9 @@ test: deps
 	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
 	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
 	done
+	@echo "== FirstHour (its own package, depending on Sluice by path, against httpbin)"
+	swift build --package-path Examples/FirstHour --scratch-path .build/first-hour
+	Tests/Servers/with-servers.sh sh -c '.build/first-hour/debug/FirstHour "$$SLUICE_HTTPBIN_URL"'
 
 # The whole suite under ThreadSanitizer or AddressSanitizer, in build folders of their own
 # (.build/tsan, .build/asan). The TSan run is serial (--no-parallel): at TSan's 5-15x slowdown,
