@@ -10,7 +10,7 @@ import Sluice
 public enum CachePolicy: Sendable, Hashable {
     /// RFC 9111's rules: serve fresh copies, validate stale ones, store what may be stored.
     case useProtocol
-    /// Skip the stored copy, fetch, and store the result (seed B's `refreshCache`).
+    /// Skip the stored copy, fetch, and store the result.
     case reloadIgnoringCache
     /// Any stored copy, fresh or stale; the network only when there is none.
     case returnCacheElseLoad
@@ -40,7 +40,7 @@ enum CachesPOSTKey: RequestOptionKey {
 }
 
 extension HTTPRequest {
-    /// Let this POST be answered from and stored in the cache like a GET (seeds B and F): its key
+    /// Let this POST be answered from and stored in the cache like a GET: its key
     /// is the URL plus a SHA-256 of the body, and it does not invalidate its URL. Only in-memory
     /// bodies (`.bytes`) take part. Off by default.
     public var cachesPOST: Bool {
@@ -55,7 +55,7 @@ extension HTTPRequest {
     }
 
     /// A freshness lifetime in seconds for the response to this request, overriding its headers;
-    /// 0 keeps it fresh forever (seed D's `cacheLiveSecond`). `nil`: the headers decide.
+    /// 0 keeps it fresh forever. `nil`: the headers decide.
     public var cacheTTL: Int? {
         get { options[CacheTTLKey.self] }
         set { options[CacheTTLKey.self] = newValue }

@@ -1,7 +1,7 @@
 import Sluice
 
 extension Client {
-    /// The stored copy at once, when there is one, then the fresh response (seeds D and E): a
+    /// The stored copy at once, when there is one, then the fresh response: a
     /// screen can show cached data immediately and update it when the network answers.
     ///
     /// The client's pipeline must contain a ``CacheMiddleware``; without one the stream ends at

@@ -63,7 +63,7 @@ public final class CurlTransport: HTTPTransport {
             public var caFile: String?
             /// A folder of CA certificates (hashed names, `c_rehash`).
             public var caDirectory: String?
-            /// A client certificate: PEM or P12 (seed D's HTTPS client certificate).
+            /// A client certificate: PEM or P12.
             public var clientCertificate: ClientCertificate?
             /// A pinned public key: `sha256//base64…` (several joined with `;`).
             public var pinnedPublicKey: String?

@@ -1,7 +1,7 @@
 import Foundation
 import Sluice
 
-/// Per-request HUD text (seed D's `hubTips`).
+/// Per-request HUD text.
 enum HUDTipKey: RequestOptionKey {
     static let defaultValue: String? = nil
     static let reader: OptionReader? = OptionReader(property: "request.hudTip", middleware: "HUDMiddleware", module: "SluiceHUD")

@@ -5,7 +5,7 @@ import Sluice
     import Glibc
 #endif
 
-/// Adds the same parameters to every request (seed E's device name, OS version, timestamp, token,
+/// Adds the same parameters to every request (a device name, OS version, timestamp, token,
 /// device id, channel and app version, or any provider's), into the query, a form body or a JSON
 /// body.
 ///
@@ -53,7 +53,7 @@ public struct CommonParametersMiddleware: Middleware {
         self.configuration = configuration
     }
 
-    /// Seed E's set: `device` (the machine's name), `os` (its version), `timestamp` (Unix seconds),
+    /// A common set: `device` (the machine's name), `os` (its version), `timestamp` (Unix seconds),
     /// `token`, `device_id`, `channel` and `app_version`. Empty values are left out.
     public static func standard(
         appVersion: String, channel: String, deviceID: String = "",

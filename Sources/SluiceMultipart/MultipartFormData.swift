@@ -18,8 +18,8 @@ import Sluice
 /// ```
 ///
 /// A part's media type is guessed from its file name when not given, and a data part that is an
-/// image (by its type or its first bytes) and has no file name is named with a timestamp, as seed
-/// B's wrapper did. `Content-Length` is sent because every part's length is known when the body is
+/// image (by its type or its first bytes) and has no file name is named with a timestamp.
+/// `Content-Length` is sent because every part's length is known when the body is
 /// made; a file that changes size before it is sent fails the upload with `.invalidBody` rather
 /// than sending a body that disagrees with its length.
 public struct MultipartFormData: Sendable {

@@ -3,7 +3,7 @@ import Sluice
 
 /// Stops requests while the network is unreachable, before they touch it.
 ///
-/// - `.failFast`: an `offline` `SluiceError` at once (seed C), with no connection attempt.
+/// - `.failFast`: an `offline` `SluiceError` at once, with no connection attempt.
 /// - `.waitForConnectivity(timeout:)`: waits for the monitor to report reachable, then proceeds;
 ///   `offline` when the timeout passes first.
 /// - Requests to loopback (`localhost`, `127.0.0.0/8`, `::1`) always pass.

@@ -1,7 +1,7 @@
 import Foundation
 import Sluice
 
-/// Seed E's signature, generalised: the request's parameters (query and form body) plus a
+/// A common API-gateway signature: the request's parameters (query and form body) plus a
 /// timestamp and a nonce, sorted by name, joined as `name=value&…` (RFC 3986 encoded), signed
 /// with HMAC, and sent in a header or as one more parameter.
 ///

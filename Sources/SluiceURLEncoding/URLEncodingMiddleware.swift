@@ -21,8 +21,8 @@ extension HTTPRequest {
     }
 }
 
-/// Builds the final URL and body of a request: joins a base URL and a relative path (seed B's
-/// slash rules: a slash on either side, both or neither gives one slash), adds
+/// Builds the final URL and body of a request: joins a base URL and a relative path (a slash on
+/// either side, both or neither gives one slash), adds
 /// `HTTPRequest.queryParameters` to the query, and sends
 /// `HTTPRequest.formParameters` as a form body. Absolute URLs pass through unchanged.
 ///

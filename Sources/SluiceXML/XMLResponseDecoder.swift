@@ -1,7 +1,7 @@
 import Foundation
 import Sluice
 
-/// XML responses as an ``XMLTree`` (the seeds' "response format: XML").
+/// XML responses as an ``XMLTree``.
 ///
 /// ```swift
 /// let feed = try await client.send(request, decoder: XMLResponseDecoder())

@@ -6,7 +6,7 @@ import Sluice
 #endif
 
 /// An XML element as a plain value: its name, attributes, child elements and text. Small on
-/// purpose: what the seeds' XML responses need, without a DOM.
+/// purpose: what XML API responses need, without a DOM.
 ///
 /// ```swift
 /// let tree = try XMLTree(parsing: Data("<rss><channel><title>News</title></channel></rss>".utf8))

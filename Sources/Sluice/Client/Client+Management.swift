@@ -49,7 +49,7 @@ extension Client {
         dispatcher.cancel(reason: "cancel(where:)", where: predicate)
     }
 
-    /// Whether no call for any of `urls` is in flight (the seeds' "have these all finished?").
+    /// Whether no call for any of `urls` is in flight.
     public func isFinished(urls: some Sequence<URL>) -> Bool {
         let texts = Set(urls.map(\.absoluteString))
         return !inFlight.contains { texts.contains($0.url.absoluteString) }

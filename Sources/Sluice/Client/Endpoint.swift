@@ -1,6 +1,6 @@
 import Foundation
 
-/// One API call as a type (the seeds' "beans"): what it sends, and what it answers, decoded.
+/// One API call as a type: what it sends, and what it answers, decoded.
 ///
 /// ```swift
 /// struct SearchOrders: Endpoint {

@@ -1,5 +1,5 @@
 /// The per-request option that labels a request for ``Client`` management: cancel every request
-/// with a tag, or ask whether all of them have finished (the seeds' "task keys").
+/// with a tag, or ask whether all of them have finished.
 ///
 /// ```swift
 /// var request = try client.makeRequest(.get, "feed")
