@@ -21,8 +21,11 @@ extension Client {
     public struct Builder: Sendable {
         /// One middleware, where it sits, and whether it runs.
         public struct Entry: Sendable {
+            /// The middleware.
             public let middleware: any Middleware
+            /// Where it sits in the default order.
             public let position: MiddlewarePosition
+            /// Whether the middleware runs; one turned off keeps its place.
             public var isEnabled: Bool
 
             func isOf(_ type: any Middleware.Type) -> Bool {
@@ -30,7 +33,9 @@ extension Client {
             }
         }
 
+        /// The transport at the end of the chain.
         public var transport: any HTTPTransport
+        /// The settings the client is built with.
         public var configuration: Configuration
         /// What ``EnvironmentConfigurable`` middleware read when the client is built; `nil` (the
         /// default) means the process's environment. Set it to pin a test or a tool to known values.

@@ -45,6 +45,7 @@ public struct Client: Sendable {
         /// as one more failure.
         public var reportsCancellationAsError: Bool
 
+        /// Settings with each value given, or its default.
         public init(
             baseURL: URL? = nil, timeout: Duration? = nil, isTracing: Bool = false,
             acceptableStatusCodes: Range<Int> = 200..<300,
@@ -78,6 +79,7 @@ public struct Client: Sendable {
         public static let `default` = Configuration()
     }
 
+    /// The client's settings.
     public let configuration: Configuration
     /// The composed chain every call goes through.
     public let pipeline: Pipeline

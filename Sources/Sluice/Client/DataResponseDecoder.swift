@@ -6,6 +6,7 @@ import Foundation
 /// let png = try await client.send(request, decoder: DataResponseDecoder())
 /// ```
 public struct DataResponseDecoder: ResponseDecoder {
+    /// A decoder that returns the body as it is.
     public init() {}
 
     /// - Throws: `.decodingFailed` when the body was written to a file that cannot be read back.

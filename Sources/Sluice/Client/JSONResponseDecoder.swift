@@ -10,9 +10,12 @@ import Foundation
 /// A failure names the type, says where decoding stopped (`key "name" not found at .user`), and
 /// shows the start of the body with secrets hidden.
 public struct JSONResponseDecoder<Output: Decodable>: ResponseDecoder {
+    /// The decoder the body is read with.
     public let decoder: JSONDecoder
+    /// What error messages hide when they quote the body.
     public let redaction: Redaction
 
+    /// Decodes with `decoder`; error messages quote the body with `redaction`'s secrets hidden.
     public init(decoder: JSONDecoder = JSONDecoder(), redaction: Redaction = .default) {
         self.decoder = decoder
         self.redaction = redaction

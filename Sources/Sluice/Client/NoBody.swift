@@ -8,5 +8,6 @@
 /// }
 /// ```
 public struct NoBody: Encodable, Sendable, Hashable {
+    /// No body.
     public init() {}
 }

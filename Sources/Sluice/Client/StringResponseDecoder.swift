@@ -11,8 +11,10 @@ import Foundation
 public struct StringResponseDecoder: ResponseDecoder {
     /// For bodies whose `Content-Type` names no charset.
     public let defaultEncoding: String.Encoding
+    /// What error messages hide when they quote the body.
     public let redaction: Redaction
 
+    /// Decodes text in its declared charset, or `defaultEncoding` when it declares none.
     public init(defaultEncoding: String.Encoding = .utf8, redaction: Redaction = .default) {
         self.defaultEncoding = defaultEncoding
         self.redaction = redaction

@@ -16,11 +16,17 @@ import Foundation
 public struct ProblemDetails: Sendable, Hashable {
     /// A JSON value of an extension member.
     public enum Value: Sendable, Hashable {
+        /// A JSON string.
         case string(String)
+        /// A JSON number.
         case number(Double)
+        /// A JSON Boolean.
         case bool(Bool)
+        /// JSON `null`.
         case null
+        /// A JSON array.
         case array([Value])
+        /// A JSON object.
         case object([String: Value])
     }
 
@@ -37,6 +43,7 @@ public struct ProblemDetails: Sendable, Hashable {
     /// Every other member of the document.
     public var extensions: [String: Value]
 
+    /// A problem document with these members.
     public init(
         type: String = "about:blank", title: String? = nil, status: Int? = nil, detail: String? = nil, instance: String? = nil,
         extensions: [String: Value] = [:]

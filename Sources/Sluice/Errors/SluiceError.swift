@@ -91,6 +91,7 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     /// (`application/problem+json`).
     public var problem: ProblemDetails?
 
+    /// An error with `code` and `message`; `underlying`, `stage` and `response` when known.
     public init(
         _ code: Code, _ message: String, underlying: (any Error)? = nil, stage: PipelineStage? = nil,
         response: HTTPResponse? = nil

@@ -1,7 +1,9 @@
 extension HTTPFields {
     /// One header field: a name, in the case it was given, and its value.
     public struct Field: Sendable, Hashable, CustomStringConvertible {
+        /// The field's name, as written (compared without case).
         public let name: String
+        /// The field's value.
         public let value: String
 
         init(validName name: String, value: String) {

@@ -2,11 +2,15 @@ extension HTTPFields {
     /// Why a header name or value was refused. It is the ``SluiceError/underlying`` of the
     /// `.invalidHeader` error, so a test or a caller can match it exactly.
     public struct FieldError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// Which part of a field is wrong.
         public enum Part: Hashable, Sendable {
+            /// The field's name.
             case name
+            /// The field's value.
             case value
         }
 
+        /// What is wrong with the part.
         public enum Problem: Hashable, Sendable {
             /// The name is the empty string.
             case emptyName
@@ -26,11 +30,14 @@ extension HTTPFields {
 
         /// The field name as given (possibly the bad one).
         public let name: String
+        /// The part that is wrong.
         public let part: Part
+        /// What is wrong with it.
         public let problem: Problem
         /// The byte offset of the bad character within the name or the value as given.
         public let byteOffset: Int
 
+        /// An error about `part` of the field `name`, at `byteOffset`.
         public init(name: String, part: Part, problem: Problem, byteOffset: Int) {
             self.name = name
             self.part = part

@@ -24,13 +24,21 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     private init(unchecked: String) { self.rawValue = unchecked }
 
+    /// `GET`: fetch the target.
     public static let get = HTTPMethod(unchecked: "GET")
+    /// `HEAD`: `GET` without the body.
     public static let head = HTTPMethod(unchecked: "HEAD")
+    /// `POST`: process the enclosed body.
     public static let post = HTTPMethod(unchecked: "POST")
+    /// `PUT`: replace the target with the enclosed body.
     public static let put = HTTPMethod(unchecked: "PUT")
+    /// `PATCH`: change part of the target.
     public static let patch = HTTPMethod(unchecked: "PATCH")
+    /// `DELETE`: remove the target.
     public static let delete = HTTPMethod(unchecked: "DELETE")
+    /// `OPTIONS`: the target's communication options.
     public static let options = HTTPMethod(unchecked: "OPTIONS")
+    /// `TRACE`: a loop-back of the request.
     public static let trace = HTTPMethod(unchecked: "TRACE")
 
     /// Whether the method is idempotent by definition (RFC 9110 §9.2.2): GET, HEAD, OPTIONS, TRACE,

@@ -11,21 +11,25 @@ import Foundation
 ///
 /// ``options`` carries typed per-request intent for middleware (see ``RequestOptionKey``).
 public struct HTTPRequest: Sendable, CustomStringConvertible {
+    /// The request method.
     public var method: HTTPMethod {
         get { storage.method }
         _modify { makeUnique(); yield &storage.method }
     }
 
+    /// The target; a relative URL is joined to a base URL by the client or a URL-encoding middleware.
     public var url: URL {
         get { storage.url }
         _modify { makeUnique(); yield &storage.url }
     }
 
+    /// The header fields, in order, repeated names kept.
     public var headers: HTTPFields {
         get { storage.headers }
         _modify { makeUnique(); yield &storage.headers }
     }
 
+    /// What is sent after the header section.
     public var body: HTTPBody {
         get { storage.body }
         _modify { makeUnique(); yield &storage.body }
@@ -37,6 +41,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.options }
     }
 
+    /// A request for `url` with `method`, `headers` and `body`.
     public init(method: HTTPMethod = .get, url: URL, headers: HTTPFields = [:], body: HTTPBody = .empty) {
         storage = Storage(method: method, url: url, headers: headers, body: body, options: RequestOptions())
     }

@@ -11,11 +11,13 @@ import Foundation
 /// response.metrics?.firstByte        // time to first byte, from curl
 /// ```
 public struct HTTPResponse: Sendable, CustomStringConvertible {
+    /// The status code and reason phrase.
     public var status: HTTPStatus {
         get { storage.status }
         _modify { makeUnique(); yield &storage.status }
     }
 
+    /// The header fields, in order, repeated names kept.
     public var headers: HTTPFields {
         get { storage.headers }
         _modify { makeUnique(); yield &storage.headers }
@@ -74,6 +76,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.trace }
     }
 
+    /// A response with `status`, `headers` and `body` in memory.
     public init(status: HTTPStatus, headers: HTTPFields = [:], body: Data = Data()) {
         storage = Storage(status: status, headers: headers, body: body)
     }

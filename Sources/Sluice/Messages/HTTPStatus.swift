@@ -9,7 +9,9 @@
 /// status == .notFound      // true
 /// ```
 public struct HTTPStatus: Sendable, Hashable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    /// The three-digit status code.
     public let code: Int
+    /// The reason phrase the server sent, or the standard one.
     public let reasonPhrase: String
 
     /// A status with `code`; the phrase defaults to the standard one (empty for unknown codes).
@@ -37,35 +39,65 @@ public struct HTTPStatus: Sendable, Hashable, ExpressibleByIntegerLiteral, Custo
     /// `"404 Not Found"`.
     public var description: String { reasonPhrase.isEmpty ? "\(code)" : "\(code) \(reasonPhrase)" }
 
+    /// 100 Continue.
     public static let `continue`: HTTPStatus = 100
+    /// 200 OK.
     public static let ok: HTTPStatus = 200
+    /// 201 Created.
     public static let created: HTTPStatus = 201
+    /// 202 Accepted.
     public static let accepted: HTTPStatus = 202
+    /// 204 No Content.
     public static let noContent: HTTPStatus = 204
+    /// 206 Partial Content.
     public static let partialContent: HTTPStatus = 206
+    /// 301 Moved Permanently.
     public static let movedPermanently: HTTPStatus = 301
+    /// 302 Found.
     public static let found: HTTPStatus = 302
+    /// 303 See Other.
     public static let seeOther: HTTPStatus = 303
+    /// 304 Not Modified.
     public static let notModified: HTTPStatus = 304
+    /// 307 Temporary Redirect.
     public static let temporaryRedirect: HTTPStatus = 307
+    /// 308 Permanent Redirect.
     public static let permanentRedirect: HTTPStatus = 308
+    /// 400 Bad Request.
     public static let badRequest: HTTPStatus = 400
+    /// 401 Unauthorized.
     public static let unauthorized: HTTPStatus = 401
+    /// 403 Forbidden.
     public static let forbidden: HTTPStatus = 403
+    /// 404 Not Found.
     public static let notFound: HTTPStatus = 404
+    /// 405 Method Not Allowed.
     public static let methodNotAllowed: HTTPStatus = 405
+    /// 408 Request Timeout.
     public static let requestTimeout: HTTPStatus = 408
+    /// 409 Conflict.
     public static let conflict: HTTPStatus = 409
+    /// 410 Gone.
     public static let gone: HTTPStatus = 410
+    /// 412 Precondition Failed.
     public static let preconditionFailed: HTTPStatus = 412
+    /// 413 Content Too Large.
     public static let contentTooLarge: HTTPStatus = 413
+    /// 416 Range Not Satisfiable.
     public static let rangeNotSatisfiable: HTTPStatus = 416
+    /// 425 Too Early.
     public static let tooEarly: HTTPStatus = 425
+    /// 429 Too Many Requests.
     public static let tooManyRequests: HTTPStatus = 429
+    /// 500 Internal Server Error.
     public static let internalServerError: HTTPStatus = 500
+    /// 501 Not Implemented.
     public static let notImplemented: HTTPStatus = 501
+    /// 502 Bad Gateway.
     public static let badGateway: HTTPStatus = 502
+    /// 503 Service Unavailable.
     public static let serviceUnavailable: HTTPStatus = 503
+    /// 504 Gateway Timeout.
     public static let gatewayTimeout: HTTPStatus = 504
 
     /// RFC 9110 §15 reason phrases.

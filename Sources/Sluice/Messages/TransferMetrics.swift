@@ -30,6 +30,7 @@ public struct TransferMetrics: Sendable, Hashable {
     /// Whether an existing connection was reused, when known.
     public var reusedConnection: Bool?
 
+    /// Metrics with these figures (a transport fills them in).
     public init(
         nameLookup: Duration? = nil, connect: Duration? = nil, tlsHandshake: Duration? = nil,
         firstByte: Duration? = nil, total: Duration, redirectCount: Int = 0,

@@ -7,17 +7,22 @@
 /// }
 /// ```
 public struct TransferProgress: Sendable, Hashable {
+    /// Which way the bytes go.
     public enum Direction: Hashable, Sendable {
+        /// The request body.
         case upload
+        /// The response body.
         case download
     }
 
+    /// Upload or download.
     public var direction: Direction
     /// Bytes transferred so far.
     public var completedBytes: Int64
     /// The total, when known.
     public var totalBytes: Int64?
 
+    /// Progress of `completedBytes` out of `totalBytes` (when known) in `direction`.
     public init(direction: Direction, completedBytes: Int64, totalBytes: Int64?) {
         self.direction = direction
         self.completedBytes = completedBytes

@@ -18,11 +18,13 @@ public struct ParameterEncoder: Sendable, Hashable {
         case commaSeparated
     }
 
+    /// How an array is written.
     public var arrayStyle: ArrayStyle
     /// Sort parameters by name (nested keys too), so the same parameters always give the same
     /// query, and so the same cache key.
     public var sortsKeys: Bool
 
+    /// An encoder with `arrayStyle`, sorting names when `sortsKeys`.
     public init(arrayStyle: ArrayStyle = .repeated, sortsKeys: Bool = false) {
         self.arrayStyle = arrayStyle
         self.sortsKeys = sortsKeys

@@ -11,10 +11,15 @@ import Foundation
 public enum ParameterValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// Text.
     case string(String)
+    /// A whole number.
     case integer(Int)
+    /// A number with a fraction.
     case double(Double)
+    /// A Boolean, written `true` or `false`.
     case bool(Bool)
+    /// Several values under one name.
     case array([ParameterValue])
     /// Nested values, in order: `a[b]=1`.
     case dictionary([(String, ParameterValue)])

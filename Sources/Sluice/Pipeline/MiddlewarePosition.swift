@@ -15,8 +15,10 @@
 public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Smaller ranks are outer.
     public let rank: Int
+    /// The position's name, for descriptions.
     public let name: String
 
+    /// A position of your own: `rank` orders it among the others (smaller is outer).
     public init(rank: Int, name: String) {
         self.rank = rank
         self.name = name

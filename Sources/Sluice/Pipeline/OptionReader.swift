@@ -16,6 +16,7 @@ public struct OptionReader: Sendable, Hashable {
     /// The module that type comes from (`SluiceCache`).
     public let module: String
 
+    /// Who reads an option, for the error naming it.
     public init(property: String, middleware: String, module: String) {
         self.property = property
         self.middleware = middleware

@@ -19,7 +19,9 @@
 ///
 /// A pipeline is itself an ``HTTPTransport``, so pipelines nest.
 public struct Pipeline: HTTPTransport {
+    /// The middleware, outermost first.
     public let middlewares: [any Middleware]
+    /// The transport at the end of the chain.
     public let transport: any HTTPTransport
     /// One stage per middleware, in order, then the transport.
     public let stages: [PipelineStage]
@@ -33,6 +35,7 @@ public struct Pipeline: HTTPTransport {
     private let encodesQuery: Bool
     private let tracedChain: ChainLink
 
+    /// A pipeline over `middlewares` in exactly this order (index 0 outermost), then `transport`.
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
         self.middlewares = middlewares
         self.transport = transport

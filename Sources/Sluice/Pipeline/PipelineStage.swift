@@ -10,12 +10,17 @@
 /// }
 /// ```
 public struct PipelineStage: Hashable, Sendable, CustomStringConvertible {
+    /// What kind of stage it is.
     public enum Kind: Hashable, Sendable {
+        /// A middleware.
         case middleware
+        /// The transport.
         case transport
+        /// The client itself (status and media-type checks, decoding).
         case client
     }
 
+    /// Middleware, transport or client.
     public let kind: Kind
     /// The type's name, e.g. `"RetryMiddleware"`; `"Client"` for the client stage.
     public let typeName: String

@@ -28,6 +28,7 @@ import Synchronization
 public struct PipelineTrace: Sendable, CustomStringConvertible {
     /// One stage's share of the call.
     public struct Span: Sendable, Hashable {
+        /// The stage.
         public let stage: PipelineStage
         /// Time spent in this stage's own code, summed over its calls.
         public let ownTime: Duration

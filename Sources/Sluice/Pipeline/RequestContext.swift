@@ -46,6 +46,7 @@ public struct RequestContext: Sendable {
         return PipelineTrace(spans: trace.spans.filter { $0.calls > 0 })
     }
 
+    /// A context for a new call, with a fresh request id.
     public init(
         deadline: ContinuousClock.Instant? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,

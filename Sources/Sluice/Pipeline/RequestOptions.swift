@@ -27,6 +27,7 @@ public struct RequestOptions: Sendable {
 
     @usableFromInline var storage: [ObjectIdentifier: Stored] = [:]
 
+    /// No options set.
     public init() {}
 
     /// The value for `key`, or its `defaultValue` when it was never set.

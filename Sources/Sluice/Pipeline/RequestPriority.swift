@@ -7,8 +7,11 @@
 /// request.priority = .high        // the image on screen goes before the prefetches
 /// ```
 public enum RequestPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
+    /// After every other.
     case low
+    /// The default.
     case normal
+    /// Before normal and low requests.
     case high
 
     public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rawValue < rhs.rawValue }

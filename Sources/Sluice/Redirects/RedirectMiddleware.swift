@@ -39,6 +39,7 @@ public struct RedirectMiddleware: Middleware {
         /// credential fields listed above.
         public var crossOriginFields: Set<String>
 
+        /// Settings with each value given, or its default.
         public init(policy: RedirectPolicy = .default, followsHTTPSToHTTP: Bool = true, crossOriginFields: Set<String> = []) {
             self.policy = policy
             self.followsHTTPSToHTTP = followsHTTPSToHTTP
@@ -53,8 +54,10 @@ public struct RedirectMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.redirects
     public static let readsOptions: [any RequestOptionKey.Type] = [RedirectPolicyKey.self]
 
+    /// How far and where redirects are followed.
     public let configuration: Configuration
 
+    /// A follower with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }
