@@ -15,6 +15,7 @@ public struct CacheItem: Sendable, Hashable {
     /// When its response was received.
     public let responseTime: Date
 
+    /// An item: its key, its size in bytes, and when its response arrived.
     public init(key: String, size: Int, responseTime: Date) {
         self.key = key
         self.size = size

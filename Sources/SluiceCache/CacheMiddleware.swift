@@ -51,6 +51,7 @@ public struct CacheMiddleware: Middleware {
         /// A streamed body larger than this is passed on but not stored (8 MiB by default).
         public var maxStreamedBodySize: Int = 8 << 20
 
+        /// Settings with each value given, or its default.
         public init(
             isShared: Bool = false, ignoredQueryItems: Set<String> = [], heuristicFraction: Double = 0.1,
             clock: @escaping @Sendable () -> Date = { Date() }, redaction: Redaction = .default
@@ -70,7 +71,9 @@ public struct CacheMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.cache
     public static let readsOptions: [any RequestOptionKey.Type] = [CachePolicyKey.self, CacheTTLKey.self, CachesPOSTKey.self]
 
+    /// Where responses are kept.
     public let store: any CacheStore
+    /// How it behaves.
     public let configuration: Configuration
     let strategy: CacheStrategy
     private let revalidating = RevalidationSet()
@@ -80,6 +83,7 @@ public struct CacheMiddleware: Middleware {
     /// request joined another's fetch.
     package var coalescedWaiters: Int { coalescer.waiterCount }
 
+    /// A cache over `store`.
     public init(store: any CacheStore, configuration: Configuration = .default) {
         self.store = store
         self.configuration = configuration

@@ -36,6 +36,7 @@ public struct CacheStrategy: Sendable {
     /// The fraction of the time since `Last-Modified` used as a heuristic lifetime.
     public let heuristicFraction: Double
 
+    /// A strategy for a private or shared cache, with the fraction of a response's age used as its heuristic lifetime.
     public init(isShared: Bool = false, heuristicFraction: Double = 0.1) {
         self.isShared = isShared
         self.heuristicFraction = heuristicFraction

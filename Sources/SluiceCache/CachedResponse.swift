@@ -16,10 +16,13 @@ public struct CachedResponse: Sendable, Hashable {
     public var method: String
     /// The request URL, absolute, as the key was made from it.
     public var url: String
+    /// The status code.
     public var status: Int
+    /// The reason phrase the server sent.
     public var reasonPhrase: String?
     /// The response header fields, updated by each 304 that revalidates the entry.
     public var headers: HTTPFields
+    /// The body.
     public var body: Data
     /// When the request that got this response was sent (`request_time`, RFC 9111 §4.2.3).
     public var requestTime: Date
@@ -29,6 +32,7 @@ public struct CachedResponse: Sendable, Hashable {
     /// the request had no such field).
     public var varyValues: [String: String?]
 
+    /// A stored response with these parts.
     public init(
         method: String, url: String, status: Int, reasonPhrase: String? = nil, headers: HTTPFields, body: Data,
         requestTime: Date, responseTime: Date, varyValues: [String: String?] = [:]

@@ -13,6 +13,7 @@ public final class MemoryCacheStore: CacheStore {
         /// The most bytes kept; the least recently used entries go first. 0: no limit.
         public var maximumSize: Int
 
+        /// Settings with each value given, or its default.
         public init(maximumSize: Int = 16 << 20) {
             self.maximumSize = maximumSize
         }
@@ -27,9 +28,11 @@ public final class MemoryCacheStore: CacheStore {
         var clock: UInt64 = 0
     }
 
+    /// How it behaves.
     public let configuration: Configuration
     private let state = Locked(State())
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

@@ -4,7 +4,9 @@ import SluiceSQLite
 ///
 /// Only opening a store throws it to callers; the middleware treats every store error as a miss.
 public struct SQLiteCacheError: Error, CustomStringConvertible, Sendable {
+    /// SQLite's result code.
     public let code: Int32
+    /// What went wrong, with SQLite's reason.
     public let message: String
 
     public var description: String { "SQLite error \(code): \(message)" }

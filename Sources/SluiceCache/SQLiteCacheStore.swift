@@ -42,6 +42,7 @@ public final class SQLiteCacheStore: CacheStore {
         /// as a full disk would, with `SQLITE_FULL`. `nil`: only the disk limits it.
         public var maximumFileSize: Int?
 
+        /// Settings with each value given, or its default.
         public init(
             maximumSize: Int = 64 << 20, bodyFileThreshold: Int = 64 << 10, busyTimeout: Duration = .seconds(5),
             log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache: " + $0 + "\n").utf8)) },
@@ -61,7 +62,9 @@ public final class SQLiteCacheStore: CacheStore {
     /// The schema this code reads and writes (`PRAGMA user_version`).
     static let schemaVersion: Int32 = 1
 
+    /// The database file.
     public let path: String
+    /// How it behaves.
     public let configuration: Configuration
     /// Reads run on the caller's thread (a WAL reader never waits for writers).
     private let reader: Locked<CacheDatabase>

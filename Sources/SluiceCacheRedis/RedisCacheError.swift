@@ -6,8 +6,10 @@
 /// catch let error as RedisCacheError { print(error) }   // Redis at 127.0.0.1:6379 is unreachable: …
 /// ```
 public struct RedisCacheError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public let message: String
 
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
 
     public var description: String { message }

@@ -27,7 +27,9 @@ import SluiceCache
 public final class RedisCacheStore: CacheStore {
     /// Where Redis is and how the store uses it.
     public struct Configuration: Sendable {
+        /// The Redis server's host name or address.
         public var host: String
+        /// Its TCP port.
         public var port: Int
         /// Put before every key, so several apps can share one Redis.
         public var keyPrefix: String
@@ -44,6 +46,7 @@ public final class RedisCacheStore: CacheStore {
         /// Where outages and recoveries are reported (standard error by default).
         public var log: @Sendable (String) -> Void
 
+        /// Settings with each value given, or its default.
         public init(
             host: String = "127.0.0.1", port: Int = 6379, keyPrefix: String = "sluice:", entryLifetime: Duration = .seconds(7 * 86_400),
             poolSize: Int = 4, connectTimeout: Duration = .milliseconds(500), commandTimeout: Duration = .milliseconds(500),
@@ -66,9 +69,11 @@ public final class RedisCacheStore: CacheStore {
         public static let `default` = Configuration()
     }
 
+    /// How it behaves.
     public let configuration: Configuration
     private let pool: RedisConnectionPool
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
         self.pool = RedisConnectionPool(configuration: configuration)

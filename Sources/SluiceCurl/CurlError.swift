@@ -18,6 +18,7 @@ public struct CurlError: Error, Hashable, Sendable, CustomStringConvertible {
     /// curl's message for this transfer (`CURLOPT_ERRORBUFFER`), when it gave one.
     public let detail: String
 
+    /// A curl error: its code, curl's summary of it, and the detail curl wrote.
     public init(code: Int, summary: String, detail: String) {
         self.code = code
         self.summary = summary

@@ -70,25 +70,34 @@ public final class CurlTransport: HTTPTransport {
             /// The lowest TLS version accepted.
             public var minimumVersion: MinimumVersion = .tls1_2
 
+            /// The oldest TLS version accepted.
             public enum MinimumVersion: Hashable, Sendable {
+                /// TLS 1.2.
                 case tls1_2
+                /// TLS 1.3.
                 case tls1_3
             }
 
             /// A client certificate file and how to read it.
             public struct ClientCertificate: Sendable {
+                /// How a client certificate is stored.
                 public enum Format: String, Sendable {
+                    /// PEM.
                     case pem = "PEM"
+                    /// PKCS #12.
                     case p12 = "P12"
                 }
 
+                /// Where the certificate is.
                 public var path: String
+                /// The certificate's format.
                 public var format: Format
                 /// The private key file, for PEM when it is separate from the certificate.
                 public var keyPath: String?
                 /// The password of the key or the P12 file.
                 public var password: String?
 
+                /// The certificate at `path`, in `format`, with its key at `keyPath` and its password, when they are apart.
                 public init(path: String, format: Format, keyPath: String? = nil, password: String? = nil) {
                     self.path = path
                     self.format = format
@@ -97,6 +106,7 @@ public final class CurlTransport: HTTPTransport {
                 }
             }
 
+            /// Verified TLS 1.2 or later, the system's CAs, no client certificate, no pin.
             public init() {}
 
             /// Verify peers with the system's CA store, TLS 1.2 or later.
@@ -153,6 +163,7 @@ public final class CurlTransport: HTTPTransport {
         /// an app can send them to its own log instead.
         public var warningSink: @Sendable (String) -> Void = Configuration.standardErrorWarnings
 
+        /// The defaults; see ``default``.
         public init() {}
 
         /// Writes `sluice: warning: <message>` to standard error.
@@ -187,6 +198,7 @@ public final class CurlTransport: HTTPTransport {
     /// paused while its reader is 256 KiB behind).
     public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self, StreamsResponseBodyKey.self]
 
+    /// How it behaves.
     public let configuration: Configuration
     let loops: [CurlEventLoop]
     let cookieJar: CurlCookieJar?

@@ -20,6 +20,7 @@ import Sluice
 ///
 /// Cancelling the task that runs it pauses too (the bytes are kept); ``cancel()`` drops them.
 public final class Download: Sendable {
+    /// What a download checks and how it resumes.
     public struct Configuration: Sendable {
         /// The file's SHA-256 in hex (any case); checked before the file is moved into place.
         public var expectedSHA256: String?
@@ -31,6 +32,7 @@ public final class Download: Sendable {
         /// file (`0o644` under the usual `022`). The partial file is `0o600` until then.
         public var fileMode: mode_t?
 
+        /// Settings with each value given, or its default.
         public init(
             expectedSHA256: String? = nil, resumeAttempts: Int = 3, progress: (@Sendable (DownloadProgress) -> Void)? = nil,
             fileMode: mode_t? = nil
@@ -47,12 +49,17 @@ public final class Download: Sendable {
 
     private enum Stop { case pause, cancel }
 
+    /// What is downloaded.
     public let request: HTTPRequest
+    /// Where the file appears when it is complete.
     public let destination: URL
+    /// The client the download goes through.
     public let client: Client
+    /// How it behaves.
     public let configuration: Configuration
     private let state = Locked<(task: Task<DownloadResult, any Error>?, stop: Stop?)>((nil, nil))
 
+    /// A download of `request` to `destination` through `client`.
     public init(_ request: HTTPRequest, to destination: URL, using client: Client, configuration: Configuration = .default) {
         self.request = request
         self.destination = destination

@@ -16,6 +16,7 @@ public struct DownloadProgress: Sendable, Hashable {
     /// At that rate, the time left; `nil` without a total or a rate.
     public var estimatedTimeRemaining: Duration?
 
+    /// Progress with these figures.
     public init(completedBytes: Int64, totalBytes: Int64?, bytesPerSecond: Double?, estimatedTimeRemaining: Duration?) {
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes

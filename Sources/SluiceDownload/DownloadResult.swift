@@ -11,6 +11,7 @@ import Sluice
 public struct DownloadResult: Sendable {
     /// The destination, now holding the whole file.
     public let file: URL
+    /// The file's size in bytes.
     public let bytes: Int64
     /// Bytes kept from a paused or broken earlier run (0 for a fresh download).
     public let resumedFrom: Int64

@@ -31,6 +31,7 @@ public enum GzipCodec {
         /// The most decoded bytes per compressed byte.
         public var maximumRatio: Int
 
+        /// Limits of `maximumSize` decoded bytes and `maximumRatio` times the encoded size.
         public init(maximumSize: Int = 64 << 20, maximumRatio: Int = 1_000) {
             self.maximumSize = maximumSize
             self.maximumRatio = maximumRatio

@@ -23,6 +23,7 @@ public final class GzipInflater {
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
     private var name: String { format == .gzip ? "gzip" : "deflate" }
 
+    /// An inflater for `format`, within `limits`.
     public init(format: GzipCodec.Format, limits: GzipCodec.Limits = .default) {
         self.format = format
         self.limits = limits

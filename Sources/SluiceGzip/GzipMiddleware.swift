@@ -50,6 +50,7 @@ public struct GzipMiddleware: Middleware {
         /// Bounds on decoding.
         public var limits: GzipCodec.Limits
 
+        /// Settings with each value given, or its default.
         public init(
             requestCompression: RequestCompression = .whenAsked, compressionThreshold: Int = 1_024, compressionLevel: Int32 = 6,
             decodesResponses: Bool = true, limits: GzipCodec.Limits = .default
@@ -69,8 +70,10 @@ public struct GzipMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.gzip
     public static let readsOptions: [any RequestOptionKey.Type] = [CompressesBodyKey.self]
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

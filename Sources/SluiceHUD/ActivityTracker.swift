@@ -11,12 +11,16 @@ import Sluice
 /// Task { for await active in tracker.changes { spinner.isHidden = !active } }
 /// ```
 public final class ActivityTracker: Sendable {
+    /// When the indicator shows and how long it stays.
     public struct Configuration: Sendable {
+        /// How long a call runs before the indicator shows.
         public var showDelay: Duration
+        /// How long the indicator stays at least, once shown.
         public var linger: Duration
         /// How the tracker waits (injectable, so tests can move time by hand).
         public var sleep: @Sendable (Duration) async throws -> Void
 
+        /// Settings with each value given, or its default.
         public init(
             showDelay: Duration = .seconds(1), linger: Duration = .milliseconds(170),
             sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
@@ -39,9 +43,11 @@ public final class ActivityTracker: Sendable {
         var nextSubscriber: UInt64 = 0
     }
 
+    /// How it behaves.
     public let configuration: Configuration
     private let state = Locked(State())
 
+    /// A tracker with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

@@ -39,24 +39,30 @@ extension HTTPRequest {
 /// request.hudTip = "Loading your orders…"
 /// ```
 public struct HUDMiddleware: Middleware {
+    /// Whether requests show the HUD unless they say otherwise.
     public struct Configuration: Sendable {
         /// Show the HUD for requests that do not say (`HTTPRequest.showsHUD`).
         public var showsByDefault: Bool
 
+        /// Settings with each value given, or its default.
         public init(showsByDefault: Bool = true) {
             self.showsByDefault = showsByDefault
         }
 
+        /// Every request shows the HUD unless it opts out.
         public static let `default` = Configuration()
     }
 
     public static let defaultPosition = MiddlewarePosition.hud
     public static let readsOptions: [any RequestOptionKey.Type] = [HUDTipKey.self, ShowsHUDKey.self]
 
+    /// Counts the calls in flight and decides when the presenter shows.
     public let tracker: ActivityTracker
+    /// How it behaves.
     public let configuration: Configuration
     private let pump: PresenterPump
 
+    /// A HUD shown by `presenter`, counted by `tracker`.
     public init(presenter: any HUDPresenter, tracker: ActivityTracker = ActivityTracker(), configuration: Configuration = .default) {
         self.tracker = tracker
         self.configuration = configuration

@@ -26,6 +26,7 @@ public final class TerminalHUD: HUDPresenter {
     private let state = Locked(State())
     private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
+    /// A spinner written to `descriptor` (standard error by default).
     public init(descriptor: Int32 = STDERR_FILENO) {
         self.descriptor = descriptor
         isTerminal = isatty(descriptor) == 1

@@ -23,8 +23,10 @@ public struct AuthTokenMiddleware: Middleware {
         public var refresh: @Sendable () async throws -> String
         /// The header and the scheme: `Authorization: Bearer <token>`.
         public var headerName: String
+        /// What precedes the token in the field (`Bearer`); empty for the token alone.
         public var scheme: String
 
+        /// Settings with each value given, or its default.
         public init(
             token: @escaping @Sendable () async throws -> String, refresh: @escaping @Sendable () async throws -> String,
             headerName: String = "Authorization", scheme: String = "Bearer"
@@ -38,9 +40,11 @@ public struct AuthTokenMiddleware: Middleware {
 
     public static let defaultPosition = MiddlewarePosition.headers
 
+    /// How it behaves.
     public let configuration: Configuration
     private let state = TokenState()
 
+    /// One with `configuration`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }

@@ -27,18 +27,25 @@ import Sluice
 public struct CommonParametersMiddleware: Middleware {
     /// Where the parameters go.
     public enum Placement: Sendable, Hashable {
+        /// Into the URL's query.
         case query
+        /// Into a form body (the query when the body is not a form).
         case formBody
+        /// Into a JSON object body (the query when the body is not one).
         case jsonBody
     }
 
     /// A source of parameters, called for each request.
     public typealias Provider = @Sendable () async throws -> [(name: String, value: String)]
 
+    /// Where the parameters go and what they are.
     public struct Configuration: Sendable {
+        /// Where they go.
         public var placement: Placement
+        /// Computes the parameters for each request.
         public var parameters: Provider
 
+        /// Settings with each value given, or its default.
         public init(placement: Placement = .query, parameters: @escaping Provider) {
             self.placement = placement
             self.parameters = parameters
@@ -47,8 +54,10 @@ public struct CommonParametersMiddleware: Middleware {
 
     public static let defaultPosition = MiddlewarePosition.headers
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }

@@ -26,6 +26,7 @@ public struct HeadersMiddleware: Middleware {
         /// Replace a field the request already has (off: the request's own value wins).
         public var overridesRequest: Bool
 
+        /// Settings with each value given, or its default.
         public init(fields: HTTPFields = [:], providers: [Provider] = [], overridesRequest: Bool = false) {
             self.fields = fields
             self.providers = providers
@@ -38,8 +39,10 @@ public struct HeadersMiddleware: Middleware {
 
     public static let defaultPosition = MiddlewarePosition.headers
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

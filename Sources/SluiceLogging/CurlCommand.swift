@@ -17,6 +17,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The command line.
     public let command: String
 
+    /// The curl command for `request`, with `redaction`'s secrets hidden.
     public init(_ request: HTTPRequest, redaction: Redaction = .default) {
         var words = ["curl"]
         var prefix = ""

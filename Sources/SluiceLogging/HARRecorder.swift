@@ -14,11 +14,14 @@ import Sluice
 /// Secrets are redacted by default (`Redaction.default`): header values, query, form and JSON
 /// parameters. Bodies are kept as text when they are UTF-8, else base64.
 public final class HARRecorder: Sendable {
+    /// What a recording hides and how much of each body it keeps.
     public struct Configuration: Sendable {
+        /// What the recording hides.
         public var redaction: Redaction
         /// The largest body kept per entry; longer ones are cut and the entry says so in `comment`.
         public var bodyLimit: Int
 
+        /// Settings with each value given, or its default.
         public init(redaction: Redaction = .default, bodyLimit: Int = 1 << 20) {
             self.redaction = redaction
             self.bodyLimit = bodyLimit
@@ -28,9 +31,11 @@ public final class HARRecorder: Sendable {
         public static let `default` = Configuration()
     }
 
+    /// How it behaves.
     public let configuration: Configuration
     private let entries = Locked<[HARDocument.Entry]>([])
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

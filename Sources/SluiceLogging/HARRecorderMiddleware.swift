@@ -14,8 +14,10 @@ import Sluice
 public struct HARRecorderMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.logging
 
+    /// Where exchanges are recorded.
     public let recorder: HARRecorder
 
+    /// Records every exchange into `recorder`.
     public init(recorder: HARRecorder) {
         self.recorder = recorder
     }

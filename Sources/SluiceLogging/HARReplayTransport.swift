@@ -50,6 +50,7 @@ public final class HARReplayTransport: HTTPTransport {
         try self.init(data: data, redaction: redaction)
     }
 
+    /// Replays the HAR document in `data`, matching requests after `redaction` hides their secrets.
     public init(data: Data, redaction: Redaction = .default) throws {
         let document: HARDocument
         do {

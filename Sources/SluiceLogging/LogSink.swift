@@ -19,6 +19,7 @@ public struct LogSink: Sendable {
     /// Whether the text format may use colours.
     public let isTerminal: Bool
 
+    /// A sink that hands each record to `write`; `isTerminal` lets the text use colours.
     public init(isTerminal: Bool = false, write: @escaping @Sendable (String) -> Void) {
         self.isTerminal = isTerminal
         self.write = write

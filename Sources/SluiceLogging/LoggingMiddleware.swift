@@ -21,10 +21,15 @@ import Synchronization
 /// file are logged as the file and its size. A cancelled call is logged as cancelled, not failed,
 /// and a failure names the `SluiceError` code and the stage that raised it.
 public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
+    /// The level, where records go, what they hide, and their format.
     public struct Configuration: Sendable {
+        /// How much each record says.
         public var level: LogLevel
+        /// Where records go.
         public var sink: LogSink
+        /// What records hide.
         public var redaction: Redaction
+        /// Text or JSON lines.
         public var format: LogFormat
         /// The most body bytes shown per body at ``LogLevel/body``.
         public var bodyLimit: Int
@@ -33,6 +38,7 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         /// A monotonic clock for the call's duration (injectable for exact output in tests).
         public var now: @Sendable () -> Duration
 
+        /// Settings with each value given, or its default.
         public init(
             level: LogLevel = .basic, sink: LogSink = .standardError, redaction: Redaction = .default,
             format: LogFormat = .text, bodyLimit: Int = 16_384, honoursEnvironmentInRelease: Bool = false,
@@ -61,12 +67,15 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
     public static let environmentVariable = "SLUICE_LOG"
     public static let defaultPosition = MiddlewarePosition.logging
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }
 
+    /// A logger at `level` writing to `sink`.
     public init(level: LogLevel, sink: LogSink = .standardError, redaction: Redaction = .default, format: LogFormat = .text) {
         self.init(configuration: Configuration(level: level, sink: sink, redaction: redaction, format: format))
     }

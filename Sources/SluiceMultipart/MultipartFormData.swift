@@ -25,20 +25,27 @@ import Sluice
 public struct MultipartFormData: Sendable {
     /// One field of the form.
     public struct Part: Sendable {
+        /// Where a part's bytes come from.
         public enum Content: Sendable {
+            /// Bytes in memory.
             case data(Data)
+            /// A file, streamed while the body is sent.
             case file(URL)
         }
 
+        /// The form field's name.
         public let name: String
+        /// The file name sent with it, if any.
         public let filename: String?
         /// `nil` for a plain text field, which is sent without a `Content-Type`, as browsers do.
         public let contentType: String?
+        /// The part's bytes.
         public let content: Content
     }
 
     /// Between the parts; random unless you give one.
     public let boundary: String
+    /// The parts, in order.
     public private(set) var parts: [Part] = []
     /// The clock for timestamp file names.
     private let now: @Sendable () -> Date
@@ -46,6 +53,7 @@ public struct MultipartFormData: Sendable {
     /// How many bytes of a file are read at a time while sending.
     public static let chunkSize = 64 * 1024
 
+    /// An empty form with `boundary` (a random one by default).
     public init(boundary: String = MultipartFormData.makeBoundary(), now: @escaping @Sendable () -> Date = Date.init) {
         self.boundary = boundary
         self.now = now

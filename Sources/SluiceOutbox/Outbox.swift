@@ -30,10 +30,14 @@ import Synchronization
 /// Task { for await outcome in outbox.outcomes { print(outcome) } }
 /// ```
 public final class Outbox: Sendable {
+    /// How long and how many times a write is tried.
     public struct Configuration: Sendable {
+        /// A write older than this is dropped.
         public var maximumAge: Duration
+        /// A write tried this many times is dropped.
         public var maximumAttempts: Int
 
+        /// Settings with each value given, or its default.
         public init(maximumAge: Duration = .seconds(7 * 86_400), maximumAttempts: Int = 20) {
             self.maximumAge = maximumAge
             self.maximumAttempts = maximumAttempts
@@ -45,16 +49,23 @@ public final class Outbox: Sendable {
 
     /// What became of a stored request.
     public enum Outcome: Sendable, Hashable {
+        /// Sent, and the server answered `status`.
         case delivered(key: String, status: Int)
+        /// Older than the maximum age: dropped.
         case expired(key: String)
+        /// Tried the maximum number of times: dropped.
         case gaveUp(key: String, attempts: Int)
         /// Moved to the dead letters: refused by the server (a 4xx), or damaged in the database.
         case deadLettered(key: String, reason: String)
     }
 
+    /// The database file.
     public let path: String
+    /// How it behaves.
     public let configuration: Configuration
+    /// What a replay goes to while no client holds the outbox's middleware.
     public let transport: any HTTPTransport
+    /// Says when the network is back.
     public let monitor: (any ReachabilityMonitor)?
     private let database: Locked<OutboxDatabase>
     private let replaying = Locked(false)

@@ -22,8 +22,10 @@ public struct OutboxMiddleware: ChainAttachable {
     public static let defaultPosition = MiddlewarePosition(rank: 550, name: "outbox")
     public static let readsOptions: [any RequestOptionKey.Type] = [UsesOutboxKey.self]
 
+    /// Where writes are kept.
     public let outbox: Outbox
 
+    /// Keeps writes in `outbox` when they cannot go out.
     public init(outbox: Outbox) {
         self.outbox = outbox
     }

@@ -12,10 +12,14 @@ import Sluice
 /// if await probe.isReachable() { … }
 /// ```
 public struct HostProbe: Sendable {
+    /// The host probed.
     public let host: String
+    /// The port probed.
     public let port: UInt16
+    /// The longest wait for a connection.
     public let timeout: Duration
 
+    /// Probes `host`:`port`, waiting at most `timeout`.
     public init(host: String, port: UInt16, timeout: Duration = .seconds(3)) {
         self.host = host
         self.port = port

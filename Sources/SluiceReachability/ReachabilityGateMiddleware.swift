@@ -17,16 +17,22 @@ import Sluice
 /// builder.add(ReachabilityGateMiddleware(monitor: monitor, mode: .failFast))
 /// ```
 public struct ReachabilityGateMiddleware: Middleware {
+    /// What the gate does while the network is down.
     public enum Mode: Sendable, Hashable {
+        /// Fail at once with `.offline`.
         case failFast
+        /// Wait for the network up to `timeout`, then fail with `.offline`.
         case waitForConnectivity(timeout: Duration)
     }
 
     public static let defaultPosition = MiddlewarePosition.reachability
 
+    /// Says whether the network is reachable.
     public let monitor: any ReachabilityMonitor
+    /// What the gate does while the network is down.
     public let mode: Mode
 
+    /// A gate over `monitor` in `mode`.
     public init(monitor: any ReachabilityMonitor, mode: Mode = .failFast) {
         self.monitor = monitor
         self.mode = mode

@@ -11,8 +11,11 @@
 public enum ReachabilityStatus: Sendable, Hashable, CustomStringConvertible {
     /// The kind of interface the default route leaves by.
     public enum Interface: String, Sendable, Hashable {
+        /// Ethernet.
         case wired
+        /// Wi-Fi.
         case wireless
+        /// Another kind of interface.
         case other
     }
 
@@ -20,8 +23,10 @@ public enum ReachabilityStatus: Sendable, Hashable, CustomStringConvertible {
     case unknown
     /// No usable interface with an address, or no default route.
     case unreachable
+    /// Reachable, through this kind of interface.
     case reachable(Interface)
 
+    /// Whether a default route is up.
     public var isReachable: Bool {
         if case .reachable = self { return true }
         return false

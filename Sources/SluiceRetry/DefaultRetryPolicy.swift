@@ -34,18 +34,24 @@ extension HTTPRequest {
 /// builder.add(RetryMiddleware(policy: policy, budget: RetryBudget()))
 /// ```
 public struct DefaultRetryPolicy: RetryPolicy {
+    /// How often, after how long, and what is retried.
     public struct Configuration: Sendable {
+        /// Attempts at most, the first included.
         public var maximumAttempts: Int
+        /// The wait before the first retry; it doubles after each.
         public var baseDelay: Duration
+        /// The longest wait between attempts.
         public var maximumDelay: Duration
         /// The longest `Retry-After` obeyed; longer ones are cut to this.
         public var retryAfterCap: Duration
+        /// The statuses retried.
         public var retryableStatuses: Set<Int>
         /// A number in [0, 1) for the jitter (injectable for tests).
         public var random: @Sendable () -> Double
         /// The wall clock, for `Retry-After` dates (injectable for tests).
         public var clock: @Sendable () -> Date
 
+        /// Settings with each value given, or its default.
         public init(
             maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(30),
             retryAfterCap: Duration = .seconds(300), retryableStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504],
@@ -65,8 +71,10 @@ public struct DefaultRetryPolicy: RetryPolicy {
         public static let `default` = Configuration()
     }
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

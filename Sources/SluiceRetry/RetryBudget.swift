@@ -10,11 +10,16 @@ import Sluice
 /// builder.add(RetryMiddleware(policy: DefaultRetryPolicy(), budget: budget))
 /// ```
 public final class RetryBudget: Sendable {
+    /// How many retries the budget allows.
     public struct Configuration: Sendable {
+        /// Retries allowed per request sent, over the window.
         public var ratio: Double
+        /// Retries allowed each second whatever the traffic.
         public var minimumPerSecond: Double
+        /// How far back requests and retries are counted.
         public var window: Duration
 
+        /// Settings with each value given, or its default.
         public init(ratio: Double = 0.2, minimumPerSecond: Double = 10, window: Duration = .seconds(10)) {
             self.ratio = ratio
             self.minimumPerSecond = minimumPerSecond
@@ -32,9 +37,11 @@ public final class RetryBudget: Sendable {
         var refused = 0
     }
 
+    /// How it behaves.
     public let configuration: Configuration
     private let state = Locked(State())
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

@@ -16,9 +16,12 @@ public struct RetryMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.retry
     public static let readsOptions: [any RequestOptionKey.Type] = [RetriesNonIdempotentKey.self]
 
+    /// Decides whether and when to retry.
     public let policy: any RetryPolicy
+    /// Limits retries across every call that shares it.
     public let budget: RetryBudget
 
+    /// Retries as `policy` says, within `budget`.
     public init(policy: any RetryPolicy = DefaultRetryPolicy(), budget: RetryBudget = RetryBudget()) {
         self.policy = policy
         self.budget = budget

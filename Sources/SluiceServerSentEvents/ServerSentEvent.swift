@@ -15,6 +15,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// A reconnection delay the server asked for with this event (`retry:`), if any.
     public var retry: Duration?
 
+    /// An event with these fields.
     public init(type: String = "message", data: String, lastEventID: String = "", retry: Duration? = nil) {
         self.type = type
         self.data = data

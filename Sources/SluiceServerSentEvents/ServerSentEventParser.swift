@@ -22,6 +22,7 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var retry: Duration?
     private var retryChanged = false
 
+    /// A parser that starts from `lastEventID`.
     public init(lastEventID: String = "") {
         self.lastEventID = lastEventID
     }

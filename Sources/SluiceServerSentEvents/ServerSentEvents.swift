@@ -27,6 +27,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// The most reconnections in a row without an event between them; `nil` for no limit.
         public var maxReconnections: Int?
 
+        /// Settings with each value given, or its default.
         public init(reconnectionDelay: Duration = .seconds(3), maxReconnections: Int? = nil) {
             self.reconnectionDelay = reconnectionDelay
             self.maxReconnections = maxReconnections
@@ -36,10 +37,14 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         public static let `default` = Configuration()
     }
 
+    /// The client the stream is read through.
     public let client: Client
+    /// The stream's request.
     public let request: HTTPRequest
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// The events at `request`, read through `client`.
     public init(client: Client, request: HTTPRequest, configuration: Configuration = .default) {
         self.client = client
         self.request = request

@@ -33,6 +33,7 @@ public struct AWSSigV4Signer: Signer {
         /// Send the payload hash in `X-Amz-Content-Sha256` (S3 requires it).
         public var addsContentSHA256Header: Bool
 
+        /// Options with each value given, or its default.
         public init(normalizesPath: Bool = true, unsignedPayload: Bool = false, addsContentSHA256Header: Bool = false) {
             self.normalizesPath = normalizesPath
             self.unsignedPayload = unsignedPayload
@@ -45,13 +46,19 @@ public struct AWSSigV4Signer: Signer {
         public static let s3 = Options(normalizesPath: false, unsignedPayload: false, addsContentSHA256Header: true)
     }
 
+    /// The access key's id.
     public let accessKeyID: String
     let secretAccessKey: String
+    /// A session token from temporary credentials, sent as `X-Amz-Security-Token`.
     public let sessionToken: String?
+    /// The AWS region (`eu-west-1`).
     public let region: String
+    /// The AWS service (`execute-api`, `s3`).
     public let service: String
+    /// How requests are signed.
     public let options: Options
 
+    /// A signer for `service` in `region` with these credentials.
     public init(
         accessKeyID: String, secretAccessKey: String, sessionToken: String?, region: String, service: String,
         options: Options = .default

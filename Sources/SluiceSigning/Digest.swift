@@ -9,9 +9,13 @@ import Sluice
 /// try Digest.sha256.hmac(key: Data("key".utf8), Data("message".utf8)).base64EncodedString()
 /// ```
 public enum Digest: String, Sendable, Hashable {
+    /// MD5 (only for APIs that demand it).
     case md5
+    /// SHA-1.
     case sha1
+    /// SHA-256.
     case sha256
+    /// SHA-512.
     case sha512
 
     private var algorithm: OpaquePointer? {

@@ -15,11 +15,15 @@ import Sluice
 /// builder.add(SigningMiddleware(signer: signer))
 /// ```
 public struct HMACParameterSigner: Signer {
+    /// How a signature is written.
     public enum Encoding: Sendable, Hashable {
+        /// Lowercase hexadecimal.
         case hex
+        /// Base64.
         case base64
     }
 
+    /// Where a signature goes.
     public enum Placement: Sendable, Hashable {
         /// In this header.
         case header(String)
@@ -27,17 +31,24 @@ public struct HMACParameterSigner: Signer {
         case parameter(String)
     }
 
+    /// The key, the digest, and where the signature goes.
     public struct Configuration: Sendable {
+        /// The shared secret.
         public var key: Data
+        /// The hash under the HMAC.
         public var digest: Digest
+        /// How the signature is written.
         public var encoding: Encoding
+        /// Where the signature goes.
         public var placement: Placement
         /// The names of the timestamp and nonce parameters.
         public var timestampName: String
+        /// The name of the nonce parameter.
         public var nonceName: String
         /// A fresh nonce per request (injectable for tests).
         public var nonce: @Sendable () -> String
 
+        /// Settings with each value given, or its default.
         public init(
             key: Data, digest: Digest = .sha256, encoding: Encoding = .hex, placement: Placement = .header("X-Signature"),
             timestampName: String = "timestamp", nonceName: String = "nonce",
@@ -53,8 +64,10 @@ public struct HMACParameterSigner: Signer {
         }
     }
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }

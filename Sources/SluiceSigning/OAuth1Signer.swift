@@ -17,17 +17,27 @@ import Sluice
 /// builder.add(SigningMiddleware(signer: signer))
 /// ```
 public struct OAuth1Signer: Signer {
+    /// An OAuth 1.0a signature method.
     public enum Method: String, Sendable, Hashable {
+        /// `HMAC-SHA1`.
         case hmacSHA1 = "HMAC-SHA1"
+        /// `HMAC-SHA256`.
         case hmacSHA256 = "HMAC-SHA256"
+        /// `PLAINTEXT` (over TLS only).
         case plaintext = "PLAINTEXT"
     }
 
+    /// The consumer's and the token's keys and secrets, and the signature method.
     public struct Configuration: Sendable {
+        /// The consumer key.
         public var consumerKey: String
+        /// The consumer secret.
         public var consumerSecret: String
+        /// The token, once there is one.
         public var token: String?
+        /// The token's secret.
         public var tokenSecret: String?
+        /// The signature method.
         public var method: Method
         /// `oauth_callback`, for a temporary-credentials request.
         public var callback: String?
@@ -40,6 +50,7 @@ public struct OAuth1Signer: Signer {
         /// A fresh nonce per request (injectable for tests).
         public var nonce: @Sendable () -> String
 
+        /// Settings with each value given, or its default.
         public init(
             consumerKey: String, consumerSecret: String, token: String? = nil, tokenSecret: String? = nil,
             method: Method = .hmacSHA1, callback: String? = nil, verifier: String? = nil, realm: String? = nil,
@@ -59,8 +70,10 @@ public struct OAuth1Signer: Signer {
         }
     }
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }

@@ -10,10 +10,12 @@ import Sluice
 /// )))
 /// ```
 public struct SigningMiddleware: Middleware {
+    /// Where the signature's date comes from.
     public struct Configuration: Sendable {
         /// The clock the signature's date comes from (injectable for tests).
         public var clock: @Sendable () -> Date
 
+        /// Settings with each value given, or its default.
         public init(clock: @escaping @Sendable () -> Date = { Date() }) {
             self.clock = clock
         }
@@ -24,9 +26,12 @@ public struct SigningMiddleware: Middleware {
 
     public static let defaultPosition = MiddlewarePosition.signing
 
+    /// Signs each request.
     public let signer: any Signer
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// Signs every request with `signer`.
     public init(signer: any Signer, configuration: Configuration = .default) {
         self.signer = signer
         self.configuration = configuration

@@ -48,7 +48,9 @@ public final class MockTransport: HTTPTransport {
 
     /// A request as the transport received it.
     public struct Received: Sendable {
+        /// The request as it arrived.
         public let request: HTTPRequest
+        /// The context it came with.
         public let context: RequestContext
         /// The request body, read whole.
         public let body: Data
@@ -58,6 +60,7 @@ public final class MockTransport: HTTPTransport {
     public struct ExhaustedError: Error, CustomStringConvertible, Equatable {
         /// The request it had no reply for, as `"GET https://…"`.
         public let request: String
+        /// The error for `request`, described.
         public init(request: String) { self.request = request }
         public var description: String { "MockTransport has no scripted reply left for \(request)" }
     }
@@ -69,6 +72,7 @@ public final class MockTransport: HTTPTransport {
         /// Whether requests are recorded (turn off for benchmarks of millions of requests).
         public var recordsRequests: Bool
 
+        /// A mock that waits `latency` before each reply and records requests when `recordsRequests`.
         public init(latency: Duration? = nil, recordsRequests: Bool = true) {
             self.latency = latency
             self.recordsRequests = recordsRequests

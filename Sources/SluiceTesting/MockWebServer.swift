@@ -35,9 +35,13 @@ public final class MockWebServer: Sendable {
             case disconnectAfterBodyBytes(Int)
         }
 
+        /// The status code.
         public var status: Int
+        /// The reason phrase.
         public var reason: String
+        /// The header fields, in order.
         public var headers: [(String, String)]
+        /// The body.
         public var body: Data
         /// Send the body with `Transfer-Encoding: chunked`, in chunks of this size.
         public var chunkSize: Int?
@@ -49,12 +53,14 @@ public final class MockWebServer: Sendable {
         public var throttle: (bytes: Int, interval: Duration)?
         /// Stop sending the body after this many bytes until the gate opens.
         public var stall: (afterBytes: Int, gate: TestGate)?
+        /// How the server misbehaves, if it does.
         public var fault: Fault?
         /// Replace the status line (e.g. `"HTTP/1.1 abc"`) to test parsers.
         public var rawStatusLine: String?
         /// Close the connection after this response.
         public var closesConnection: Bool
 
+        /// A response with these parts.
         public init(
             status: Int = 200, reason: String? = nil, headers: [(String, String)] = [], body: Data = Data(),
             chunkSize: Int? = nil, closesConnection: Bool = false
@@ -67,21 +73,27 @@ public final class MockWebServer: Sendable {
             self.closesConnection = closesConnection
         }
 
+        /// A response with a text body.
         public init(status: Int = 200, headers: [(String, String)] = [], body: String) {
             self.init(status: status, headers: headers, body: Data(body.utf8))
         }
 
+        /// This response, misbehaving as `fault` says.
         public func with(fault: Fault) -> Response { var copy = self; copy.fault = fault; return copy }
+        /// This response, sent after `headersDelay`.
         public func with(headersDelay: Duration) -> Response { var copy = self; copy.headersDelay = headersDelay; return copy }
         /// Sends `bytes` of the body, then waits for `gate` before sending the rest: a transfer
         /// caught mid-way for as long as the test wants.
         public func with(stallAfter bytes: Int, until gate: TestGate) -> Response {
             var copy = self; copy.stall = (bytes, gate); return copy
         }
+        /// This response's body sent `bytes` at a time, `interval` apart.
         public func with(throttle bytes: Int, every interval: Duration) -> Response {
             var copy = self; copy.throttle = (bytes, interval); return copy
         }
+        /// This response with `rawStatusLine` as its status line.
         public func with(rawStatusLine: String) -> Response { var copy = self; copy.rawStatusLine = rawStatusLine; return copy }
+        /// This response with `trailers` after a chunked body.
         public func with(trailers: [(String, String)]) -> Response { var copy = self; copy.trailers = trailers; return copy }
 
         /// The standard reason phrase (from `HTTPStatus`), or "Status" for codes without one.
@@ -93,9 +105,11 @@ public final class MockWebServer: Sendable {
 
     /// A request as the server received it.
     public struct RecordedRequest: Sendable {
+        /// The request line's method.
         public let method: String
         /// The request target: path and query, as sent.
         public let target: String
+        /// The request line's HTTP version.
         public let version: String
         /// Header fields in order, exactly as received.
         public let headers: [(name: String, value: String)]

@@ -16,6 +16,7 @@ public final class TestGate: Sendable {
     /// Changed only while `condition` is locked, so a waiter cannot miss the broadcast.
     private let isOpen = Atomic<Bool>(false)
 
+    /// A closed gate.
     public init() {}
 
     deinit { open() }

@@ -35,11 +35,14 @@ extension HTTPRequest {
 /// // → https://api.example.com/v1/search?q=caf%C3%A9&tags%5B%5D=a&tags%5B%5D=b
 /// ```
 public struct URLEncodingMiddleware: Middleware {
+    /// The base URL and how parameters are encoded.
     public struct Configuration: Sendable {
         /// Joined with relative request URLs; `nil` leaves them relative (the transport refuses them).
         public var baseURL: URL?
+        /// How parameters are encoded.
         public var encoder: ParameterEncoder
 
+        /// Settings with each value given, or its default.
         public init(baseURL: URL? = nil, encoder: ParameterEncoder = ParameterEncoder()) {
             self.baseURL = baseURL
             self.encoder = encoder
@@ -52,8 +55,10 @@ public struct URLEncodingMiddleware: Middleware {
     public static let defaultPosition = MiddlewarePosition.urlEncoding
     public static let readsOptions: [any RequestOptionKey.Type] = [QueryParametersKey.self, FormParametersKey.self]
 
+    /// How it behaves.
     public let configuration: Configuration
 
+    /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }

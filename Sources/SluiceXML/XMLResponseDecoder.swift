@@ -23,8 +23,10 @@ import Sluice
 /// The client's default media types accept `application/xml`, `text/xml` and every `+xml` type
 /// (`application/atom+xml`, `application/rss+xml`).
 public struct XMLResponseDecoder: ResponseDecoder {
+    /// What error messages hide when they quote the body.
     public let redaction: Redaction
 
+    /// A decoder whose errors quote the body with `redaction`'s secrets hidden.
     public init(redaction: Redaction = .default) {
         self.redaction = redaction
     }

@@ -17,8 +17,11 @@ import Sluice
 /// Names are kept as written (`atom:link`), namespaces are not resolved, external entities are
 /// never loaded, and nesting deeper than ``maximumDepth`` is refused.
 public struct XMLTree: Sendable, Hashable {
+    /// The element's name.
     public var name: String
+    /// The element's attributes.
     public var attributes: [String: String]
+    /// The child elements, in order.
     public var children: [XMLTree]
     /// The character data directly inside this element (CDATA included), joined, with the
     /// whitespace around it trimmed.
@@ -27,6 +30,7 @@ public struct XMLTree: Sendable, Hashable {
     /// How deep elements may nest before parsing stops with an error.
     public static let maximumDepth = 512
 
+    /// An element with these parts.
     public init(name: String, attributes: [String: String] = [:], children: [XMLTree] = [], text: String = "") {
         self.name = name
         self.attributes = attributes
