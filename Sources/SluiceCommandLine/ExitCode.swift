@@ -8,23 +8,41 @@ import Sluice
 /// ExitCode(status: 404, checkStatus: true)        // .clientError (4)
 /// ```
 public enum ExitCode: Int32, Sendable, CaseIterable {
+    /// The request was made and answered (any status, unless --check-status).
     case success = 0
+    /// Another failure.
     case failure = 1
+    /// Bad usage: an unknown flag, a bad value or item, a URL that is not http(s).
     case usage = 2
+    /// With --check-status: the answer was 3xx.
     case redirection = 3
+    /// With --check-status: the answer was 4xx.
     case clientError = 4
+    /// With --check-status: the answer was 5xx.
     case serverError = 5
+    /// The connection was refused or the host unreachable.
     case cannotConnect = 6
+    /// The host name could not be resolved.
     case dnsFailure = 7
+    /// --timeout (or a connect timeout) passed.
     case timedOut = 8
+    /// TLS failed: certificate, host name or pin.
     case tlsFailure = 9
+    /// The connection broke mid-way.
     case connectionLost = 10
+    /// The server's reply was not valid HTTP.
     case invalidResponse = 11
+    /// More redirects than allowed.
     case tooManyRedirects = 12
+    /// No network.
     case offline = 13
+    /// A file could not be written (--download, --har, the cache).
     case writeFailed = 14
+    /// A download's checksum did not match.
     case checksumMismatch = 15
+    /// A body was larger than the limit.
     case bodyTooLarge = 16
+    /// Interrupted.
     case cancelled = 17
 
     /// The code for a failed call.

@@ -5,6 +5,7 @@
 /// print(HelpText.text)
 /// ```
 public enum HelpText {
+    /// The text `sluice --help` prints.
     public static var text: String {
         let codes = ExitCode.allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
         return """

@@ -11,36 +11,58 @@ import Sluice
 /// invocation.verbosity     // 2
 /// ```
 public struct Invocation: Sendable {
+    /// The method given before the URL, if any.
     public var method: HTTPMethod?
+    /// The URL, as given (a scheme is added when it has none).
     public var url = ""
+    /// The request items: headers, query parameters, fields, files.
     public var items: [RequestItem] = []
     /// 0 to 3: `-v` logs a line per call, `-vv` adds headers, `-vvv` bodies (to standard error).
     public var verbosity = 0
     /// `--cache` alone: the default folder (`""`); `--cache=PATH`: that folder.
     public var cache: String?
+    /// `--cache-policy POLICY`: how the cache is used.
     public var cachePolicy: String?
+    /// `--offline-fallback`: answer from the cache when the network fails.
     public var offlineFallback = false
+    /// `--retry N`: retry up to N times.
     public var retry: Int?
+    /// `--gzip`: compress request bodies of 1 KiB or more and ask for compressed answers.
     public var gzip = false
+    /// `--sign hmac:KEYID`: sign with HMAC-SHA256.
     public var sign: String?
+    /// `--aws-sigv4 REGION:SERVICE`: sign with AWS Signature V4 (keys from the environment).
     public var awsSigV4: (region: String, service: String)?
+    /// `--oauth1`: sign with OAuth 1.0a (keys from the environment).
     public var oauth1 = false
+    /// `--har FILE`: record the exchange as a HAR file.
     public var har: String?
+    /// `-d`, `--download FILE`: save the body to a file, atomically when it is whole.
     public var download: String?
     /// `-c`: continue a download from the bytes an earlier run left.
     public var resume = false
+    /// `--timeout SECONDS`: the whole call's limit.
     public var timeout: Double?
+    /// `--http2`: HTTP/2 (prior knowledge on http://, ALPN on https://).
     public var http2 = false
+    /// `--cert FILE`: a client certificate (PEM).
     public var certificate: String?
+    /// `--key FILE`: the client certificate's key.
     public var key: String?
+    /// `--pin sha256//BASE64`: accept only a server key with this pin.
     public var pin: String?
+    /// `--insecure`: skip TLS verification, with a warning.
     public var insecure = false
+    /// `--check-status`: exit with 3, 4 or 5 for a 3xx, 4xx or 5xx answer.
     public var checkStatus = false
     /// httpie's `--print`: `H` request headers, `B` request body, `h` response headers, `b` body.
     public var print: String?
+    /// `--help`.
     public var help = false
+    /// `--version`.
     public var version = false
 
+    /// No flags: a `GET` (or a `POST` with data items) of the URL given.
     public init() {}
 
     /// Reads `arguments` (without the program name).

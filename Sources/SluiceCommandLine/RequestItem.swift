@@ -14,12 +14,18 @@ import Foundation
 /// The separator that comes first wins; at the same place the longer one does (`:=` before `:`,
 /// `==` before `=`). A backslash before a separator character keeps it in the name.
 public enum RequestItem: Sendable, Hashable {
+    /// `Name:value`: a header field.
     case header(String, String)
+    /// `name==value`: a query parameter.
     case query(String, String)
+    /// `name=value`: a string field of the JSON or form body.
     case field(String, String)
+    /// `name:=json`: a raw JSON field of the body.
     case jsonField(String, String)
+    /// `name@path`: a file in a multipart body.
     case file(String, String)
 
+    /// Reads one item from the command line.
     public init(parsing text: String) throws(UsageError) {
         let characters = Array(text)
         var name = ""

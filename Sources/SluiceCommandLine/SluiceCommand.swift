@@ -20,9 +20,12 @@ import SluiceSigning
 /// exit(code)
 /// ```
 public struct SluiceCommand: Sendable {
+    /// The command-line arguments, without the program's name.
     public let arguments: [String]
+    /// The environment it reads secrets and settings from.
     public let environment: [String: String]
 
+    /// A run of `sluice` with these arguments and environment.
     public init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.arguments = arguments
         self.environment = environment

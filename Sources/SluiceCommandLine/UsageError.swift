@@ -8,6 +8,7 @@ import Sluice
 /// catch { print(error) }    // --retry expects a whole number from 0 to 10, not "many"
 /// ```
 public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong with the command line.
     public let message: String
 
     /// Control characters in `message` (from an argument: a newline, an escape sequence) are
