@@ -22,3 +22,68 @@ let file = FileHandle.standardOutput
 
 enum Tokens { static func current() async throws -> String { "token" } }
 let tokens = Tokens.self
+
+// For the doc comments' samples: the values an app has at hand where the sample would sit.
+import SluiceHUD
+import SluiceOutbox
+import SluiceReachability
+
+let pipeline = Pipeline(middlewares: [], transport: transport)
+let store = MemoryCacheStore()
+let context = RequestContext()
+let response = HTTPResponse(status: .ok)
+let key = Data("secret-key".utf8)
+let secret = "secret"
+let path = "/var/lib/app/data.sqlite"
+let support = "/var/lib/app"
+let bigJSON = Data("{}".utf8)
+let photoBytes = Data()
+let report = Data()
+let note = Data("note".utf8)
+let server = try! MockWebServer()
+let outbox = try! Outbox(path: "/tmp/outbox.sqlite", transport: transport)
+let monitor = try! LinuxReachabilityMonitor()
+let recorder = HARRecorder()
+let staleToken = "stale"
+let session = "session"
+
+enum Keychain {
+    static func accessToken() async throws -> String { "token" }
+    static func token() async throws -> String { "token" }
+}
+let keychain = Keychain.self
+enum AuthClient { static func refreshAccessToken() async throws -> String { "token" } }
+let authClient = AuthClient.self
+
+func showOfflineBanner() {}
+func showWiFiIcon() {}
+func render(_ value: Any, stale: Bool = false) {}
+func update(_ value: Any) {}
+func pauseReading() {}
+func resumeReading() {}
+
+/// The in-house middleware the samples add.
+struct TenantMiddleware: Middleware {
+    let tenant: String
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await next(request, context)
+    }
+}
+struct AuditMiddleware: Middleware {
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await next(request, context)
+    }
+}
+typealias MyMiddleware = AuditMiddleware
+let isoURL = URL(string: "https://cdimage.debian.org/debian.iso")!
+let fileURL = URL(fileURLWithPath: "/tmp/upload.bin")
+let destination = URL(fileURLWithPath: "/tmp/download.bin")
+let logURL = URL(fileURLWithPath: "/tmp/app.log")
+let checksum = "3a1c"
+let deviceID = "device-1"
+let appSecret = "app-secret"
+let cachesDirectory = "/var/cache/app"
+let json = "{}"
+let order = Order(id: 1)
+let handle = FileHandle.standardOutput
+let chunk = Data()
