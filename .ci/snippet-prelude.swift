@@ -11,7 +11,6 @@ import SluiceTesting
 struct User: Codable, Sendable { let id: Int; let name: String }
 struct NewUser: Codable, Sendable { let name: String }
 struct Order: Codable, Sendable { let id: Int }
-struct Feed: Codable, Sendable { let items: [String] }
 
 let transport = MockTransport.successful()
 let client = Client(transport: transport)
@@ -62,13 +61,6 @@ func update(_ value: Any) {}
 func pauseReading() {}
 func resumeReading() {}
 
-/// The in-house middleware the samples add.
-struct TenantMiddleware: Middleware {
-    let tenant: String
-    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        try await next(request, context)
-    }
-}
 struct AuditMiddleware: Middleware {
     func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         try await next(request, context)
@@ -87,3 +79,29 @@ let json = "{}"
 let order = Order(id: 1)
 let handle = FileHandle.standardOutput
 let chunk = Data()
+struct NewOrder: Codable, Sendable { let item: String }
+let chunks = AsyncThrowingStream<Data, any Error> { $0.finish() }
+let apiKey = "k3y"
+let chain: ChainHandle = { fatalError("type-checked only") }()
+struct TimingMiddleware: Middleware {
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        try await next(request, context)
+    }
+}
+struct Feed: Codable, Sendable { let items: [String] }
+enum Banner {
+    static func show(_ text: String) async {}
+    static func progress(_ fraction: Double?) async {}
+    static func hide() async {}
+}
+let banner = Banner.self
+
+/// The in-house middleware the samples add.
+struct TenantMiddleware: Middleware {
+    let tenant: String
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var request = request
+        try request.headers.set(name: "X-Tenant", value: tenant)
+        return try await next(request, context)
+    }
+}

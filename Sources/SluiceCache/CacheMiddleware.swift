@@ -25,7 +25,7 @@ extension SluiceError.Code {
 ///
 /// ```swift
 /// let cache = CacheMiddleware(store: MemoryCacheStore())
-/// let client = Client(baseURL: api, middlewares: [cache], transport: CurlTransport())
+/// let client = Client(transport: CurlTransport(), middlewares: [cache])
 /// var request = HTTPRequest(url: url)
 /// request.cachePolicy = .offlineFallback
 /// let response = try await client.send(request)

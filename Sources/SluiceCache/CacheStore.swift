@@ -8,6 +8,8 @@ import Foundation
 ///
 /// ```swift
 /// let store = MemoryCacheStore()
+/// let entry = CachedResponse(method: "GET", url: "https://example.com/a", status: 200, headers: [:], body: Data("[]".utf8),
+///                            requestTime: Date(), responseTime: Date())
 /// try await store.put(entry, for: "GET https://example.com/a")
 /// try await store.get("GET https://example.com/a")?.status     // 200
 /// try await store.delete(prefix: "GET https://example.com/")    // 1

@@ -6,11 +6,12 @@ import Sluice
 ///
 /// ```swift
 /// let strategy = CacheStrategy(isShared: false)
+/// let entry = try await store.get("GET https://example.com/feed")
 /// switch strategy.decide(request, stored: entry, now: Date()) {
-/// case .serve(let age): …                      // fresh (or acceptably stale): answer from the cache
-/// case .validate(let conditions): …            // send the request with If-None-Match / If-Modified-Since
-/// case .serveStaleAndRevalidate(let age): …    // stale-while-revalidate
-/// case .fetch, .gatewayTimeout, .miss: …
+/// case .serve(let age): print("fresh enough at \(age) s: answer from the cache")
+/// case .validate(let conditions): print("ask again with \(conditions)")   // If-None-Match / If-Modified-Since
+/// case .serveStaleAndRevalidate(let age): print("answer at \(age) s, refresh behind")   // stale-while-revalidate
+/// case .fetch, .gatewayTimeout, .miss: print("the network, or a 504, or a miss")
 /// }
 /// ```
 public struct CacheStrategy: Sendable {

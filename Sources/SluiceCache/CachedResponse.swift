@@ -7,9 +7,9 @@ import Sluice
 /// let entry = CachedResponse(
 ///     method: "GET", url: "https://api.example.com/items", status: 200,
 ///     headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""], body: Data("[]".utf8),
-///     requestTime: sent, responseTime: received
+///     requestTime: Date(), responseTime: Date()
 /// )
-/// try await store.put(entry, for: key)
+/// try await store.put(entry, for: "GET https://api.example.com/items")
 /// ```
 public struct CachedResponse: Sendable, Hashable {
     /// The request method the response answered (`GET`, or `POST` when POST caching is on).

@@ -12,7 +12,7 @@ extension Client {
     ///
     /// ```swift
     /// for try await response in client.cacheThenNetwork(try client.makeRequest(.get, "feed")) {
-    ///     render(try response.decode(Feed.self), stale: response.source == .cache)
+    ///     render(try client.decode(Feed.self, from: response), stale: response.source == .cache)
     /// }
     /// ```
     public func cacheThenNetwork(_ request: HTTPRequest) -> AsyncThrowingStream<HTTPResponse, any Error> {

@@ -20,9 +20,9 @@ import SluiceCache
 ///
 /// ```swift
 /// let store = RedisCacheStore(configuration: .init(host: "10.0.0.5", keyPrefix: "shop-api:"))
-/// let client = Client.Builder(transport: CurlTransport())
-///     .adding(CacheMiddleware(store: store))
-///     .build()
+/// var builder = Client.Builder(transport: CurlTransport())
+/// builder.add(CacheMiddleware(store: store))
+/// let client = builder.build()
 /// ```
 public final class RedisCacheStore: CacheStore {
     /// Where Redis is and how the store uses it.

@@ -6,7 +6,9 @@ import Sluice
 /// failure, so nothing curl knew is lost.
 ///
 /// ```swift
-/// catch let error as SluiceError {
+/// do {
+///     _ = try await client.get("https://127.0.0.1:9/")
+/// } catch let error as SluiceError {
 ///     if let curl = error.underlying as? CurlError { print(curl.code, curl.detail) }  // 7 "Failed to connect…"
 /// }
 /// ```

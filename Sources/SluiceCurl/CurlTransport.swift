@@ -29,6 +29,8 @@ import Sluice
 /// resumption never change threads:
 ///
 /// ```swift
+/// let transport = CurlTransport()
+/// let pipeline = Pipeline(middlewares: [], transport: transport)
 /// let response = try await withTaskExecutorPreference(transport.executor) {
 ///     try await pipeline.send(request)
 /// }

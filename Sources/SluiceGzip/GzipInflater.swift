@@ -8,7 +8,7 @@ import Sluice
 ///
 /// ```swift
 /// let inflater = GzipInflater(format: .gzip)
-/// for try await chunk in stream { try output.write(contentsOf: inflater.decode(chunk)) }
+/// for try await chunk in response.bodyStream! { try FileHandle.standardOutput.write(contentsOf: inflater.decode(chunk)) }
 /// try inflater.finish()        // a body cut short is an error, never a short file
 /// ```
 public final class GzipInflater {

@@ -8,7 +8,7 @@ import Sluice
 ///
 /// ```swift
 /// let tracker = ActivityTracker()
-/// Task { for await active in tracker.changes { spinner.isHidden = !active } }
+/// Task { for await active in tracker.changes { print(active ? "busy" : "idle") } }
 /// ```
 public final class ActivityTracker: Sendable {
     /// When the indicator shows and how long it stays.

@@ -21,7 +21,7 @@ import Sluice
 /// let common = CommonParametersMiddleware(configuration: .init(
 ///     placement: .formBody,
 ///     parameters: CommonParametersMiddleware.standard(appVersion: "4.2.0", channel: "appstore",
-///                                                     deviceID: deviceID, token: { await session.token })
+///                                                     deviceID: deviceID, token: { try await Keychain.token() })
 /// ))
 /// ```
 public struct CommonParametersMiddleware: Middleware {

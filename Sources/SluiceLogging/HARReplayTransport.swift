@@ -21,7 +21,7 @@ extension ResponseSource {
 /// nearest recorded entries and what differs.
 ///
 /// ```swift
-/// let transport = try HARReplayTransport(contentsOf: Bundle.module.url(forResource: "orders", withExtension: "har")!)
+/// let transport = try HARReplayTransport(contentsOf: URL(fileURLWithPath: "Tests/Fixtures/orders.har"))
 /// let client = Client(transport: transport)
 /// let orders = try await client.get("https://api.example.com/orders")
 /// ```

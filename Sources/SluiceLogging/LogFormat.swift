@@ -1,7 +1,7 @@
 /// How ``LoggingMiddleware`` writes a call: lines for people, or one JSON object per line for tools.
 ///
 /// ```swift
-/// LoggingMiddleware(level: .basic, sink: .file(logURL), format: .jsonLines)
+/// LoggingMiddleware(level: .basic, sink: try .file(logURL), format: .jsonLines)
 /// ```
 public enum LogFormat: Sendable, Hashable {
     /// Human text, coloured only when the sink is a terminal.

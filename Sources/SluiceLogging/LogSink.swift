@@ -11,7 +11,7 @@ import Sluice
 /// ```swift
 /// LoggingMiddleware(level: .basic, sink: .standardError)
 /// LoggingMiddleware(level: .body, sink: try .file(URL(fileURLWithPath: "/tmp/http.log")))
-/// LoggingMiddleware(level: .basic, sink: .closure { record in logger.debug("\(record)") })
+/// LoggingMiddleware(level: .basic, sink: .closure { record in print(record) })
 /// ```
 public struct LogSink: Sendable {
     /// Receives one record, without a trailing newline.

@@ -9,7 +9,7 @@ import Sluice
 ///
 /// ```swift
 /// let probe = HostProbe(host: "api.example.com", port: 443)
-/// if await probe.isReachable() { … }
+/// if await probe.isReachable() { print("the API answers") }
 /// ```
 public struct HostProbe: Sendable {
     /// The host probed.

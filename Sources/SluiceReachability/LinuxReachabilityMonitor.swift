@@ -14,7 +14,7 @@ import Sluice
 /// ```swift
 /// let monitor = try LinuxReachabilityMonitor()
 /// monitor.status                       // .reachable(.wired)
-/// for await status in monitor.statusUpdates { … }
+/// for await status in monitor.statusUpdates { print(status) }
 /// ```
 public final class LinuxReachabilityMonitor: ReachabilityMonitor {
     private struct State {

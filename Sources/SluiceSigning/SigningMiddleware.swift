@@ -6,7 +6,7 @@ import Sluice
 ///
 /// ```swift
 /// builder.add(SigningMiddleware(signer: AWSSigV4Signer(
-///     accessKeyID: key, secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "execute-api"
+///     accessKeyID: "AKIDEXAMPLE", secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "execute-api"
 /// )))
 /// ```
 public struct SigningMiddleware: Middleware {

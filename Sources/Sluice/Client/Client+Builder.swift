@@ -8,12 +8,12 @@ extension Client {
     /// var builder = Client.Builder(transport: CurlTransport())
     /// builder.add(RetryMiddleware())        // lands at .retry
     /// builder.add(LoggingMiddleware())      // lands at .logging, outside retry, whatever the call order
-    /// builder.add(TenantMiddleware())       // your own: .application unless you say otherwise
+    /// builder.add(AuditMiddleware())   // your own: .application unless you say otherwise
     /// builder.insert(AuditMiddleware(), before: RetryMiddleware.self)   // an explicit place
     /// builder.setEnabled(false, for: LoggingMiddleware.self)   // kept in place, skipped
     /// builder.setEnabled(true, for: LoggingMiddleware.self)    // back where it was
-    /// builder.replace(RetryMiddleware.self, with: RetryMiddleware(policy: .aggressive))
-    /// builder.remove(TenantMiddleware.self)
+    /// builder.replace(RetryMiddleware.self, with: RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(maximumAttempts: 5))))
+    /// builder.remove(AuditMiddleware.self)
     /// let client = builder.build()
     /// ```
     ///

@@ -23,7 +23,11 @@ extension Client {
     /// Sends `endpoint`'s request, validates the response, and decodes it as `E.Response`.
     ///
     /// ```swift
-    /// let orders = try await client.send(SearchOrders(text: "pen"))
+    /// struct Greeting: Endpoint {
+    ///     typealias Response = String
+    ///     var path: String { "greeting" }
+    /// }
+    /// let greeting = try await client.send(Greeting())
     /// ```
     public func send<E: Endpoint>(_ endpoint: E, context: RequestContext? = nil) async throws -> E.Response {
         let response = try validate(try await send(try request(for: endpoint), context: context))

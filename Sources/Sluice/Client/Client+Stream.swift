@@ -11,7 +11,7 @@ extension Client {
     ///
     /// ```swift
     /// let response = try await client.stream(try client.makeRequest(.get, "exports/huge.csv"))
-    /// guard response.status.isSuccess else { throw … }
+    /// guard response.status.isSuccess else { throw SluiceError(.unacceptableStatus, "the export answered \(response.status)") }
     /// for try await chunk in response.bodyStream! { try file.write(contentsOf: chunk) }
     /// ```
     public func stream(_ request: HTTPRequest, context: RequestContext? = nil) async throws -> HTTPResponse {

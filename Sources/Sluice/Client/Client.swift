@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// var builder = Client.Builder(transport: CurlTransport())
 /// builder.configuration.baseURL = URL(string: "https://api.example.com/v1/")
-/// builder.add(TenantMiddleware(tenant: "acme"))
+/// builder.add(AuditMiddleware())
 /// let client = builder.build()
 ///
 /// let user = try await client.get("users/42", as: User.self)

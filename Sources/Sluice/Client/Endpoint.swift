@@ -25,7 +25,7 @@ import Foundation
 /// }
 ///
 /// let orders = try await client.send(SearchOrders(text: "pen"))
-/// let order = try await client.send(CreateOrder(body: NewOrder(item: "pen", count: 2)))
+/// let order = try await client.send(CreateOrder(body: NewOrder(item: "pen")))
 /// ```
 ///
 /// Every requirement but ``path`` has a default: `GET`, no query, no body, no extra headers, no

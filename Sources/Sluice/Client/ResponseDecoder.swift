@@ -2,7 +2,9 @@
 /// in the charset the server named, or (in `SluiceXML`) as an element tree.
 ///
 /// ```swift
-/// let user = try await client.send(request, decoder: JSONResponseDecoder<User>(keyDecodingStrategy: .convertFromSnakeCase))
+/// let snakeCase = JSONDecoder()
+/// snakeCase.keyDecodingStrategy = .convertFromSnakeCase
+/// let user = try await client.send(request, decoder: JSONResponseDecoder<User>(decoder: snakeCase))
 /// let page = try await client.send(request, decoder: StringResponseDecoder())
 /// ```
 ///

@@ -29,7 +29,7 @@ public protocol ChainAttachable: Middleware {
 /// client) is gone.
 ///
 /// ```swift
-/// if let response = try await chain.send(request) { … }   // nil: the client is gone
+/// if let response = try await chain.send(request) { print(response.status) }   // nil: the client is gone
 /// ```
 public struct ChainHandle: Sendable {
     private let link: WeakLink

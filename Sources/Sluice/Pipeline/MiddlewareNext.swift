@@ -4,13 +4,15 @@
 /// Call it as a function, zero, one or several times:
 ///
 /// ```swift
-/// func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-///     let response = try await next(request, context)
-///     if response.status == .serviceUnavailable {
-///         var retry = context; retry.attempt += 1
-///         return try await next(request, retry)
+/// struct OnceMoreOn503: Middleware {
+///     func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+///         let response = try await next(request, context)
+///         if response.status == .serviceUnavailable {
+///             var retry = context; retry.attempt += 1
+///             return try await next(request, retry)
+///         }
+///         return response
 ///     }
-///     return response
 /// }
 /// ```
 ///

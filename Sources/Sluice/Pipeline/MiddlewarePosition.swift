@@ -9,8 +9,8 @@
 ///
 /// ```swift
 /// builder.add(AuditMiddleware())                          // .application
-/// builder.add(WireLogger(), at: .network)                 // every attempt, as sent
-/// builder.add(Tenant(), at: .after(.headers))
+/// builder.add(LoggingMiddleware(level: .headers), at: .network)   // every attempt, as sent
+/// builder.add(AuditMiddleware(), at: .after(.headers))
 /// ```
 public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Smaller ranks are outer.

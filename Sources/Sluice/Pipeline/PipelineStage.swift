@@ -4,9 +4,11 @@
 /// (``PipelineTrace/Span/stage``).
 ///
 /// ```swift
-/// catch let error as SluiceError {
-///     if error.stage?.is(RetryMiddleware.self) == true { … }
-///     print(error.stage ?? "outside a pipeline")    // "middleware RetryMiddleware"
+/// do {
+///     _ = try await client.get("feed")
+/// } catch let error as SluiceError {
+///     if error.stage?.is(RetryMiddleware.self) == true { print("retry gave up") }
+///     print(error.stage.map { "\($0)" } ?? "outside a pipeline")    // "middleware RetryMiddleware"
 /// }
 /// ```
 public struct PipelineStage: Hashable, Sendable, CustomStringConvertible {

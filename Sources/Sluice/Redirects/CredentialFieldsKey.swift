@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// // In a middleware that adds an API key:
-/// try request.headers.set(name: "X-Api-Key", value: key)
+/// try request.headers.set(name: "X-Api-Key", value: apiKey)
 /// request.credentialFields.insert("x-api-key")
 /// ```
 public enum CredentialFieldsKey: RequestOptionKey {

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// // In a middleware that adds a credential:
-/// guard request.sendsCredentials else { return try await next(request, context) }
+/// if request.sendsCredentials { try request.headers.set(name: "X-Api-Key", value: apiKey) }
 /// ```
 public enum SendsCredentialsKey: RequestOptionKey {
     public static let defaultValue = true
