@@ -97,7 +97,7 @@ BENCH_BIN = Benchmarks/.build/release
 
 # nginx on a free port for the length of the run; exits non-zero when the soak's checks fail.
 soak: deps
-	swift build -c release $(BENCH_PACKAGE) --product sluice-soak
+	swift build -c release $(BENCH_PACKAGE) --product sluice-soak || swift build -c release $(BENCH_PACKAGE) --product sluice-soak  # a second try: SwiftPM can miss files new in the root package
 	@Tests/Servers/with-servers.sh --nginx-only sh -c '$(BENCH_BIN)/sluice-soak "$$SLUICE_NGINX_URL" "$$@"' sh $(SOAK_ARGS)
 
 demo: deps
@@ -106,30 +106,30 @@ demo: deps
 
 # nginx on a free port for the length of the run. ARGS go to sluice-bench (--json, --rounds N, …).
 bench: deps
-	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
 	@Tests/Servers/with-servers.sh --nginx-only sh -c '$(BENCH_BIN)/sluice-bench "$$SLUICE_NGINX_URL" "$$@"' sh $(ARGS)
 
 # SluiceCache over SQLite, memory and Redis beside Python's requests-cache (SQLite), against the
 # same nginx (httpbin is started too, as with-servers.sh starts redis with it).
 bench-cache: deps
-	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
 	@python=$$(Tests/Servers/httpbin.sh venv); Tests/Servers/with-servers.sh \
 	  sh -c '$(BENCH_BIN)/sluice-bench "$$SLUICE_NGINX_URL" --cache --python "$$0" --redis "$$SLUICE_REDIS_HOST:$$SLUICE_REDIS_PORT" "$$@"' "$$python" $(ARGS)
 
 # What each middleware costs per request without I/O, and SluiceGzip beside zlib from C.
 bench-middleware: deps
-	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
 	$(BENCH_BIN)/sluice-bench --middleware $(ARGS)
 
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps
 	@dpkg-query -W -f='$${Status}' valgrind 2>/dev/null | grep -q "install ok installed" || { \
 	  echo "Installing valgrind"; $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends valgrind; }
-	swift build -c release $(BENCH_PACKAGE) --product sluice-bench
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
 	@Tests/Servers/with-servers.sh --nginx-only sh -c 'Benchmarks/bench-instructions.sh "$$SLUICE_NGINX_URL" $(BENCH_BIN)/sluice-bench'
 
 bench-micro: deps
-	swift build -c release $(BENCH_PACKAGE) --product sluice-microbench
+	swift build -c release $(BENCH_PACKAGE) --product sluice-microbench || swift build -c release $(BENCH_PACKAGE) --product sluice-microbench  # a second try: SwiftPM can miss files new in the root package
 	$(BENCH_BIN)/sluice-microbench $(ARGS)
 
 clean:
