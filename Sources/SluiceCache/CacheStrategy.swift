@@ -131,7 +131,7 @@ public struct CacheStrategy: Sendable {
     /// The entry's current age in seconds at `now` (RFC 9111 §4.2.3).
     public func currentAge(of entry: CachedResponse, now: Date) -> Int {
         let dateValue = Self.date(of: entry)
-        let ageValue = entry.headers["Age"].flatMap { CacheControl.deltaSeconds($0.trimmingWhitespace()) } ?? 0
+        let ageValue = Self.ageValue(entry.headers)
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedAgeValue = Double(ageValue) + responseDelay
@@ -139,6 +139,13 @@ public struct CacheStrategy: Sendable {
         let residentTime = max(0, now.timeIntervalSince(entry.responseTime))
         let age = correctedInitialAge + residentTime
         return age >= Double(CacheControl.maximumDeltaSeconds) ? CacheControl.maximumDeltaSeconds : Int(age)
+    }
+
+    /// The `Age` field's value (RFC 9111 §5.1): the first member when the field is repeated or a
+    /// list (`Age: 7200, 0` is 7200); 0 when that member is not a non-negative integer.
+    static func ageValue(_ headers: HTTPFields) -> Int {
+        guard let first = headers.values(for: "Age").first?.split(separator: ",", omittingEmptySubsequences: false).first else { return 0 }
+        return CacheControl.deltaSeconds(first.trimmingWhitespace()) ?? 0
     }
 
     /// The `Date` the origin sent, or the time the response arrived when it sent none or a bad one.

@@ -77,6 +77,43 @@ struct CacheStrategyTests {
         #expect(privateCache.currentAge(of: future, now: t0 + 5) == 5)
     }
 
+    @Test(arguments: [
+        ("7200, 0", 7200), ("7200", 7200), ("0", 0), (" 30 ", 30), ("-5", 0), ("abc", 0), ("3.5", 0), ("", 0), (", 10", 0),
+    ])
+    func theFirstMemberOfAnAgeListCountsAndAnInvalidOneIsIgnored(value: String, age: Int) {
+        // RFC 9111 §5.1: a list or a repeated field uses the first member.
+        let stored = entry([("Date", HTTPDate.format(t0)), ("Age", value)], at: t0, sentAt: t0)
+        #expect(privateCache.currentAge(of: stored, now: t0) == age)
+    }
+
+    @Test func aRepeatedAgeFieldUsesTheFirst() {
+        let stored = entry([("Date", HTTPDate.format(t0)), ("Age", "100"), ("Age", "5")], at: t0, sentAt: t0)
+        #expect(privateCache.currentAge(of: stored, now: t0) == 100)
+    }
+
+    @Test(arguments: [
+        "Sun, 06 Nov 94 08:49:37 GMT", "sun, 06 nov 2094 08:49:37 gmt", "Sun, 06-Nov-2094 08:49:37 GMT", "Sun, 06 Nov 2094 08:49:37 GMT junk",
+        "Sun,  06 Nov 2094 08:49:37 GMT", "Sun, 06 Nov 2094 08.49.37 GMT", "0",
+    ])
+    func aMalformedExpiresMeansAlreadyStale(expires: String) {
+        // RFC 9111 §5.3: an invalid Expires is a time in the past.
+        let stored = entry([("Date", HTTPDate.format(t0)), ("Expires", expires)], at: t0)
+        #expect(privateCache.freshnessLifetime(of: stored) == 0)
+        let valid = entry([("Date", HTTPDate.format(t0)), ("Expires", HTTPDate.format(t0 + 300))], at: t0)
+        #expect(privateCache.freshnessLifetime(of: valid) == 300)
+    }
+
+    @Test func anInvalidDateOrLastModifiedIsIgnored() {
+        // An invalid Date: the time the response arrived stands in for it.
+        let badDate = entry([("Date", "Sun, 06 Nov 1994 08:49:37 gmt"), ("Expires", HTTPDate.format(t0 + 60))], at: t0)
+        #expect(privateCache.freshnessLifetime(of: badDate) == 60)
+        // An invalid Last-Modified gives no heuristic lifetime.
+        let badModified = entry([("Date", HTTPDate.format(t0)), ("Last-Modified", "Sun, 06 Nov 94 08:49:37 GMT")], at: t0)
+        #expect(privateCache.freshnessLifetime(of: badModified) == 0)
+        let goodModified = entry([("Date", HTTPDate.format(t0)), ("Last-Modified", HTTPDate.format(t0 - 1000))], at: t0)
+        #expect(privateCache.freshnessLifetime(of: goodModified) == 100)
+    }
+
     // MARK: Storing
 
     @Test func whatMayBeStored() {

@@ -10,6 +10,8 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
         #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("Sun Nov 16 08:49:37 1994") == expected.addingTimeInterval(10 * 86_400))
+        #expect(HTTPDate.parse("Wednesday, 16-Nov-94 08:49:37 GMT") == expected.addingTimeInterval(10 * 86_400))
     }
 
     @Test func writesIMFFixdate() {
@@ -28,6 +30,16 @@ struct HTTPDateTests {
         "Sun Nov  6 08:49:37 94",
         // RFC 9110's year is four digits (two in RFC 850); the http-date fuzz target's crash had nine.
         "Sun, 06 Nov 999999999 08:49:37 GMT", "Sun, 06 Nov 19940 08:49:37 GMT", "Sun, 06 Nov 994 08:49:37 GMT",
+        // RFC 9110 §5.6.7's grammar, exactly: names are case-sensitive, one space apart, a comma after
+        // the day name, a four-digit year outside RFC 850, colons in the time, nothing after.
+        "sun, 06 nov 1994 08:49:37 gmt", "Sun, 06 Nov 1994 08:49:37 gmt", "SUN, 06 NOV 1994 08:49:37 GMT",
+        "Sun, 06 Nov 94 08:49:37 GMT", "Sun 06 Nov 1994 08:49:37 GMT", "Sun,  06 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov  1994 08:49:37 GMT", "Sun, 06-Nov-1994 08:49:37 GMT", "Sun, 06 Nov 1994 08.49.37 GMT",
+        "Sun, 06 Nov 1994 08:49:37 GMT junk", "Sun, 06 Nov 1994 08:49:37 GMTX", " Sun, 06 Nov 1994 08:49:37 GMT",
+        "Sun, 6 Nov 1994 08:49:37 GMT", "Sunday, 06 Nov 1994 08:49:37 GMT", "Sun, 06-Nov-94 08:49:37 GMT",
+        "Sunday 06-Nov-94 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "sunday, 06-nov-94 08:49:37 GMT",
+        "Sun Nov 6 08:49:37 1994", "Sun Nov  6 08:49:37 1994 ", "Sun Nov 06 08:49:37 94", "Sun, Nov  6 08:49:37 1994",
+        "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 8:49:37 GMT",
     ])
     func refusesWhatIsNotADate(text: String) {
         #expect(HTTPDate.parse(text) == nil)

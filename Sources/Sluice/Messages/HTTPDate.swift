@@ -12,77 +12,99 @@ import Foundation
 /// HTTPDate.format(Date(timeIntervalSince1970: 784111777))   // "Sun, 06 Nov 1994 08:49:37 GMT"
 /// ```
 public enum HTTPDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
 
-    /// The date in `text`, or nil when it is none of the three formats or not a real date.
+    /// The date in `text`, or nil when it is none of the three formats, exactly as RFC 9110's
+    /// grammar writes them (case-sensitive names, single spaces, a comma after the day name, a
+    /// four-digit year except in the RFC 850 form, colons in the time, `GMT`, nothing after), or
+    /// not a real date.
     public static func parse(_ text: some StringProtocol) -> Date? {
         var string = String(text)
         return string.withUTF8 { bytes -> Date? in
-            // Words: runs of ASCII letters or digits; everything else separates them.
-            var words: [UnsafeBufferPointer<UInt8>] = []
-            var start = -1
-            for index in 0...bytes.count {
-                let isPart = index < bytes.count && isAlphanumeric(bytes[index])
-                if isPart, start < 0 { start = index }
-                if !isPart, start >= 0 {
-                    words.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                    start = -1
-                }
-                if words.count > 8 { return nil }
+            switch bytes.count {
+            case 29: return imfFixdate(bytes)
+            case 24: return asctime(bytes)
+            case 30...33: return rfc850(bytes)
+            default: return nil
             }
-            guard words.count >= 7 else { return nil }
-
-            let day: Int?, month: Int?, year: Int?, time: (Int, Int, Int)?
-            if let numeric = number(words[1]) {
-                // IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT" or RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT"
-                guard words.count == 8, equalsIgnoringCase(words[7], "gmt") else { return nil }
-                day = numeric
-                month = monthNumber(words[2])
-                // RFC 9110: four digits, or two in RFC 850 (a longer year once overflowed Retry-After).
-                year =
-                    switch words[3].count {
-                    case 2: number(words[3]).map(twoDigitYear)
-                    case 4: number(words[3])
-                    default: nil
-                    }
-                time = clock(words[4], words[5], words[6])
-            } else {
-                // asctime "Sun Nov  6 08:49:37 1994"
-                guard words.count == 7 else { return nil }
-                month = monthNumber(words[1])
-                day = number(words[2])
-                time = clock(words[3], words[4], words[5])
-                year = words[6].count == 4 ? number(words[6]) : nil
-            }
-            guard let day, let month, let year, let (hour, minute, second) = time,
-                (1...31).contains(day), day <= daysIn(month: month, year: year), year >= 1900
-            else { return nil }
-            let days = daysFromCivil(year: year, month: month, day: day)
-            return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
         }
     }
 
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`
+    private static func imfFixdate(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard dayNames.contains(where: { matches(b, 0, $0) }), b[3] == comma, b[4] == space, b[7] == space, b[11] == space,
+            b[16] == space, b[25] == space, matches(b, 26, "GMT"),
+            let day = digits(b, 5, 2), let month = month(b, 8), let year = digits(b, 12, 4), let time = time(b, 17)
+        else { return nil }
+        return date(year: year, month: month, day: day, time: time)
     }
 
-    /// The decimal value of an all-digit word of at most nine digits.
-    private static func number(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !word.isEmpty, word.count <= 9 else { return nil }
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`
+    private static func rfc850(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard let name = longDayNames.first(where: { matches(b, 0, $0) }) else { return nil }
+        let i = name.count
+        guard b.count == i + 24, b[i] == comma, b[i + 1] == space, b[i + 4] == dash, b[i + 8] == dash, b[i + 11] == space,
+            b[i + 20] == space, matches(b, i + 21, "GMT"),
+            let day = digits(b, i + 2, 2), let month = month(b, i + 5), let year = digits(b, i + 9, 2), let time = time(b, i + 12)
+        else { return nil }
+        return date(year: twoDigitYear(year), month: month, day: day, time: time)
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`
+    private static func asctime(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard dayNames.contains(where: { matches(b, 0, $0) }), b[3] == space, b[7] == space, b[10] == space, b[19] == space,
+            let month = month(b, 4), let time = time(b, 11), let year = digits(b, 20, 4)
+        else { return nil }
+        // The day is two digits, or a space and one digit.
+        let day = b[8] == space ? digits(b, 9, 1) : digits(b, 8, 2)
+        guard let day else { return nil }
+        return date(year: year, month: month, day: day, time: time)
+    }
+
+    private static let space = UInt8(ascii: " ")
+    private static let comma = UInt8(ascii: ",")
+    private static let dash = UInt8(ascii: "-")
+    private static let colon = UInt8(ascii: ":")
+    private static let longDayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    /// Whether `b` holds `word`, byte for byte, at `offset`.
+    private static func matches(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int, _ word: String) -> Bool {
+        let utf8 = word.utf8
+        guard offset + utf8.count <= b.count else { return false }
+        return zip(b[offset..<(offset + utf8.count)], utf8).allSatisfy { $0 == $1 }
+    }
+
+    /// The decimal value of exactly `count` digits at `offset`.
+    private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int, _ count: Int) -> Int? {
+        guard offset + count <= b.count else { return nil }
         var value = 0
-        for byte in word {
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+        for byte in b[offset..<(offset + count)] {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
             value = value * 10 + Int(byte - 0x30)
         }
         return value
     }
 
-    private static func equalsIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-        guard word.count == lowercase.utf8CodeUnitCount else { return false }
-        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        return zip(word, expected).allSatisfy { $0 | 0x20 == $1 }
+    /// The month (1–12) named at `offset`, exactly as the grammar writes it (`Jan` … `Dec`).
+    private static func month(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Int? {
+        monthNames.firstIndex { matches(b, offset, $0) }.map { $0 + 1 }
+    }
+
+    /// `hh:mm:ss` at `offset`.
+    private static func time(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> (Int, Int, Int)? {
+        guard offset + 8 <= b.count, b[offset + 2] == colon, b[offset + 5] == colon,
+            let h = digits(b, offset, 2), let m = digits(b, offset + 3, 2), let s = digits(b, offset + 6, 2),
+            h < 24, m < 60, s < 61
+        else { return nil }
+        return (h, m, min(s, 59))
+    }
+
+    private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
+        guard (1...31).contains(day), day <= daysIn(month: month, year: year), year >= 1900 else { return nil }
+        let (hour, minute, second) = time
+        let days = daysFromCivil(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
     }
 
     /// `date` as an IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT` (fractions dropped).
@@ -95,22 +117,6 @@ public enum HTTPDate {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(weekday), \(two(day)) \(monthNames[month - 1]) \(year) "
             + "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
-    }
-
-    private static func monthNumber(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard word.count == 3 else { return nil }
-        let lowered = String(decoding: word.map { $0 | 0x20 }, as: UTF8.self)
-        return months.firstIndex(of: lowered).map { $0 + 1 }
-    }
-
-    private static func clock(
-        _ hour: UnsafeBufferPointer<UInt8>, _ minute: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>
-    ) -> (Int, Int, Int)? {
-        guard hour.count == 2, minute.count == 2, second.count == 2,
-            let h = number(hour), let m = number(minute), let s = number(second),
-            h < 24, m < 60, s < 61
-        else { return nil }
-        return (h, m, min(s, 59))
     }
 
     /// RFC 9110 §5.6.7: a two-digit year more than 50 years in the future is in the past century.
