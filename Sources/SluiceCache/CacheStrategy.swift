@@ -63,7 +63,14 @@ public struct CacheStrategy: Sendable {
         let status = response.status.code
         guard request.method == .get || (request.method == .post && request.cachesPOST) else { return false }
         guard status >= 200, status != 206, status != 304 else { return false }
-        guard !requestDirectives.noStore, !directives.noStore else { return false }
+        guard !requestDirectives.noStore else { return false }
+        if directives.mustUnderstand {
+            // RFC 9111 §5.2.2.3: with must-understand, a status code this cache understands may be
+            // stored despite no-store, and one it does not understand never is.
+            guard Self.understoodStatuses.contains(status) else { return false }
+        } else if directives.noStore {
+            return false
+        }
         if response.headers.values(for: "Vary").contains(where: { $0.trimmingWhitespace() == "*" }) { return false }
         if isShared {
             if directives.isPrivate && directives.privateFields.isEmpty { return false }
@@ -140,6 +147,10 @@ public struct CacheStrategy: Sendable {
         let age = correctedInitialAge + residentTime
         return age >= Double(CacheControl.maximumDeltaSeconds) ? CacheControl.maximumDeltaSeconds : Int(age)
     }
+
+    /// The status codes whose caching rules this cache implements, for `must-understand`
+    /// (RFC 9111 §5.2.2.3): the final, non-partial codes of RFC 9110 it knows.
+    static let understoodStatuses: Set<Int> = [200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501]
 
     /// The `Age` field's value (RFC 9111 §5.1): the first member when the field is repeated or a
     /// list (`Age: 7200, 0` is 7200); 0 when that member is not a non-negative integer.
@@ -246,9 +257,13 @@ public struct CacheStrategy: Sendable {
         return values
     }
 
-    /// A field value with runs of whitespace made one space, for comparing selecting fields.
+    /// A field value normalised for comparing selecting fields (RFC 9111 §4.1): the whitespace
+    /// around its comma-separated members removed, and runs of whitespace inside a member made one
+    /// space, so `gzip, deflate`, `gzip,deflate` and two lines `gzip` and `deflate` match.
     private static func normalized(_ value: String) -> String {
-        value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        value.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
+            .joined(separator: ",")
     }
 
     /// `If-None-Match` from the stored `ETag`, `If-Modified-Since` from its `Last-Modified`.

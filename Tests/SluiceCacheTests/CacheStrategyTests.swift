@@ -114,6 +114,31 @@ struct CacheStrategyTests {
         #expect(privateCache.freshnessLifetime(of: goodModified) == 100)
     }
 
+    // MARK: Vary and must-understand
+
+    @Test func varyMatchesValuesWithTheWhitespaceAroundCommasRemovedAndAbsentIsNotEmpty() throws {
+        let stored = CacheStrategy.varyValues(["Vary": "accept-encoding, X-Mode"], request([("Accept-Encoding", "gzip, deflate"), ("X-Mode", "")]))
+        let entry = entry([("Vary", "Accept-Encoding, X-Mode")], vary: try #require(stored))
+        #expect(privateCache.matchesVary(entry, request([("Accept-Encoding", "gzip,deflate"), ("x-mode", "")])))
+        #expect(privateCache.matchesVary(entry, request([("Accept-Encoding", "gzip ,  deflate"), ("X-Mode", "")])))
+        #expect(privateCache.matchesVary(entry, request([("Accept-Encoding", "gzip"), ("Accept-Encoding", "deflate"), ("X-Mode", "")])))
+        #expect(!privateCache.matchesVary(entry, request([("Accept-Encoding", "gzip, deflate")])), "an absent X-Mode is not an empty one")
+        #expect(!privateCache.matchesVary(entry, request([("Accept-Encoding", "deflate, gzip"), ("X-Mode", "")])), "order matters")
+        let star = CacheStrategy.varyValues(["Vary": "*"], request())
+        #expect(star == nil)
+    }
+
+    @Test func mustUnderstandStoresAnUnderstoodStatusDespiteNoStoreAndNeverAnotherOne() {
+        let get = request()
+        #expect(privateCache.mayStore(response(200, [("Cache-Control", "max-age=60, no-store, must-understand")]), for: get))
+        #expect(privateCache.mayStore(response(404, [("Cache-Control", "max-age=60, no-store, must-understand")]), for: get))
+        #expect(!privateCache.mayStore(response(299, [("Cache-Control", "max-age=60, must-understand")]), for: get))
+        #expect(!privateCache.mayStore(response(200, [("Cache-Control", "max-age=60, no-store")]), for: get))
+        // The request's own no-store still wins.
+        #expect(
+            !privateCache.mayStore(response(200, [("Cache-Control", "max-age=60, no-store, must-understand")]), for: request([("Cache-Control", "no-store")])))
+    }
+
     // MARK: Storing
 
     @Test func whatMayBeStored() {
@@ -241,7 +266,7 @@ struct CacheStrategyTests {
         #expect(privateCache.decide(request(), stored: stored, now: t0) == .fetch)
         let star = entry([("Cache-Control", "max-age=60"), ("Vary", "*")])
         #expect(privateCache.decide(request(), stored: star, now: t0) == .fetch)
-        #expect(CacheStrategy.varyValues(["Vary": "Accept"], request([("Accept", "a/b,   c/d")])) == ["accept": "a/b, c/d"])
+        #expect(CacheStrategy.varyValues(["Vary": "Accept"], request([("Accept", "a/b,   c/d")])) == ["accept": "a/b,c/d"])
     }
 
     @Test func entityTagsCompareWeakly() {
