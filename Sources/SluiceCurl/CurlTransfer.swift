@@ -127,6 +127,18 @@ final class CurlTransfer: @unchecked Sendable {
                 .invalidResponse, "\(request): the response's header section is larger than libcurl's 100 KB limit",
                 underlying: curl)
         }
+        if result.rawValue == CURLE_BAD_CONTENT_ENCODING.rawValue, let codings = headers["Transfer-Encoding"],
+            let unknown = codings.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
+                .first(where: { !["chunked", "gzip", "x-gzip", "deflate", "br", "zstd", "identity"].contains($0) })
+        {
+            // libcurl 7.88 cannot undo a transfer coding it does not know, so the body cannot be
+            // read: say which coding, not curl's "content encoding" wording.
+            return SluiceError(
+                .invalidResponse,
+                "\(request): the response's Transfer-Encoding \(String(reflecting: unknown.escapingControlCharacters())) is not one libcurl can decode "
+                    + "(chunked, gzip, deflate, br, zstd), so its body cannot be read",
+                underlying: curl)
+        }
         if result.rawValue == CURLE_SEND_FAIL_REWIND.rawValue {
             // Only a one-shot stream cannot be rewound: memory and file bodies seek back.
             return SluiceError(

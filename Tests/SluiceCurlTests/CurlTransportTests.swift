@@ -318,6 +318,16 @@ struct CurlTransportTests {
         #expect(try await send(allowed, small).body.count == 5000)
     }
 
+    @Test func anUnknownTransferCodingIsNamedInTheError() async throws {
+        server.enqueue(.init(status: 200, headers: [("Transfer-Encoding", "foo, chunked")], body: Data("5\r\nhello\r\n0\r\n\r\n".utf8), closesConnection: true))
+        let error = try await error(HTTPRequest(url: server.url("/coded")))
+        #expect(error.code == .invalidResponse)
+        #expect(
+            error.message
+                == "GET \(server.url("/coded").absoluteString): the response's Transfer-Encoding \"foo\" is not one libcurl can decode "
+                + "(chunked, gzip, deflate, br, zstd), so its body cannot be read")
+    }
+
     // MARK: Sending a body again
 
     @Test(arguments: ["bytes", "file"])
