@@ -61,8 +61,36 @@ public struct CacheControl: Sendable, Hashable {
     /// The largest delta-seconds a cache must represent (RFC 9111 §1.2.2).
     public static let maximumDeltaSeconds = 2_147_483_648
 
+    /// Whether these directives came from a targeted field (RFC 9213) rather than `Cache-Control`.
+    public var isTargeted = false
+
     /// No directives.
     public init() {}
+
+    /// Whether `value` is a structured-field dictionary (RFC 8941 §3.2) as a targeted field must be
+    /// (RFC 9213 §2.1): lowercase keys, each bare or with an integer, decimal, token, string or
+    /// boolean value, separated by commas.
+    public static func isValidDictionary(_ value: String) -> Bool {
+        let members = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !members.isEmpty else { return false }
+        for member in members {
+            guard let pair = member.split(separator: ";", maxSplits: 1).first, !pair.isEmpty else { return false }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = parts.first, let first = key.first, first.isLowercase || first == "*",
+                key.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || "_-.*".contains($0) })
+            else { return false }
+            guard parts.count == 2 else { continue }
+            let item = parts[1]
+            let isInteger =
+                item.first.map { $0 == "-" || $0.isNumber } == true
+                && item.dropFirst(item.first == "-" ? 1 : 0).allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+            let isString = item.count >= 2 && item.first == "\"" && item.last == "\""
+            let isBoolean = item == "?0" || item == "?1"
+            let isToken = item.first.map { $0.isLetter || $0 == "*" } == true && item.allSatisfy({ $0.isASCII && !$0.isWhitespace && !",;=\"".contains($0) })
+            guard isInteger || isString || isBoolean || isToken else { return false }
+        }
+        return true
+    }
 
     /// The directives of every `Cache-Control` field in `headers`.
     public init(_ headers: HTTPFields) {

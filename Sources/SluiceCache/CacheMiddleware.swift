@@ -50,6 +50,9 @@ public struct CacheMiddleware: Middleware {
         public var redaction: Redaction
         /// A streamed body larger than this is passed on but not stored (8 MiB by default).
         public var maxStreamedBodySize: Int = 8 << 20
+        /// Targeted cache-control fields this cache obeys, most specific first (RFC 9213): e.g.
+        /// `["CDN-Cache-Control"]` for a CDN-like shared cache. None by default.
+        public var targetedFields: [String] = []
 
         /// Settings with each value given, or its default.
         public init(
@@ -87,7 +90,8 @@ public struct CacheMiddleware: Middleware {
     public init(store: any CacheStore, configuration: Configuration = .default) {
         self.store = store
         self.configuration = configuration
-        self.strategy = CacheStrategy(isShared: configuration.isShared, heuristicFraction: configuration.heuristicFraction)
+        self.strategy = CacheStrategy(
+            isShared: configuration.isShared, heuristicFraction: configuration.heuristicFraction, targetedFields: configuration.targetedFields)
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -127,7 +131,7 @@ public struct CacheMiddleware: Middleware {
         }
         let key = self.key(for: request)
         let stored = try? await store.get(key)
-        let directives = stored?.cacheControl
+        let directives = stored.map { strategy.directives(of: $0.headers) }
         // `Vary` is matched against the request as it will be sent: with the cookies the
         // transport's jar adds below the chain.
         let seen = Self.asSent(request, context)
@@ -356,7 +360,7 @@ public struct CacheMiddleware: Middleware {
             return served(stored, age: age, for: request, source: .cache)
         }
         let staleness = age - strategy.freshnessLifetime(of: stored, ttl: request.cacheTTL)
-        let window = CacheStrategy.requestDirectives(request).staleIfError ?? stored.cacheControl.staleIfError
+        let window = CacheStrategy.requestDirectives(request).staleIfError ?? strategy.directives(of: stored.headers).staleIfError
         guard let window, staleness <= window else { return nil }
         return served(stored, age: age, for: request, source: .cache)
     }
@@ -371,7 +375,7 @@ public struct CacheMiddleware: Middleware {
         try? response.headers.set(name: "Age", value: String(age))
         if source == .cache {
             // Fields a qualified no-cache names are not served without revalidation.
-            for name in (directives ?? entry.cacheControl).noCacheFields { response.headers.remove(name: name) }
+            for name in (directives ?? strategy.directives(of: entry.headers)).noCacheFields { response.headers.remove(name: name) }
         }
         if request.method == .head { response.body = Data() }
         return response

@@ -36,11 +36,33 @@ public struct CacheStrategy: Sendable {
     public let isShared: Bool
     /// The fraction of the time since `Last-Modified` used as a heuristic lifetime.
     public let heuristicFraction: Double
+    /// Targeted cache-control fields this cache obeys (RFC 9213), most specific first
+    /// (`["CDN-Cache-Control"]`): the first one a response carries, when valid, replaces its
+    /// `Cache-Control` for this cache, and `Expires` is then ignored.
+    public let targetedFields: [String]
 
-    /// A strategy for a private or shared cache, with the fraction of a response's age used as its heuristic lifetime.
-    public init(isShared: Bool = false, heuristicFraction: Double = 0.1) {
+    /// A strategy for a private or shared cache, with the fraction of a response's age used as its
+    /// heuristic lifetime, obeying `targetedFields` (none by default).
+    public init(isShared: Bool = false, heuristicFraction: Double = 0.1, targetedFields: [String] = []) {
         self.isShared = isShared
         self.heuristicFraction = heuristicFraction
+        self.targetedFields = targetedFields
+    }
+
+    /// The directives this cache obeys for a response with `headers`: the first targeted field it
+    /// carries that is a valid structured-field dictionary (RFC 9213 §2.1), else its
+    /// `Cache-Control`.
+    public func directives(of headers: HTTPFields) -> CacheControl {
+        for name in targetedFields {
+            let values = headers.values(for: name)
+            guard !values.isEmpty else { continue }
+            let value = values.joined(separator: ",")
+            guard CacheControl.isValidDictionary(value) else { continue }  // an invalid one is ignored
+            var directives = CacheControl(value)
+            directives.isTargeted = true
+            return directives
+        }
+        return CacheControl(headers)
     }
 
     /// Status codes that are heuristically cacheable (RFC 9110 §15.1).
@@ -59,7 +81,7 @@ public struct CacheStrategy: Sendable {
     public func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         let ttl = request.cacheTTL
         let requestDirectives = CacheControl(request.headers)
-        let directives = CacheControl(response.headers)
+        let directives = directives(of: response.headers)
         let status = response.status.code
         guard request.method == .get || (request.method == .post && request.cachesPOST) else { return false }
         guard status >= 200, status != 206, status != 304 else { return false }
@@ -83,7 +105,7 @@ public struct CacheStrategy: Sendable {
         if ttl != nil { return (200..<300).contains(status) || Self.heuristicallyCacheable.contains(status) }
         return directives.isPublic
             || (directives.isPrivate && !isShared)
-            || response.headers.contains("Expires")
+            || (response.headers.contains("Expires") && !directives.isTargeted)
             || directives.maxAge != nil
             || (isShared && directives.sharedMaxAge != nil)
             || Self.heuristicallyCacheable.contains(status)
@@ -100,7 +122,7 @@ public struct CacheStrategy: Sendable {
             for name in value.split(separator: ",") { excluded.insert(name.trimmingWhitespace().lowercased()) }
         }
         if isShared {
-            let directives = CacheControl(response.headers)
+            let directives = directives(of: response.headers)
             for name in directives.privateFields + directives.noCacheFields { excluded.insert(name.lowercased()) }
         }
         excluded.insert("set-cookie2")
@@ -115,7 +137,7 @@ public struct CacheStrategy: Sendable {
     /// The freshness lifetime in seconds (RFC 9111 §4.2.1): `s-maxage` (shared), `max-age`,
     /// `Expires` minus `Date`, or the heuristic; `ttl` overrides them all (0: forever, `Int.max`).
     public func freshnessLifetime(of entry: CachedResponse, ttl: Int? = nil) -> Int {
-        freshnessLifetime(of: entry, directives: entry.cacheControl, ttl: ttl)
+        freshnessLifetime(of: entry, directives: directives(of: entry.headers), ttl: ttl)
     }
 
     /// The same, with the entry's `Cache-Control` already parsed.
@@ -124,7 +146,7 @@ public struct CacheStrategy: Sendable {
         if isShared, let sharedMaxAge = directives.sharedMaxAge { return sharedMaxAge }
         if let maxAge = directives.maxAge { return maxAge }
         let date = Self.date(of: entry)
-        if let expires = entry.headers["Expires"] {
+        if !directives.isTargeted, let expires = entry.headers["Expires"] {
             // An invalid Expires (such as "0") means already expired (RFC 9111 §5.3).
             guard let expiry = HTTPDate.parse(expires) else { return 0 }
             return max(0, Int(expiry.timeIntervalSince(date)))
@@ -168,7 +190,7 @@ public struct CacheStrategy: Sendable {
 
     /// What to do with `request` given `stored`, the response stored under its key (nil when none).
     public func decide(_ request: HTTPRequest, stored: CachedResponse?, now: Date) -> Decision {
-        decide(request, stored: stored, directives: stored?.cacheControl, now: now)
+        decide(request, stored: stored, directives: stored.map { directives(of: $0.headers) }, now: now)
     }
 
     /// The same, with the stored response's `Cache-Control` already parsed.
@@ -192,7 +214,7 @@ public struct CacheStrategy: Sendable {
         guard let stored, matchesVary(stored, request) else {
             return requestDirectives.onlyIfCached ? .gatewayTimeout : .fetch
         }
-        let directives = directives ?? stored.cacheControl
+        let directives = directives ?? self.directives(of: stored.headers)
         let age = currentAge(of: stored, now: now)
         let lifetime = freshnessLifetime(of: stored, directives: directives, ttl: request.cacheTTL)
         let isFresh = lifetime > age

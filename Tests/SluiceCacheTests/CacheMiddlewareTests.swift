@@ -655,4 +655,27 @@ struct CacheToFileTests {
         }
         #expect(try await store.entryCount() == 0)
     }
+
+    @Test func aSharedCacheObeysItsTargetedFieldThroughTheWholeChain() async throws {
+        let server = try MockWebServer()
+        server.setHandler { _ in
+            .init(status: 200, headers: [("Cache-Control", "no-store"), ("CDN-Cache-Control", "max-age=60")], body: "edge")
+        }
+        func client(_ targeted: [String]) -> Client {
+            var configuration = CacheMiddleware.Configuration(isShared: true)
+            configuration.targetedFields = targeted
+            var builder = Client.Builder(transport: CurlTransport())
+            builder.add(CacheMiddleware(store: MemoryCacheStore(), configuration: configuration))
+            return builder.build()
+        }
+        let cdn = client(["CDN-Cache-Control"])
+        _ = try await cdn.get(server.url("/page").absoluteString)
+        #expect(try await cdn.get(server.url("/page").absoluteString).source == .cache)
+        #expect(server.requests.count == 1)
+        // A cache that names no targeted field follows Cache-Control: no-store.
+        let plain = client([])
+        _ = try await plain.get(server.url("/page").absoluteString)
+        #expect(try await plain.get(server.url("/page").absoluteString).source == .network)
+        #expect(server.requests.count == 3)
+    }
 }

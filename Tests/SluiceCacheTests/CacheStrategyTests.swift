@@ -139,6 +139,38 @@ struct CacheStrategyTests {
             !privateCache.mayStore(response(200, [("Cache-Control", "max-age=60, no-store, must-understand")]), for: request([("Cache-Control", "no-store")])))
     }
 
+    // MARK: Targeted cache control (RFC 9213)
+
+    @Test func theFirstValidTargetedFieldReplacesCacheControlAndExpires() {
+        let cdn = CacheStrategy(isShared: true, targetedFields: ["Acme-Cache-Control", "CDN-Cache-Control"])
+        let fields: [(String, String)] = [
+            ("Date", HTTPDate.format(t0)), ("Cache-Control", "no-store"), ("Expires", HTTPDate.format(t0 + 9_999)),
+            ("CDN-Cache-Control", "max-age=600"),
+        ]
+        // no-store in Cache-Control is not this cache's: it stores for 600 s, and Expires is ignored.
+        #expect(cdn.mayStore(response(200, fields), for: request()))
+        #expect(cdn.freshnessLifetime(of: entry(fields, at: t0)) == 600)
+        // The more specific field wins when both are there.
+        let both = fields + [("Acme-Cache-Control", "max-age=30")]
+        #expect(cdn.freshnessLifetime(of: entry(both, at: t0)) == 30)
+        // An invalid targeted field is ignored: the next one (or Cache-Control) applies.
+        let invalid = fields + [("Acme-Cache-Control", "Max-Age=30")]
+        #expect(cdn.freshnessLifetime(of: entry(invalid, at: t0)) == 600)
+        // Its no-store and private apply to this cache too.
+        #expect(!cdn.mayStore(response(200, [("CDN-Cache-Control", "no-store"), ("Cache-Control", "max-age=60")]), for: request()))
+        #expect(!cdn.mayStore(response(200, [("CDN-Cache-Control", "private"), ("Cache-Control", "max-age=60")]), for: request()))
+        // A cache that names no targeted field ignores them (the default).
+        #expect(!CacheStrategy(isShared: true).mayStore(response(200, fields), for: request()))
+    }
+
+    @Test(arguments: [
+        ("max-age=60", true), ("max-age=60, private", true), ("no-store", true), ("max-age=60, x=\"y\"", true), ("a=?1", true),
+        ("Max-Age=60", false), ("max-age=60,,", false), ("", false), ("max age=60", false), ("max-age=6 0", false),
+    ])
+    func targetedFieldsMustBeStructuredDictionaries(value: String, valid: Bool) {
+        #expect(CacheControl.isValidDictionary(value) == valid)
+    }
+
     // MARK: Storing
 
     @Test func whatMayBeStored() {
