@@ -125,11 +125,21 @@ public struct CacheMiddleware: Middleware {
             }
             return response
         }
-        // A caller's own conditional request is theirs to handle.
-        if request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since") {
-            return try await next(request, context)
-        }
         let key = self.key(for: request)
+        // A caller's own conditional request (RFC 9111 §4.3.2): answered from a fresh stored
+        // response, 304 when it matches the caller's validators and the stored response when it
+        // does not; anything else goes to the origin as the caller wrote it.
+        if request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since") {
+            guard request.method == .get || request.method == .head, let stored = try? await store.get(key) else {
+                return try await next(request, context)
+            }
+            let seen = Self.asSent(request, context)
+            guard case .serve(let age) = strategy.decide(seen, stored: stored, now: configuration.clock()) else {
+                return try await next(request, context)
+            }
+            if strategy.conditionsMatch(request, stored) { return notModified(stored, age: age, for: request) }
+            return served(stored, age: age, for: request, source: .cache)
+        }
         let stored = try? await store.get(key)
         let directives = stored.map { strategy.directives(of: $0.headers) }
         // `Vary` is matched against the request as it will be sent: with the cookies the
@@ -378,6 +388,20 @@ public struct CacheMiddleware: Middleware {
             for name in (directives ?? strategy.directives(of: entry.headers)).noCacheFields { response.headers.remove(name: name) }
         }
         if request.method == .head { response.body = Data() }
+        return response
+    }
+
+    /// A 304 for `request` from `stored`: the fields RFC 9110 §15.4.5 lists (validators,
+    /// `Cache-Control`, `Content-Location`, `Date`, `Expires`, `Vary`) and `Age`, no body.
+    private func notModified(_ stored: CachedResponse, age: Int, for request: HTTPRequest) -> HTTPResponse {
+        var headers = HTTPFields()
+        for name in ["Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Last-Modified", "Vary"] {
+            for value in stored.headers.values(for: name) { try? headers.append(name: name, value: value) }
+        }
+        try? headers.set(name: "Age", value: String(age))
+        var response = HTTPResponse(status: HTTPStatus(code: 304), headers: headers)
+        response.request = request
+        response.source = .cache
         return response
     }
 

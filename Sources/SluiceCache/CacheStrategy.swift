@@ -288,6 +288,29 @@ public struct CacheStrategy: Sendable {
             .joined(separator: ",")
     }
 
+    /// Whether the caller's own conditions hold for `stored`, so a 304 answers them (RFC 9110
+    /// §13.1.2 and §13.1.3, as RFC 9111 §4.3.2 applies them): `If-None-Match` when one of its
+    /// entity tags (or `*`) matches the stored `ETag` by weak comparison; without it,
+    /// `If-Modified-Since` when the stored `Last-Modified` (or `Date`) is not later.
+    public func conditionsMatch(_ request: HTTPRequest, _ stored: CachedResponse) -> Bool {
+        let noneMatch = request.headers.values(for: "If-None-Match")
+        if !noneMatch.isEmpty {
+            guard let etag = stored.headers["ETag"].map(Self.weak) else { return false }
+            let tags = noneMatch.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() }
+            return tags.contains("*") || tags.contains { Self.weak($0) == etag }
+        }
+        guard let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse),
+            let modified = stored.headers["Last-Modified"].flatMap(HTTPDate.parse) ?? stored.headers["Date"].flatMap(HTTPDate.parse)
+        else { return false }
+        return modified <= since
+    }
+
+    /// An entity tag without its weakness mark, for weak comparison.
+    private static func weak(_ tag: String) -> String {
+        let trimmed = tag.trimmingWhitespace()
+        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+    }
+
     /// `If-None-Match` from the stored `ETag`, `If-Modified-Since` from its `Last-Modified`.
     public func conditionalFields(for stored: CachedResponse) -> HTTPFields {
         var fields = HTTPFields()

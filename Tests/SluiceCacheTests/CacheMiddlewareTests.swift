@@ -678,4 +678,43 @@ struct CacheToFileTests {
         #expect(try await plain.get(server.url("/page").absoluteString).source == .network)
         #expect(server.requests.count == 3)
     }
+
+    @Test func aCallersConditionalRequestIsAnsweredFromAFreshCopy() async throws {
+        let server = try MockWebServer()
+        let modified = "Sun, 06 Nov 1994 08:49:37 GMT"
+        server.setHandler { request in
+            if request.target == "/stale", request.header("If-None-Match") == "\"v1\"" { return .init(status: 304, headers: [("ETag", "\"v1\"")], body: "") }
+            let age = request.target == "/stale" ? "0" : "60"
+            return .init(
+                status: 200, headers: [("ETag", "\"v1\""), ("Last-Modified", modified), ("Cache-Control", "max-age=\(age)"), ("X-Other", "kept")],
+                body: "document")
+        }
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(CacheMiddleware(store: MemoryCacheStore(), configuration: .init(isShared: true)))
+        let client = builder.build()
+        func get(_ path: String, _ fields: [(String, String)]) async throws -> HTTPResponse {
+            var request = HTTPRequest(url: server.url(path))
+            for (name, value) in fields { try request.headers.set(name: name, value: value) }
+            return try await client.send(request)
+        }
+        _ = try await get("/doc", [])
+        let matching = try await get("/doc", [("If-None-Match", "\"v0\", \"v1\"")])
+        #expect(matching.status.code == 304)
+        #expect(matching.source == .cache)
+        #expect(matching.body.isEmpty)
+        #expect(matching.headers["ETag"] == "\"v1\"" && matching.headers["Cache-Control"] == "max-age=60" && matching.headers["Age"] != nil)
+        #expect(matching.headers["X-Other"] == nil)
+        #expect(try await get("/doc", [("If-None-Match", "W/\"v1\"")]).status.code == 304)  // weak comparison
+        let other = try await get("/doc", [("If-None-Match", "\"v2\"")])
+        #expect(other.status == .ok && other.text == "document" && other.source == .cache)
+        #expect(try await get("/doc", [("If-Modified-Since", "Mon, 07 Nov 1994 08:49:37 GMT")]).status.code == 304)
+        #expect(try await get("/doc", [("If-Modified-Since", "Sat, 05 Nov 1994 08:49:37 GMT")]).status == .ok)
+        #expect(server.requests.count == 1)  // all of these from the cache
+        // A stale copy: the caller's conditional goes to the origin as written, and its 304 comes back.
+        _ = try await get("/stale", [])
+        let forwarded = try await get("/stale", [("If-None-Match", "\"v1\"")])
+        #expect(forwarded.status.code == 304)
+        #expect(server.requests.last?.header("If-None-Match") == "\"v1\"")
+        #expect(server.requests.count == 3)
+    }
 }

@@ -171,6 +171,20 @@ struct CacheStrategyTests {
         #expect(CacheControl.isValidDictionary(value) == valid)
     }
 
+    @Test func theCallersConditionsAreComparedWeaklyAndIfNoneMatchWins() {
+        let stored = entry([("ETag", "W/\"v1\""), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")])
+        #expect(privateCache.conditionsMatch(request([("If-None-Match", "\"v1\"")]), stored))
+        #expect(privateCache.conditionsMatch(request([("If-None-Match", "\"a\", W/\"v1\"")]), stored))
+        #expect(privateCache.conditionsMatch(request([("If-None-Match", "*")]), stored))
+        #expect(!privateCache.conditionsMatch(request([("If-None-Match", "\"v2\"")]), stored))
+        // If-None-Match present: If-Modified-Since is not looked at (RFC 9110 §13.1.3).
+        #expect(!privateCache.conditionsMatch(request([("If-None-Match", "\"v2\""), ("If-Modified-Since", "Mon, 07 Nov 1994 08:49:37 GMT")]), stored))
+        #expect(privateCache.conditionsMatch(request([("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT")]), stored))
+        #expect(!privateCache.conditionsMatch(request([("If-Modified-Since", "Sat, 05 Nov 1994 08:49:37 GMT")]), stored))
+        #expect(!privateCache.conditionsMatch(request([("If-Modified-Since", "not a date")]), stored))
+        #expect(!privateCache.conditionsMatch(request([("If-None-Match", "\"v1\"")]), entry([])), "nothing to compare with")
+    }
+
     // MARK: Storing
 
     @Test func whatMayBeStored() {
