@@ -126,6 +126,10 @@ public struct CacheMiddleware: Middleware {
             return response
         }
         let key = self.key(for: request)
+        // A Range request (RFC 9110 §14): one range is answered from a fresh complete copy below;
+        // several go to the origin, whose 206 is passed on and not stored.
+        let range = request.method == .get ? request.headers["Range"].map(ByteRange.parse) : nil
+        if case .several? = range { return try await next(request, context) }
         // A caller's own conditional request (RFC 9111 §4.3.2): answered from a fresh stored
         // response, 304 when it matches the caller's validators and the stored response when it
         // does not; anything else goes to the origin as the caller wrote it.
@@ -155,10 +159,14 @@ public struct CacheMiddleware: Middleware {
         }
         switch decision {
         case .serve(let age):
-            return served(stored!, age: age, for: request, source: .cache, directives: directives)
+            let response = served(stored!, age: age, for: request, source: .cache, directives: directives)
+            if case .one(let wanted)? = range, Self.ifRangeHolds(request, stored!) { return Self.partial(response, wanted) }
+            return response
         case .serveStaleAndRevalidate(let age):
             revalidateInBackground(stored!, request: request, seen: seen, key: key, context: context, next: next)
-            return served(stored!, age: age, for: request, source: .cache, directives: directives)
+            let response = served(stored!, age: age, for: request, source: .cache, directives: directives)
+            if case .one(let wanted)? = range, Self.ifRangeHolds(request, stored!) { return Self.partial(response, wanted) }
+            return response
         case .miss:
             throw SluiceError(.cacheMiss, "nothing is stored for \(request) (cache policy returnCacheDontLoad)")
         case .gatewayTimeout:
@@ -171,9 +179,14 @@ public struct CacheMiddleware: Middleware {
                 try await fetch(request, seen: seen, key: key, stored: stored, context: context, next: next)
             }
         case .validate(let conditions):
-            return try await coalesced(request, key: key) {
+            let response = try await coalesced(request, key: key) {
                 try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored!, context: context, next: next)
             }
+            // Revalidated (a 304): the stored copy is whole and fresh again, so it answers the range.
+            if case .one(let wanted)? = range, response.source == .revalidated, response.status == .ok, Self.ifRangeHolds(request, stored!) {
+                return Self.partial(response, wanted)
+            }
+            return response
         }
     }
 
@@ -389,6 +402,34 @@ public struct CacheMiddleware: Middleware {
         }
         if request.method == .head { response.body = Data() }
         return response
+    }
+
+    /// `response` cut to `range` (RFC 9110 §14.4, §15.3.7): a 206 with its `Content-Range`, or a
+    /// 416 with `Content-Range: bytes */length` when the range starts past the end.
+    static func partial(_ response: HTTPResponse, _ range: ByteRange.Bounds) -> HTTPResponse {
+        let length = response.body.count
+        var partial = response
+        partial.headers.remove(name: "Content-Length")
+        guard let (first, last) = range.resolved(length: length) else {
+            partial.status = HTTPStatus(code: 416)
+            partial.body = Data()
+            try? partial.headers.set(name: "Content-Range", value: "bytes */\(length)")
+            return partial
+        }
+        partial.status = HTTPStatus(code: 206)
+        partial.body = response.body.subdata(in: (response.body.startIndex + first)..<(response.body.startIndex + last + 1))
+        try? partial.headers.set(name: "Content-Range", value: "bytes \(first)-\(last)/\(length)")
+        return partial
+    }
+
+    /// Whether a request's `If-Range` (if any) holds for `stored`, so its range applies (RFC 9110
+    /// §13.1.5): a strong entity tag equal to the stored `ETag`, or a date equal to its
+    /// `Last-Modified`. When it does not, the whole response is the answer.
+    static func ifRangeHolds(_ request: HTTPRequest, _ stored: CachedResponse) -> Bool {
+        guard let condition = request.headers["If-Range"]?.trimmingCharacters(in: .whitespaces) else { return true }
+        if condition.hasPrefix("\"") { return stored.headers["ETag"] == condition }
+        guard let date = HTTPDate.parse(condition), let modified = stored.headers["Last-Modified"].flatMap(HTTPDate.parse) else { return false }
+        return date == modified
     }
 
     /// A 304 for `request` from `stored`: the fields RFC 9110 §15.4.5 lists (validators,

@@ -717,4 +717,41 @@ struct CacheToFileTests {
         #expect(server.requests.last?.header("If-None-Match") == "\"v1\"")
         #expect(server.requests.count == 3)
     }
+
+    @Test func aSingleRangeIsAnsweredFromAFreshCompleteCopy() async throws {
+        let server = try MockWebServer()
+        let body = "0123456789abcdefghij"  // 20 bytes
+        server.setHandler { request in
+            if request.header("Range") != nil { return .init(status: 206, headers: [("Content-Range", "bytes 0-1/20")], body: "01") }
+            return .init(status: 200, headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")], body: body)
+        }
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(CacheMiddleware(store: MemoryCacheStore()))
+        let client = builder.build()
+        func get(_ fields: [(String, String)]) async throws -> HTTPResponse {
+            var request = HTTPRequest(url: server.url("/file"))
+            for (name, value) in fields { try request.headers.set(name: name, value: value) }
+            return try await client.send(request)
+        }
+        _ = try await get([])
+        let middle = try await get([("Range", "bytes=5-9")])
+        #expect(middle.status.code == 206 && middle.text == "56789" && middle.headers["Content-Range"] == "bytes 5-9/20")
+        #expect(middle.source == .cache)
+        let open = try await get([("Range", "bytes=15-")])
+        #expect(open.text == "fghij" && open.headers["Content-Range"] == "bytes 15-19/20")
+        let suffix = try await get([("Range", "bytes=-3")])
+        #expect(suffix.text == "hij" && suffix.headers["Content-Range"] == "bytes 17-19/20")
+        let past = try await get([("Range", "bytes=25-30")])
+        #expect(past.status.code == 416 && past.headers["Content-Range"] == "bytes */20" && past.body.isEmpty)
+        let clipped = try await get([("Range", "bytes=18-99")])
+        #expect(clipped.text == "ij" && clipped.headers["Content-Range"] == "bytes 18-19/20")
+        // If-Range that does not match: the whole response.
+        let changed = try await get([("Range", "bytes=0-1"), ("If-Range", "\"v2\"")])
+        #expect(changed.status == .ok && changed.text == body)
+        #expect(server.requests.count == 1)
+        // Several ranges go to the origin.
+        let several = try await get([("Range", "bytes=0-1,5-6")])
+        #expect(several.status.code == 206 && several.source == .network)
+        #expect(server.requests.count == 2)
+    }
 }

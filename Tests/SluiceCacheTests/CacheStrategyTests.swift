@@ -185,6 +185,16 @@ struct CacheStrategyTests {
         #expect(!privateCache.conditionsMatch(request([("If-None-Match", "\"v1\"")]), entry([])), "nothing to compare with")
     }
 
+    @Test(arguments: [
+        ("bytes=0-99", ByteRange.one(.init(first: 0, last: 99))), ("bytes=100-", .one(.init(first: 100, last: nil))),
+        ("bytes=-500", .one(.init(suffix: 500))), ("bytes=0-1,5-9", .several), ("BYTES=1-2", .one(.init(first: 1, last: 2))),
+        ("items=0-9", .ignored), ("bytes=9-1", .ignored), ("bytes=a-b", .ignored), ("bytes=+1-2", .ignored), ("bytes=", .ignored),
+        ("bytes=0-1,", .ignored),
+    ])
+    func rangeFieldsAreReadAsRFC9110Writes(value: String, range: ByteRange) {
+        #expect(ByteRange.parse(value) == range)
+    }
+
     // MARK: Storing
 
     @Test func whatMayBeStored() {
