@@ -28,7 +28,7 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "CSluiceBench"]
                 + sluice(
                     "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
-                    "SluiceSigning", "SluiceLogging"
+                    "SluiceSigning", "SluiceLogging", "SluiceRetry", "SluiceReachability", "SluiceHUD"
                 ),
             path: "Sources/SluiceBench", swiftSettings: strict
         ),

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <zlib.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static size_t count_bytes(char *data, size_t size, size_t n, void *user) {
@@ -17,23 +18,65 @@ static double seconds_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static CURL *make_handle(const char *url, size_t *bytes) {
+/* "keep": what any client that returns responses must do, as ../shared/bench/curlbench.c's keep
+   mode: every header line and the body kept in memory, a fresh buffer per response. */
+typedef struct { char *data; size_t length, capacity; } buffer;
+typedef struct { buffer head, body; size_t *bytes; int keep; } response;
+
+static void append(buffer *b, const char *data, size_t n) {
+    if (b->length + n > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity * 2 : 4096;
+        while (capacity < b->length + n) capacity *= 2;
+        b->data = realloc(b->data, capacity);
+        b->capacity = capacity;
+    }
+    memcpy(b->data + b->length, data, n);
+    b->length += n;
+}
+
+static size_t keep_body(char *data, size_t size, size_t n, void *user) {
+    response *r = user;
+    *r->bytes += size * n;
+    if (r->keep) append(&r->body, data, size * n);
+    return size * n;
+}
+
+static size_t keep_head(char *data, size_t size, size_t n, void *user) {
+    response *r = user;
+    if (r->keep) append(&r->head, data, size * n);
+    return size * n;
+}
+
+/* A response is done with: its buffers are given back, as a client hands them on and drops them. */
+static void finish(response *r) {
+    free(r->head.data);
+    free(r->body.data);
+    r->head = (buffer){0};
+    r->body = (buffer){0};
+}
+
+static CURL *make_handle(const char *url, response *r) {
     CURL *handle = curl_easy_init();
     curl_easy_setopt(handle, CURLOPT_URL, url);
-    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, count_bytes);
-    curl_easy_setopt(handle, CURLOPT_WRITEDATA, bytes);
+    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, keep_body);
+    curl_easy_setopt(handle, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, keep_head);
+    curl_easy_setopt(handle, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
     return handle;
 }
 
-double sluice_bench_libcurl(const char *url, int count, int concurrency, size_t *bytes) {
+double sluice_bench_libcurl(const char *url, int count, int concurrency, int keep, size_t *bytes) {
     curl_global_init(CURL_GLOBAL_ALL);
     *bytes = 0;
     double start = seconds_now();
     if (concurrency <= 1) {
-        CURL *handle = make_handle(url, bytes);
+        response r = { .bytes = bytes, .keep = keep };
+        CURL *handle = make_handle(url, &r);
         for (int i = 0; i < count; i++) {
-            if (curl_easy_perform(handle) != CURLE_OK) { curl_easy_cleanup(handle); return -1; }
+            CURLcode result = curl_easy_perform(handle);
+            finish(&r);
+            if (result != CURLE_OK) { curl_easy_cleanup(handle); return -1; }
         }
         curl_easy_cleanup(handle);
         return seconds_now() - start;
@@ -41,8 +84,12 @@ double sluice_bench_libcurl(const char *url, int count, int concurrency, size_t 
     CURLM *multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)concurrency);
     int started = 0, done = 0, failed = 0;
+    response *responses = calloc((size_t)concurrency, sizeof(response));
     for (int i = 0; i < concurrency && started < count; i++, started++) {
-        curl_multi_add_handle(multi, make_handle(url, bytes));
+        responses[i] = (response){ .bytes = bytes, .keep = keep };
+        CURL *handle = make_handle(url, &responses[i]);
+        curl_easy_setopt(handle, CURLOPT_PRIVATE, &responses[i]);
+        curl_multi_add_handle(multi, handle);
     }
     while (done < count) {
         int running = 0, queued = 0;
@@ -52,6 +99,9 @@ double sluice_bench_libcurl(const char *url, int count, int concurrency, size_t 
             if (message->msg != CURLMSG_DONE) continue;
             CURL *handle = message->easy_handle;
             if (message->data.result != CURLE_OK) failed = 1;
+            response *r = NULL;
+            curl_easy_getinfo(handle, CURLINFO_PRIVATE, (char **)&r);
+            if (r) finish(r);
             done++;
             curl_multi_remove_handle(multi, handle);
             if (started < count) { curl_multi_add_handle(multi, handle); started++; }
@@ -60,6 +110,7 @@ double sluice_bench_libcurl(const char *url, int count, int concurrency, size_t 
         if (done < count) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
     curl_multi_cleanup(multi);
+    free(responses);
     return failed ? -1 : seconds_now() - start;
 }
 

@@ -12,8 +12,12 @@
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
 // flight), body1mib (1 MiB, sequential). Clients: libcurl-c (raw libcurl from C, a C target built
-// with the same flags), curl-transport (CurlTransport alone), pipeline (a Pipeline of nine
-// pass-through middleware over CurlTransport), urlsession (FoundationNetworking). curl-transport
+// with the same flags), libcurl-c-keep (the same, keeping every response's header lines and body in
+// fresh buffers, as curlbench's keep mode: the fair reference), curl-transport (CurlTransport
+// alone), pipeline (a Pipeline of nine pass-through middleware over CurlTransport), client (what
+// users run: a Client from the builder with every middleware at its default place, HUD and logging
+// on with counting sinks, the cache bypassed, over CurlTransport() as configured by default, called
+// with client.send from ordinary tasks), urlsession (FoundationNetworking). curl-transport
 // and pipeline run one event thread per core, with the 16 concurrent callers spread over them;
 // pipeline-1thread is the same pipeline on the default single event thread (table only, not in
 // --json, whose client names are fixed). Each round runs
@@ -24,7 +28,17 @@ import CSluiceBench
 import Dispatch
 import Foundation
 import Sluice
+import SluiceCache
 import SluiceCurl
+import SluiceGzip
+import SluiceHUD
+import SluiceHeaders
+import SluiceLogging
+import SluiceReachability
+import SluiceRetry
+import SluiceSigning
+import SluiceURLEncoding
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -37,7 +51,7 @@ struct Options {
     var rounds = 5
     var scale = 1.0
     var base: URL?
-    var clients = ["libcurl-c", "curl-transport", "pipeline", "pipeline-1thread", "urlsession"]
+    var clients = ["libcurl-c", "libcurl-c-keep", "curl-transport", "pipeline", "client", "pipeline-1thread", "urlsession"]
     var scenarios: [String]?
     var download: String?
     var eventThreads = ProcessInfo.processInfo.activeProcessorCount
@@ -127,6 +141,32 @@ let pipeline = Pipeline(middlewares: Array(repeating: PassThrough(), count: 9), 
 /// The same pipeline over a single event thread, as the default configuration has.
 let pipelineTransport1 = CurlTransport()
 let pipeline1 = Pipeline(middlewares: Array(repeating: PassThrough(), count: 9), transport: pipelineTransport1)
+/// Counts what a HUD is asked to show.
+final class CountingHUD: HUDPresenter {
+    let shows = Atomic<Int>(0)
+    func show(tip: String?) async { shows.add(1, ordering: .relaxed) }
+    func update(progress: TransferProgress) async {}
+    func dismiss() async {}
+}
+
+let loggedLines = Atomic<Int>(0)
+/// What users run: the builder's client with every middleware at its default place, over the
+/// transport's default configuration.
+let userClient: Client = {
+    var builder = Client.Builder(transport: CurlTransport())
+    builder.environment = [:]
+    builder.add(HUDMiddleware(presenter: CountingHUD()))
+    builder.add(LoggingMiddleware(level: .basic, sink: .closure { _ in loggedLines.add(1, ordering: .relaxed) }))
+    builder.add(HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json"])))
+    builder.add(URLEncodingMiddleware())
+    builder.add(CacheMiddleware(store: MemoryCacheStore()))
+    builder.add(RetryMiddleware())
+    if let monitor = try? LinuxReachabilityMonitor() { builder.add(ReachabilityGateMiddleware(monitor: monitor)) }
+    builder.add(GzipMiddleware())
+    builder.add(SigningMiddleware(signer: HMACParameterSigner(configuration: .init(key: Data("bench-key".utf8)))))
+    return builder.build()
+}()
+
 let session: URLSession = {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = 16
@@ -160,11 +200,19 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
     let url = base.appendingPathComponent(scenario.path)
     let start = ContinuousClock.now
     switch client {
-    case "libcurl-c":
+    case "libcurl-c", "libcurl-c-keep":
         var bytes = 0
-        let seconds = sluice_bench_libcurl(url.absoluteString, Int32(count), Int32(scenario.concurrency), &bytes)
-        guard seconds > 0 else { throw BenchFailure(description: "libcurl-c: a transfer failed") }
+        let keep: Int32 = client == "libcurl-c-keep" ? 1 : 0
+        let seconds = sluice_bench_libcurl(url.absoluteString, Int32(count), Int32(scenario.concurrency), keep, &bytes)
+        guard seconds > 0 else { throw BenchFailure(description: "\(client): a transfer failed") }
         return seconds
+    case "client":
+        try await drive(scenario, count: count) {
+            var request = HTTPRequest(url: url)
+            request.cachePolicy = .reloadIgnoringCache
+            let response = try await userClient.send(request)
+            try check(response.status.code, response.body.count, scenario)
+        }
     case "curl-transport":
         try await drive(scenario, count: count, on: curlTransport.executors) {
             let response = try await curlTransport.send(HTTPRequest(url: url), context: RequestContext())
@@ -240,7 +288,10 @@ func measure() async throws -> Int32 {
         for scenario in scenarios {
             for client in clients where client != "pipeline-1thread" {
                 let value = median(rps["\(client)/\(scenario.name)"]!)
-                print(#"{"client": "\#(client)", "scenario": "\#(scenario.name)", "rps": \#(String(format: "%.1f", value))}"#)
+                let cpuMicroseconds = median(cpu["\(client)/\(scenario.name)"]!)
+                print(
+                    #"{"client": "\#(client)", "scenario": "\#(scenario.name)", "rps": \#(String(format: "%.1f", value)), "cpu_us": \#(String(format: "%.1f", cpuMicroseconds))}"#
+                )
             }
         }
     } else {
@@ -250,14 +301,21 @@ func measure() async throws -> Int32 {
         }
         print("sluice-bench against \(base.absoluteString): median of \(rounds) rounds, libcurl \(CurlTransport.curlVersion)")
         print("")
-        print("| scenario | client | req/s | × libcurl-c | client CPU µs/req |")
-        print("|---|---|---:|---:|---:|")
+        // Ratios to libcurl-c-keep when it ran (the fair reference: it keeps what a client returns).
+        let referenceName = clients.contains("libcurl-c-keep") ? "libcurl-c-keep" : "libcurl-c"
+        print("| scenario | client | req/s | × \(referenceName) | client CPU µs/req | CPU × \(referenceName) |")
+        print("|---|---|---:|---:|---:|---:|")
         for scenario in scenarios {
-            let reference = median(rps["libcurl-c/\(scenario.name)"]!)
+            let reference = median(rps["\(referenceName)/\(scenario.name)"]!)
+            let referenceCPU = median(cpu["\(referenceName)/\(scenario.name)"]!)
             for client in clients {
                 let key = "\(client)/\(scenario.name)"
                 let value = median(rps[key]!)
-                print(String(format: "| %@ | %@ | %.0f | %.2f× | %.1f |", scenario.name, client, value, value / reference, median(cpu[key]!)))
+                let cpuMicroseconds = median(cpu[key]!)
+                print(
+                    String(
+                        format: "| %@ | %@ | %.0f | %.2f× | %.1f | %.2f× |", scenario.name, client, value, value / reference, cpuMicroseconds,
+                        cpuMicroseconds / referenceCPU))
             }
         }
         if let pipeline16 = rps["pipeline/concurrent16"].map(median), let session16 = rps["urlsession/concurrent16"].map(median) {
