@@ -59,6 +59,8 @@ struct Options {
     var python: String?
     var redis: (host: String, port: Int)?
     var middleware = false
+    /// Middleware the `client` row leaves out (`--leave-out hud,reachability`), to find what costs.
+    var leaveOut: Set<String> = []
 }
 
 func parseOptions(_ raw: [String]) -> Options {
@@ -80,6 +82,7 @@ func parseOptions(_ raw: [String]) -> Options {
             if parts.count == 2, let port = Int(parts[1]) { options.redis = (String(parts[0]), port) }
         case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
+        case "--leave-out" where index + 1 < raw.count: index += 1; options.leaveOut = Set(raw[index].split(separator: ",").map(String.init))
         default: options.base = URL(string: raw[index])
         }
         index += 1
@@ -155,15 +158,17 @@ let loggedLines = Atomic<Int>(0)
 let userClient: Client = {
     var builder = Client.Builder(transport: CurlTransport())
     builder.environment = [:]
-    builder.add(HUDMiddleware(presenter: CountingHUD()))
-    builder.add(LoggingMiddleware(level: .basic, sink: .closure { _ in loggedLines.add(1, ordering: .relaxed) }))
-    builder.add(HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json"])))
-    builder.add(URLEncodingMiddleware())
-    builder.add(CacheMiddleware(store: MemoryCacheStore()))
-    builder.add(RetryMiddleware())
-    if let monitor = try? LinuxReachabilityMonitor() { builder.add(ReachabilityGateMiddleware(monitor: monitor)) }
-    builder.add(GzipMiddleware())
-    builder.add(SigningMiddleware(signer: HMACParameterSigner(configuration: .init(key: Data("bench-key".utf8)))))
+    let out = options.leaveOut
+    if !out.contains("hud") { builder.add(HUDMiddleware(presenter: CountingHUD())) }
+    if !out.contains("logging") { builder.add(LoggingMiddleware(level: .basic, sink: .closure { _ in loggedLines.add(1, ordering: .relaxed) })) }
+    if !out.contains("headers") { builder.add(HeadersMiddleware(configuration: .init(fields: ["Accept": "application/json"]))) }
+    if !out.contains("urlencoding") { builder.add(URLEncodingMiddleware()) }
+    if !out.contains("cache") { builder.add(CacheMiddleware(store: MemoryCacheStore())) }
+    if !out.contains("retry") { builder.add(RetryMiddleware()) }
+    if !out.contains("reachability"), let monitor = try? LinuxReachabilityMonitor() { builder.add(ReachabilityGateMiddleware(monitor: monitor)) }
+    if !out.contains("gzip") { builder.add(GzipMiddleware()) }
+    if !out.contains("signing") { builder.add(SigningMiddleware(signer: HMACParameterSigner(configuration: .init(key: Data("bench-key".utf8))))) }
+    if out.contains("redirects") { builder.remove(RedirectMiddleware.self) }
     return builder.build()
 }()
 
@@ -209,7 +214,7 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
     case "client":
         try await drive(scenario, count: count) {
             var request = HTTPRequest(url: url)
-            request.cachePolicy = .reloadIgnoringCache
+            if !options.leaveOut.contains("cache") { request.cachePolicy = .reloadIgnoringCache }
             let response = try await userClient.send(request)
             try check(response.status.code, response.body.count, scenario)
         }
