@@ -41,8 +41,6 @@ public enum GzipCodec {
         public static let `default` = Limits()
     }
 
-    private static let step = 64 << 10
-
     /// `data` as one gzip member, at `level` (0–9; 6 is zlib's default balance).
     public static func compress(_ data: Data, level: Int32 = 6) throws(SluiceError) -> Data {
         var stream = z_stream()
@@ -73,74 +71,15 @@ public enum GzipCodec {
     ///   corrupt stream, a bad checksum, or a stream that ends early.
     public static func decompress(_ data: Data, format: Format, limits: Limits = .default) throws(SluiceError) -> Data {
         if data.isEmpty { return data }
-        let windowBits: Int32
-        switch format {
-        case .gzip: windowBits = 15 + 16
-        case .deflate: windowBits = isZlibHeader(data) ? 15 : -15
-        }
-        var stream = z_stream()
-        guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
-            throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
-        }
-        defer { inflateEnd(&stream) }
-        let ratioLimit = data.count.multipliedReportingOverflow(by: limits.maximumRatio)
-        let ceiling = min(limits.maximumSize, ratioLimit.overflow ? Int.max : ratioLimit.partialValue)
-        var output = Data()
-        output.reserveCapacity(min(ceiling, max(step, data.count * 4)))
-        var buffer = [UInt8](repeating: 0, count: step)
-        let name = format == .gzip ? "gzip" : "deflate"
-
-        let failure: SluiceError? = data.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> SluiceError? in
-            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-            stream.avail_in = uInt(input.count)
-            while true {
-                let (status, produced) = buffer.withUnsafeMutableBytes { out -> (Int32, Int) in
-                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                    stream.avail_out = uInt(out.count)
-                    let status = inflate(&stream, Z_NO_FLUSH)
-                    return (status, out.count - Int(stream.avail_out))
-                }
-                if produced > 0 {
-                    if output.count + produced > ceiling {
-                        return output.count + produced > limits.maximumSize
-                            ? SluiceError(.bodyTooLarge, "decompression limit: the \(name) body decodes to more than \(limits.maximumSize) bytes")
-                            : SluiceError(
-                                .bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(data.count) bytes")
-                    }
-                    output.append(contentsOf: buffer[0..<produced])
-                }
-                switch status {
-                case Z_STREAM_END:
-                    // gzip allows several members back to back (RFC 1952 §2.2).
-                    if format == .gzip, stream.avail_in > 0 {
-                        guard inflateReset(&stream) == Z_OK else { return corrupt(name, stream) }
-                        continue
-                    }
-                    return nil
-                case Z_OK:
-                    continue
-                case Z_BUF_ERROR:
-                    // No progress possible: the input ran out before the stream's end.
-                    if stream.avail_in == 0 {
-                        return SluiceError(.invalidResponse, "truncated \(name) body: it ends after \(data.count) bytes, before the end of the stream")
-                    }
-                    continue
-                default:
-                    return corrupt(name, stream)
-                }
-            }
-        }
-        if let failure { throw failure }
+        // The same decoder a streamed body goes through, fed the whole body at once.
+        let inflater = GzipInflater(format: format, limits: limits)
+        let output = try inflater.decode(data)
+        try inflater.finish()
         return output
     }
 
-    private static func corrupt(_ name: String, _ stream: z_stream) -> SluiceError {
-        let reason = stream.msg.map { String(cString: $0) } ?? "invalid data"
-        return SluiceError(.invalidResponse, "corrupt \(name) body: \(reason)")
-    }
-
     /// Whether `data` starts with an RFC 1950 zlib header: deflate method, a valid check value.
-    private static func isZlibHeader(_ data: Data) -> Bool {
+    static func isZlibHeader(_ data: Data) -> Bool {
         guard data.count >= 2 else { return false }
         let cmf = data[data.startIndex], flg = data[data.startIndex + 1]
         return cmf & 0x0F == 8 && cmf >> 4 <= 7 && (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0

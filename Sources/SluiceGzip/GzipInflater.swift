@@ -42,15 +42,17 @@ public final class GzipInflater {
             let windowBits: Int32 =
                 switch format {
                 case .gzip: 15 + 16
-                case .deflate: chunk.count >= 2 && (UInt16(chunk[chunk.startIndex]) << 8 | UInt16(chunk[chunk.startIndex + 1])) % 31 == 0 ? 15 : -15
+                case .deflate: GzipCodec.isZlibHeader(chunk) ? 15 : -15  // zlib-wrapped, or raw
                 }
             guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
                 throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
             }
             started = true
         } else if atEnd {
-            // Another gzip member follows (RFC 1952 §2.2).
-            guard format == .gzip, inflateReset(&stream) == Z_OK else { throw corrupt() }
+            // A deflate stream is over: what follows it is not read. Another gzip member may
+            // follow (RFC 1952 §2.2).
+            guard format == .gzip else { return Data() }
+            guard inflateReset(&stream) == Z_OK else { throw corrupt() }
             atEnd = false
         }
         input += chunk.count
@@ -76,8 +78,10 @@ public final class GzipInflater {
                 }
                 switch status {
                 case Z_STREAM_END:
-                    if stream.avail_in > 0 {
-                        if format == .gzip, inflateReset(&stream) == Z_OK { continue }
+                    // gzip allows several members back to back; a deflate stream ends here, and
+                    // whatever follows it is not read.
+                    if format == .gzip, stream.avail_in > 0 {
+                        if inflateReset(&stream) == Z_OK { continue }
                         failure = corrupt()
                     } else {
                         atEnd = true
