@@ -159,14 +159,10 @@ public struct CacheMiddleware: Middleware {
         }
         switch decision {
         case .serve(let age):
-            let response = served(stored!, age: age, for: request, source: .cache, directives: directives)
-            if case .one(let wanted)? = range, Self.ifRangeHolds(request, stored!) { return Self.partial(response, wanted) }
-            return response
+            return Self.answering(range, of: request, stored!, with: served(stored!, age: age, for: request, source: .cache, directives: directives))
         case .serveStaleAndRevalidate(let age):
             revalidateInBackground(stored!, request: request, seen: seen, key: key, context: context, next: next)
-            let response = served(stored!, age: age, for: request, source: .cache, directives: directives)
-            if case .one(let wanted)? = range, Self.ifRangeHolds(request, stored!) { return Self.partial(response, wanted) }
-            return response
+            return Self.answering(range, of: request, stored!, with: served(stored!, age: age, for: request, source: .cache, directives: directives))
         case .miss:
             throw SluiceError(.cacheMiss, "nothing is stored for \(request) (cache policy returnCacheDontLoad)")
         case .gatewayTimeout:
@@ -183,10 +179,8 @@ public struct CacheMiddleware: Middleware {
                 try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored!, context: context, next: next)
             }
             // Revalidated (a 304): the stored copy is whole and fresh again, so it answers the range.
-            if case .one(let wanted)? = range, response.source == .revalidated, response.status == .ok, Self.ifRangeHolds(request, stored!) {
-                return Self.partial(response, wanted)
-            }
-            return response
+            guard response.source == .revalidated, response.status == .ok else { return response }
+            return Self.answering(range, of: request, stored!, with: response)
         }
     }
 
@@ -402,6 +396,13 @@ public struct CacheMiddleware: Middleware {
         }
         if request.method == .head { response.body = Data() }
         return response
+    }
+
+    /// `response`, the whole stored representation, cut to the request's single range when it asked
+    /// for one and its `If-Range` holds; as it is otherwise.
+    static func answering(_ range: ByteRange?, of request: HTTPRequest, _ stored: CachedResponse, with response: HTTPResponse) -> HTTPResponse {
+        guard case .one(let wanted)? = range, ifRangeHolds(request, stored) else { return response }
+        return partial(response, wanted)
     }
 
     /// `response` cut to `range` (RFC 9110 §14.4, §15.3.7): a 206 with its `Content-Range`, or a

@@ -214,13 +214,23 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         }
 
         func next() async throws -> Data? {
-            enum Step {
-                case chunk(Data, demand: (@Sendable () -> Void)?)
-                case end((any Error)?)
-                case wait
+            // The common case: a chunk (or the end) is there already.
+            if let ready = take(orWait: nil) { return try ready.get() }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                    if let ready = take(orWait: continuation) { continuation.resume(with: ready) }
+                }
+            } onCancel: {
+                self.abandon()
             }
-            let step = state.withLock { state -> Step in
-                if state.abandoned { return .end(CancellationError()) }
+        }
+
+        /// The next chunk or the end, when there is one (telling the producer to go on once the
+        /// reader has caught up); otherwise `nil`, with `waiter` (if given) installed to be resumed
+        /// by the next write, the end, or abandonment.
+        private func take(orWait waiter: CheckedContinuation<Data?, any Error>?) -> Result<Data?, any Error>? {
+            let (result, demand) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
+                if state.abandoned { return (.failure(CancellationError()), nil) }
                 if state.head < state.chunks.count {
                     let chunk = state.chunks[state.head]
                     state.chunks[state.head] = Data()  // the reader owns it now
@@ -238,50 +248,14 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                         state.producerWaiting = false
                         demand = state.onDemand
                     }
-                    return .chunk(chunk, demand: demand)
+                    return (.success(chunk), demand)
                 }
-                if state.finished { return .end(state.error) }
-                if state.producerWaiting {
-                    state.producerWaiting = false
-                    return .chunk(Data(), demand: state.onDemand)
-                }
-                return .wait
+                if state.finished { return (state.error.map { .failure($0) } ?? .success(nil), nil) }
+                if let waiter { state.waiter = waiter }
+                return (nil, nil)
             }
-            switch step {
-            case .chunk(let chunk, let demand):
-                demand?()
-                if chunk.isEmpty { return try await next() }
-                return chunk
-            case .end(let error):
-                if let error { throw error }
-                return nil
-            case .wait:
-                return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                        let ready = state.withLock { state -> Step? in
-                            if state.abandoned { return .end(CancellationError()) }
-                            if state.head < state.chunks.count || state.finished { return nil }
-                            state.waiter = continuation
-                            return .wait
-                        }
-                        if ready == nil {
-                            // Something arrived meanwhile: read again.
-                            Task { continuation.resume(with: await Result { try await self.next() }) }
-                        } else if case .end(let error)? = ready {
-                            continuation.resume(throwing: error ?? CancellationError())
-                        }
-                    }
-                } onCancel: {
-                    self.abandon()
-                }
-            }
+            demand?()
+            return result
         }
-    }
-}
-
-extension Result where Failure == any Error {
-    /// The result of an async throwing call.
-    fileprivate init(_ body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
