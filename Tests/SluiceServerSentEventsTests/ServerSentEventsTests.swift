@@ -58,4 +58,18 @@ struct ServerSentEventsTests {
         gate.open()
         #expect(server.requests.count == 1)
     }
+
+    @Test func dropsWithoutAnEventPastTheLimitEndTheStreamSayingHowMany() async throws {
+        // Every connection answers an empty stream: a drop without an event each time.
+        server.setHandler { _ in .init(status: 200, headers: Self.eventStream, body: ": nothing\n\n") }
+        let request = HTTPRequest(url: server.url("/events"))
+        let events = client.events(request, configuration: .init(reconnectionDelay: .milliseconds(5), maxReconnections: 2))
+        await #expect {
+            for try await _ in events {}
+        } throws: { error in
+            (error as? SluiceError)?.code == .connectionLost
+                && (error as? SluiceError)?.message == "\(request): the event stream dropped 3 times in a row without an event"
+        }
+        #expect(server.requests.count == 3)
+    }
 }

@@ -85,4 +85,15 @@ struct HTTPBodyTests {
                 && error?.message.hasPrefix("the body stream failed after 3 bytes") == true
         }
     }
+
+    @Test func collectingAStreamedBodyPastItsLimitIsBodyTooLarge() async throws {
+        let stream = ResponseBodyStream(Data(count: 2_000))
+        await #expect {
+            _ = try await stream.collect(upTo: 1_000)
+        } throws: { error in
+            (error as? SluiceError)?.code == .bodyTooLarge
+                && (error as? SluiceError)?.message == "the streamed body is larger than the limit of 1000 bytes"
+        }
+        #expect(try await ResponseBodyStream(Data(count: 1_000)).collect(upTo: 1_000).count == 1_000)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTesting
 import Testing
 
 @Suite("HTTPRequest.setJSONBody")
@@ -31,5 +32,25 @@ struct JSONBodyKeyTests {
         #expect(!request.options.contains(JSONBodyKey.self))
         guard case .bytes(let body) = request.body else { Issue.record("not a bytes body"); return }
         #expect(body == Data(#"{"title":"draft"}"#.utf8))
+    }
+
+    @Test func aValueTheClientsEncoderRefusesIsAnInvalidBodyAndNothingIsSent() async throws {
+        struct Stamped: Encodable, Sendable { let at: Date }
+        struct Refused: Error {}
+        // The default encoder writes a date as a number; this client's encoder refuses dates.
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { _, _ in throw Refused() }
+        let transport = MockTransport.successful()
+        let client = Client(transport: transport, configuration: .init(encoder: encoder))
+        var request = HTTPRequest(method: .post, url: URL(string: "https://a.example/readings")!)
+        try request.setJSONBody(Stamped(at: Date(timeIntervalSince1970: 0)))
+        await #expect {
+            _ = try await client.send(request)
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidBody && error?.stage == .client
+                && error?.message == "the JSON body could not be encoded: Refused()" && error?.underlying is Refused
+        }
+        #expect(transport.requests.isEmpty)
     }
 }
