@@ -57,6 +57,8 @@ public final class GzipInflater {
         }
         input += chunk.count
         var decoded = Data()
+        // Room for a typical expansion at once, as many small appends would copy and grow.
+        decoded.reserveCapacity(min(limits.maximumSize, max(buffer.count, chunk.count * 4)))
         var failure: SluiceError?
         chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             stream.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
