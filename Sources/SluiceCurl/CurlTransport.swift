@@ -249,6 +249,9 @@ public final class CurlTransport: HTTPTransport {
     /// concurrent callers over them, one executor per task.
     public var executors: [any TaskExecutor] { loops }
 
+    /// The event thread the next call should run on: the caller's own, else the least busy.
+    public var preferredExecutor: (any TaskExecutor)? { chooseLoop() }
+
     /// The loop for a new request: the caller's own, else the least busy (the first on a tie).
     private func chooseLoop() -> CurlEventLoop {
         if loops.count == 1 { return loops[0] }

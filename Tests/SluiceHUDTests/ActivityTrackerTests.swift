@@ -25,6 +25,16 @@ final class ManualClock: Sendable {
     }
 
     private let state = Locked(State())
+    /// The instant the clock starts from.
+    private let start = ContinuousClock.now
+
+    /// The time now on this clock, for `ActivityTracker.Configuration.now`.
+    var instant: ContinuousClock.Instant { start + state.withLock { $0.now } }
+
+    /// A tracker configuration that sleeps and reads the time on this clock.
+    var trackerConfiguration: ActivityTracker.Configuration {
+        .init(sleep: { try await self.sleep($0) }, now: { self.instant })
+    }
 
     var pending: Int { state.withLock { $0.sleepers.count } }
     /// Sleeps ended by cancellation, parked or not.
@@ -67,14 +77,6 @@ final class ManualClock: Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Waits (in real time, up to 20 s) until `count` sleeps have been cancelled: an event that
-    /// must happen, where a count of parked sleeps can pass for a moment by chance.
-    func waitForCancellations(_ count: Int) async throws {
-        try await Wait.until("\(count) sleeps are cancelled (\(cancellations) so far)", timeout: TestTiming.scaled(.seconds(20))) {
-            cancellations >= count
-        }
-    }
-
     /// Waits (in real time, up to 20 s) until `count` sleeps are parked.
     func waitForSleepers(_ count: Int) async throws {
         let limit = ContinuousClock.now + TestTiming.scaled(.seconds(20))
@@ -101,7 +103,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
 
 @Suite(.timeLimit(.minutes(2))) struct ActivityTrackerTests {
     func tracker(_ clock: ManualClock) -> ActivityTracker {
-        ActivityTracker(configuration: .init(sleep: { try await clock.sleep($0) }))
+        ActivityTracker(configuration: clock.trackerConfiguration)
     }
 
     @Test func defaultsAreAFNetworkingsDelayAndLinger() {
@@ -116,12 +118,47 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(999))
         tracker.end()
-        try await clock.waitForCancellations(1)  // the show timer was cancelled; it never showed, so no linger
-        #expect(clock.pending == 0)
-        clock.advance(by: .seconds(5))
+        #expect(clock.pending == 1)  // the show timer sleeps on: an end starts and cancels nothing
+        clock.advance(by: .milliseconds(1))
+        try await clock.waitForSleepers(0)  // it woke, found nothing in flight, and stopped
         #expect(!tracker.isActive)
         #expect(tracker.inFlight == 0)
+        clock.advance(by: .seconds(5))
         #expect(clock.pending == 0)
+        #expect(!tracker.isActive)
+        #expect(clock.cancellations == 0)
+    }
+
+    @Test func manyShortRequestsShareOneTimer() async throws {
+        let clock = ManualClock()
+        let tracker = tracker(clock)
+        for _ in 0..<100 {
+            tracker.begin()
+            tracker.end()
+        }
+        try await clock.waitForSleepers(1)
+        #expect(clock.pending == 1)  // one timer for the whole burst, not one per request
+        clock.advance(by: .seconds(1))
+        try await clock.waitForSleepers(0)
+        #expect(!tracker.isActive)
+    }
+
+    @Test func activityThatRestartsWaitsTheWholeDelayFromItsOwnStart() async throws {
+        let clock = ManualClock()
+        let tracker = tracker(clock)
+        var changes = tracker.changes.makeAsyncIterator()
+        tracker.begin()
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(600))
+        tracker.end()
+        tracker.begin()  // a new activity at 0.6 s: it may show at 1.6 s, not at 1 s
+        clock.advance(by: .milliseconds(400))
+        try await clock.waitForSleepers(1)  // the timer woke at 1 s and sleeps the 0.6 s left
+        #expect(!tracker.isActive)
+        clock.advance(by: .milliseconds(599))
+        #expect(!tracker.isActive)
+        clock.advance(by: .milliseconds(1))
+        #expect(await changes.next() == true)
     }
 
     @Test func showsAfterTheDelayAndHidesAfterTheLinger() async throws {
@@ -157,10 +194,9 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
         tracker.end()
         try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(100))
-        tracker.begin()  // within the linger: cancels the hide
-        try await clock.waitForCancellations(1)
-        #expect(clock.pending == 0)
+        tracker.begin()  // within the linger: the hide is called off
         clock.advance(by: .seconds(10))
+        try await clock.waitForSleepers(0)  // the linger timer woke, found a request, and stopped
         #expect(tracker.isActive)
         tracker.end()
         try await clock.waitForSleepers(1)

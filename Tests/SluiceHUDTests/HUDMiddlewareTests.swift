@@ -14,7 +14,7 @@ import Testing
 
     @Test func showsTheTipForwardsProgressAndDismissesInOrder() async throws {
         let clock = ManualClock()
-        let tracker = ActivityTracker(configuration: .init(sleep: { try await clock.sleep($0) }))
+        let tracker = ActivityTracker(configuration: clock.trackerConfiguration)
         let presenter = RecordingPresenter()
         let gate = AsyncStream<Void>.makeStream()
         let harness = MiddlewareHarness(HUDMiddleware(presenter: presenter, tracker: tracker)) { _, context in
@@ -43,16 +43,16 @@ import Testing
 
     @Test func aFastRequestNeverReachesThePresenter() async throws {
         let clock = ManualClock()
-        let tracker = ActivityTracker(configuration: .init(sleep: { try await clock.sleep($0) }))
+        let tracker = ActivityTracker(configuration: clock.trackerConfiguration)
         let presenter = RecordingPresenter()
         let harness = MiddlewareHarness(HUDMiddleware(presenter: presenter, tracker: tracker)) { _, context in
             context.progress?(TransferProgress(direction: .download, completedBytes: 10, totalBytes: 10))
             return .status(.ok)
         }
         _ = try await harness.send(HTTPRequest(url: url))
-        try await clock.waitForCancellations(1)  // the show timer, cancelled when the request ended
-        #expect(clock.pending == 0)
+        try await clock.waitForSleepers(1)  // the show timer, which finds nothing in flight when it wakes
         clock.advance(by: .seconds(5))
+        try await clock.waitForSleepers(0)
         #expect(presenter.calls.isEmpty)
         #expect(tracker.inFlight == 0)
     }

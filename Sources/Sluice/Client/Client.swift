@@ -140,8 +140,11 @@ public struct Client: Sendable {
         let pipeline =
             extra.isEmpty
             ? self.pipeline : Pipeline(middlewares: extra + self.pipeline.middlewares, transport: self.pipeline.transport)
-        return try await dispatcher.run(request, cancellationIsError: configuration.reportsCancellationAsError) {
-            try await pipeline.send(request, context: context)
+        let executor = pipeline.transport.preferredExecutor
+        return try await withTaskExecutorPreference(executor) {
+            try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
+                try await pipeline.send(request, context: context)
+            }
         }
     }
 

@@ -43,14 +43,14 @@ final class RequestDispatcher: Sendable {
     ///   queued or running (by the caller's task or through the client), or `SluiceError`
     ///   `.cancelled` when `cancellationIsError`.
     func run(
-        _ request: HTTPRequest, cancellationIsError: Bool,
+        _ request: HTTPRequest, on executor: (any TaskExecutor)? = nil, cancellationIsError: Bool,
         _ work: @escaping @Sendable () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         let id = register(request)
         defer { finish(id) }
         do {
             try await admit(id)
-            let task = Task { try await work() }
+            let task = Task(executorPreference: executor) { try await work() }
             attach(task, to: id)
             return try await withTaskCancellationHandler {
                 try await task.value

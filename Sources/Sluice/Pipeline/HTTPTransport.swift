@@ -30,8 +30,19 @@ public protocol HTTPTransport: Sendable {
     /// The request options this transport acts on (`[MaxResponseBodySizeKey.self, …]`); see
     /// ``Middleware/readsOptions``. Defaults to none.
     static var readsOptions: [any RequestOptionKey.Type] { get }
+
+    /// The executor a call should run on, so that the chain, the transfer and the resumption share
+    /// one thread instead of waking another for each step; `nil` (the default) for any.
+    ///
+    /// A ``Client`` runs each call under this preference (`withTaskExecutorPreference`), so
+    /// middleware run on it too. A transport that drives its I/O from an event thread returns
+    /// that thread's executor here, as `CurlTransport` does.
+    var preferredExecutor: (any TaskExecutor)? { get }
 }
 
 extension HTTPTransport {
     public static var readsOptions: [any RequestOptionKey.Type] { [] }
+
+    /// `nil`: calls run wherever their task runs.
+    public var preferredExecutor: (any TaskExecutor)? { nil }
 }
