@@ -243,9 +243,9 @@ public struct CacheMiddleware: Middleware {
             var components = URLComponents(string: url)
         {
             if let items = components.percentEncodedQueryItems {
-                var kept = items.filter { !configuration.ignoredQueryItems.contains($0.name.removingPercentEncoding ?? $0.name) }
+                var kept = items.filter { !configuration.ignoredQueryItems.contains(PercentEncoding.decode($0.name) ?? $0.name) }
                 for index in kept.indices where mayHideQuery {
-                    if let value = kept[index].value, redaction.hidesQueryParameter(kept[index].name.removingPercentEncoding ?? kept[index].name) {
+                    if let value = kept[index].value, redaction.hidesQueryParameter(PercentEncoding.decode(kept[index].name) ?? kept[index].name) {
                         kept[index].value = Self.fingerprint(value)
                     }
                 }

@@ -130,7 +130,7 @@ public struct CommonParametersMiddleware: Middleware {
         let text = String(decoding: body, as: UTF8.self)
         let existing = Set(
             text.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
-                .map { $0.removingPercentEncoding ?? $0 })
+                .map { PercentEncoding.decode($0) ?? $0 })
         let added = parameters.filter { !existing.contains($0.name) }
             .map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }
         guard !added.isEmpty else { return body }

@@ -82,7 +82,7 @@ public final class HARRecorder: Sendable {
         let url = redaction.url(request.url)
         let query =
             URLComponents(string: url)?.percentEncodedQueryItems?.map {
-                HARDocument.NameValue(name: $0.name.removingPercentEncoding ?? $0.name, value: ($0.value ?? "").removingPercentEncoding ?? $0.value ?? "")
+                HARDocument.NameValue(name: PercentEncoding.decode($0.name) ?? $0.name, value: PercentEncoding.decode($0.value ?? "") ?? $0.value ?? "")
             } ?? []
         var notes: [String] = []
         var postData: HARDocument.PostData?

@@ -171,10 +171,9 @@ public struct AWSSigV4Signer: Signer {
     }
 
     private func canonicalURI(_ url: URL) -> String {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        let encodedPath = components?.percentEncodedPath ?? "/"
+        let encodedPath = (url.baseURL == nil ? url : url.absoluteURL).path(percentEncoded: true)
         var segments = encodedPath.split(separator: "/", omittingEmptySubsequences: false)
-            .map { String($0).removingPercentEncoding ?? String($0) }
+            .map { PercentEncoding.decode($0) ?? String($0) }
         if options.normalizesPath {
             var kept: [String] = []
             for segment in segments.dropFirst() {

@@ -55,7 +55,7 @@ public struct OAuth1Signer: Signer {
             consumerKey: String, consumerSecret: String, token: String? = nil, tokenSecret: String? = nil,
             method: Method = .hmacSHA1, callback: String? = nil, verifier: String? = nil, realm: String? = nil,
             includesVersion: Bool = false,
-            nonce: @escaping @Sendable () -> String = { UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased() }
+            nonce: @escaping @Sendable () -> String = { String(UUID().uuidString.lowercased().filter { $0 != "-" }) }
         ) {
             self.consumerKey = consumerKey
             self.consumerSecret = consumerSecret

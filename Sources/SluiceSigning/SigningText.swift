@@ -10,11 +10,12 @@ enum SigningText {
 
     /// `name=value` pairs of a query or form body, percent-decoded (`+` read as a space in forms).
     static func pairs(_ text: String, plusIsSpace: Bool) -> [(String, String)] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { bytes in
+            let item = Substring(bytes)
+            let parts = item.utf8.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false).map(Substring.init)
             func decode(_ part: Substring) -> String {
-                let text = plusIsSpace ? part.replacingOccurrences(of: "+", with: " ") : String(part)
-                return text.removingPercentEncoding ?? text
+                PercentEncoding.decode(part, plusIsSpace: plusIsSpace)
+                    ?? (plusIsSpace ? String(part).replacing("+", with: " ") : String(part))
             }
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
@@ -22,7 +23,7 @@ enum SigningText {
 
     /// The request's query pairs.
     static func queryPairs(_ url: URL) -> [(String, String)] {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true), let query = components.percentEncodedQuery else { return [] }
+        guard let query = (url.baseURL == nil ? url : url.absoluteURL).query(percentEncoded: true) else { return [] }
         return pairs(query, plusIsSpace: false)
     }
 

@@ -18,6 +18,22 @@ struct PercentEncodingTests {
         #expect(PercentEncoding.encode("😀", keeping: .path) == "%F0%9F%98%80")
     }
 
+    @Test func decodesAsFoundationDoesWithoutFoundation() {
+        #expect(PercentEncoding.decode("caf%C3%A9%20au+lait") == "café au+lait")
+        #expect(PercentEncoding.decode("caf%c3%a9+au+lait", plusIsSpace: true) == "café au lait")
+        #expect(PercentEncoding.decode("a%2Bb+c", plusIsSpace: true) == "a+b c")  // an encoded plus stays a plus
+        #expect(PercentEncoding.decode("plain") == "plain")
+        #expect(PercentEncoding.decode("") == "")
+        // Invalid: what removingPercentEncoding refuses, this refuses too.
+        for text in ["100%", "%zz", "%4", "a%G1", "%FF", "%C3"] {
+            #expect(PercentEncoding.decode(text) == nil, "\(text)")
+            #expect(text.removingPercentEncoding == nil, "\(text)")
+        }
+        for text in ["a%20b", "%E2%82%AC", "x=%3D&y", "%F0%9F%98%80"] {
+            #expect(PercentEncoding.decode(text) == text.removingPercentEncoding, "\(text)")
+        }
+    }
+
     @Test func urlsFromStringsWithUnsafeCharacters() throws {
         #expect(
             try PercentEncoding.url("https://example.com/naïve path?q=ä b&x=1#part two").absoluteString

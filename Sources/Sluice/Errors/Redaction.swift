@@ -256,7 +256,7 @@ public struct Redaction: Sendable, Hashable {
             if !escaped && !names.mayHide(length: name.utf8.count) { continue }
             var decoded = String(name)
             if escaped {
-                decoded = decoded.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? decoded
+                decoded = PercentEncoding.decode(decoded, plusIsSpace: true) ?? decoded
             }
             if names.hides(decoded) { hidden.append(index) }
         }
@@ -293,7 +293,7 @@ public struct Redaction: Sendable, Hashable {
                 let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<index])
                 if escaped {
                     let raw = String(decoding: name, as: UTF8.self)
-                    let decoded = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
+                    let decoded = PercentEncoding.decode(raw, plusIsSpace: true) ?? raw
                     if names.hides(decoded) { return true }
                 } else if names.mayHide(length: name.count), names.matches(name) {
                     return true

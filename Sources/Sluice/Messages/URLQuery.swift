@@ -12,21 +12,34 @@ public enum URLQuery {
     /// Everything but RFC 3986's unreserved characters (`A–Z a–z 0–9 - . _ ~`) as `%XX`
     /// (uppercase hex); `/` is kept too when `keepingSlash`.
     public static func encode(_ text: String, keepingSlash: Bool = false) -> String {
-        var result = [UInt8]()
-        result.reserveCapacity(text.utf8.count)
-        let digits = Array("0123456789ABCDEF".utf8)
-        for byte in text.utf8 {
+        func kept(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                true
+            case UInt8(ascii: "/"): keepingSlash
+            default: false
+            }
+        }
+        // Most names and values need no escape at all.
+        guard !text.utf8.allSatisfy(kept) else { return text }
+        var result = [UInt8]()
+        result.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if kept(byte) {
                 result.append(byte)
-            case UInt8(ascii: "/") where keepingSlash:
-                result.append(byte)
-            default:
-                result.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+            } else {
+                result.append(UInt8(ascii: "%"))
+                result.append(hexDigit(byte >> 4))
+                result.append(hexDigit(byte & 0x0F))
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// `0`–`9`, `A`–`F` for a value below 16.
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// `url` with `encodedPairs` (`a=1&b=2`, already encoded) added to its query, before any
@@ -35,14 +48,13 @@ public enum URLQuery {
     /// - Throws: `.invalidURL` quoting the result when it is not a URL.
     public static func appending(_ encodedPairs: String, to url: URL) throws(SluiceError) -> URL {
         guard !encodedPairs.isEmpty else { return url }
-        var text = url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        let separator = text.contains("?") ? (text.hasSuffix("?") || text.hasSuffix("&") ? "" : "&") : "?"
-        let joined = text + separator + encodedPairs + fragment
+        let whole = url.absoluteString
+        let hash = whole.utf8.firstIndex(of: UInt8(ascii: "#")) ?? whole.endIndex
+        let text = whole[..<hash]
+        let separator =
+            text.utf8.contains(UInt8(ascii: "?"))
+            ? (text.utf8.last == UInt8(ascii: "?") || text.utf8.last == UInt8(ascii: "&") ? "" : "&") : "?"
+        let joined = String(text) + separator + encodedPairs + whole[hash...]
         guard let result = URL(string: joined) else {
             throw SluiceError(.invalidURL, "adding query parameters made an invalid URL: \(String(reflecting: joined))")
         }

@@ -6,6 +6,7 @@ import Foundation
 /// PercentEncoding.encode("a b/ü", keeping: .path)          // "a%20b/%C3%BC"
 /// PercentEncoding.encode("50%25 off", keeping: .queryItem)  // "50%25%20off" (the %25 stays)
 /// try PercentEncoding.url("https://example.com/naïve path?q=ä")   // encodes what it must
+/// PercentEncoding.decode("caf%C3%A9+au+lait", plusIsSpace: true)  // "café au lait"
 /// ```
 public enum PercentEncoding {
     /// Which characters stay as they are, beside the unreserved ones (`A–Z a–z 0–9 - . _ ~`).
@@ -37,8 +38,9 @@ public enum PercentEncoding {
             if allowed(byte, component) {
                 result.append(byte)
             } else {
-                let digits = Array("0123456789ABCDEF".utf8)
-                result.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+                result.append(UInt8(ascii: "%"))
+                result.append(URLQuery.hexDigit(byte >> 4))
+                result.append(URLQuery.hexDigit(byte & 0x0F))
             }
             index += 1
         }
@@ -84,6 +86,44 @@ public enum PercentEncoding {
             throw SluiceError(.invalidURL, "\(String(reflecting: text)) cannot be made a URL (tried \(String(reflecting: result)))")
         }
         return url
+    }
+
+    /// `text` with every `%XX` turned back into its byte (and `+` into a space when `plusIsSpace`,
+    /// as in a form body), read as UTF-8; `nil` when a `%` is not followed by two hex digits or the
+    /// bytes are not UTF-8, as Foundation's `removingPercentEncoding`. A `%2B` stays a `+`.
+    public static func decode(_ text: some StringProtocol, plusIsSpace: Bool = false) -> String? {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(text)
+        }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            utf8.formIndex(after: &index)
+            if byte == UInt8(ascii: "+") && plusIsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%") {
+                guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
+                utf8.formIndex(after: &index)
+                guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
+                utf8.formIndex(after: &index)
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     private static func isHex(_ byte: UInt8) -> Bool {
