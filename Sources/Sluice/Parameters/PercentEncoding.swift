@@ -91,7 +91,12 @@ public enum PercentEncoding {
     /// `text` with every `%XX` turned back into its byte (and `+` into a space when `plusIsSpace`,
     /// as in a form body), read as UTF-8; `nil` when a `%` is not followed by two hex digits or the
     /// bytes are not UTF-8, as Foundation's `removingPercentEncoding`. A `%2B` stays a `+`.
-    public static func decode(_ text: some StringProtocol, plusIsSpace: Bool = false) -> String? {
+    public static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+        decode(text[...], plusIsSpace: plusIsSpace)
+    }
+
+    /// Decodes part of a string, as the `String` form does.
+    public static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
         let utf8 = text.utf8
         guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(text)
