@@ -80,7 +80,17 @@ public struct CacheMiddleware: Middleware {
     public let configuration: Configuration
     let strategy: CacheStrategy
     private let revalidating = RevalidationSet()
-    private let coalescer = SingleFlight<String, HTTPResponse>()
+    private let coalescer = SingleFlight<FetchIdentity, HTTPResponse>()
+
+    /// What makes two concurrent fetches the same one: the key, the fields, the policy, the TTL
+    /// and the file the body goes to.
+    private struct FetchIdentity: Hashable, Sendable {
+        let key: String
+        let headers: HTTPFields
+        let policy: CachePolicy
+        let ttl: Int?
+        let file: String?
+    }
 
     /// Requests waiting for an identical fetch to finish. `package`: for tests that must know a
     /// request joined another's fetch.
@@ -192,9 +202,8 @@ public struct CacheMiddleware: Middleware {
         // A streamed body has one reader: streaming calls never share a fetch.
         guard request.method != .head, !request.streamsResponseBody else { return try await fetch() }
         // Callers that want the body in different files do not share one fetch.
-        let identity =
-            key + "\n" + request.headers.description + "\n\(request.cachePolicy)\n\(request.cacheTTL.map(String.init) ?? "-")\n"
-            + (request.responseBodyFile?.path ?? "-")
+        let identity = FetchIdentity(
+            key: key, headers: request.headers, policy: request.cachePolicy, ttl: request.cacheTTL, file: request.responseBodyFile?.path)
         var response = try await coalescer.run(identity, fetch)
         response.request = request
         return response

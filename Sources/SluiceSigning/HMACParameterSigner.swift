@@ -52,7 +52,7 @@ public struct HMACParameterSigner: Signer {
         public init(
             key: Data, digest: Digest = .sha256, encoding: Encoding = .hex, placement: Placement = .header("X-Signature"),
             timestampName: String = "timestamp", nonceName: String = "nonce",
-            nonce: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+            nonce: @escaping @Sendable () -> String = { SigningText.uuidNonce(dashes: true) }
         ) {
             self.key = key
             self.digest = digest

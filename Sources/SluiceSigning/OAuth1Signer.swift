@@ -55,7 +55,7 @@ public struct OAuth1Signer: Signer {
             consumerKey: String, consumerSecret: String, token: String? = nil, tokenSecret: String? = nil,
             method: Method = .hmacSHA1, callback: String? = nil, verifier: String? = nil, realm: String? = nil,
             includesVersion: Bool = false,
-            nonce: @escaping @Sendable () -> String = { String(UUID().uuidString.lowercased().filter { $0 != "-" }) }
+            nonce: @escaping @Sendable () -> String = { SigningText.uuidNonce(dashes: false) }
         ) {
             self.consumerKey = consumerKey
             self.consumerSecret = consumerSecret

@@ -2,7 +2,7 @@ import Foundation
 import Sluice
 
 /// Shared by the signers: RFC 3986 percent-encoding and the parameters of a request.
-enum SigningText {
+@usableFromInline enum SigningText {
     /// RFC 3986: everything but the unreserved characters encoded (`/` too unless `keepingSlash`).
     static func encode(_ text: String, keepingSlash: Bool = false) -> String {
         URLQuery.encode(text, keepingSlash: keepingSlash)
@@ -41,6 +41,28 @@ enum SigningText {
         let encoded: [(name: String, value: String)] = pairs.map { (encode($0.0), encode($0.1)) }
         let sorted = encoded.sorted { (a, b) -> Bool in a.name == b.name ? a.value < b.value : a.name < b.name }
         return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
+    }
+
+    /// A random (version 4) UUID in lowercase, with or without its dashes: a nonce. Made from the
+    /// system's random generator, without opening `/dev/urandom` as Foundation's `UUID()` does.
+    @usableFromInline static func uuidNonce(dashes: Bool) -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if dashes && (index == 4 || index == 6 || index == 8 || index == 10) { text.append(UInt8(ascii: "-")) }
+            text.append(hexDigit(byte >> 4))
+            text.append(hexDigit(byte & 0x0F))
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `0`–`9`, `a`–`f` for a value below 16.
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The in-memory body, or nil for a file or stream body.

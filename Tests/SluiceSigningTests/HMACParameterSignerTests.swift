@@ -11,6 +11,24 @@ struct HMACSignerTests {
     let date = Date(timeIntervalSince1970: 1_700_000_000)
 
     // The expected values were computed with Python 3.11's hmac module over the same string.
+    @Test func theDefaultNoncesAreFreshVersion4UUIDs() throws {
+        let hmac = HMACParameterSigner.Configuration(key: Data("k".utf8))
+        let oauth = OAuth1Signer.Configuration(consumerKey: "c", consumerSecret: "s")
+        let dashed = try Regex("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+        let bare = try Regex("^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$")
+        var seen = Set<String>()
+        for _ in 0..<200 {
+            let nonce = hmac.nonce()
+            #expect(nonce.wholeMatch(of: dashed) != nil, "\(nonce)")
+            #expect(UUID(uuidString: nonce) != nil)
+            let oauthNonce = oauth.nonce()
+            #expect(oauthNonce.wholeMatch(of: bare) != nil, "\(oauthNonce)")
+            seen.insert(nonce)
+            seen.insert(oauthNonce)
+        }
+        #expect(seen.count == 400)
+    }
+
     @Test func theParametersAreSortedSignedAndSent() throws {
         let signer = HMACParameterSigner(configuration: .init(key: Data("secret".utf8), placement: .parameter("sign"), nonce: { "n-1" }))
         let signed = try signer.sign(request(.get, "https://api.example.com/list?q=caf%C3%A9%20au%20lait&page=2"), date: date)
