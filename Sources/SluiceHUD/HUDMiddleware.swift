@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import Synchronization
 
 /// Per-request HUD text.
 enum HUDTipKey: RequestOptionKey {
@@ -103,6 +104,14 @@ final class PresenterPump: Sendable {
     private let tip = TipBox()
     private let consumer: Task<Void, Never>
     private let watcher: Task<Void, Never>
+    /// Whether the indicator is showing (or about to): progress is only sent then, so a fast
+    /// request's updates wake no task at all.
+    private let isShowing = ShowingFlag()
+
+    /// A flag the watcher task shares (an atomic cannot be copied into it).
+    private final class ShowingFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
 
     init(presenter: any HUDPresenter, tracker: ActivityTracker) {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
@@ -126,8 +135,12 @@ final class PresenterPump: Sendable {
             }
         }
         let changes = tracker.changes
+        let isShowing = self.isShowing
         watcher = Task {
-            for await active in changes { continuation.yield(active ? .show : .dismiss) }
+            for await active in changes {
+                isShowing.value.store(active, ordering: .relaxed)
+                continuation.yield(active ? .show : .dismiss)
+            }
         }
     }
 
@@ -138,5 +151,8 @@ final class PresenterPump: Sendable {
 
     func setTip(_ text: String?) { tip.value.withLock { $0 = text } }
 
-    func send(_ event: Event) { events.yield(event) }
+    func send(_ event: Event) {
+        if case .update = event, !isShowing.value.load(ordering: .relaxed) { return }
+        events.yield(event)
+    }
 }
