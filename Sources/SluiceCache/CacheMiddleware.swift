@@ -195,12 +195,15 @@ public struct CacheMiddleware: Middleware {
     }
 
     /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);
-    /// other requests run it alone.
+    /// other requests run it alone, and so does a reload (`.reloadIgnoringCache`), which asks for a
+    /// fetch of its own.
     private func coalesced(
         _ request: HTTPRequest, key: String, _ fetch: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         // A streamed body has one reader: streaming calls never share a fetch.
-        guard request.method != .head, !request.streamsResponseBody else { return try await fetch() }
+        guard request.method != .head, !request.streamsResponseBody, request.cachePolicy != .reloadIgnoringCache else {
+            return try await fetch()
+        }
         // Callers that want the body in different files do not share one fetch.
         let identity = FetchIdentity(
             key: key, headers: request.headers, policy: request.cachePolicy, ttl: request.cacheTTL, file: request.responseBodyFile?.path)

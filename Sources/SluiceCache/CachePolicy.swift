@@ -10,7 +10,8 @@ import Sluice
 public enum CachePolicy: Sendable, Hashable {
     /// RFC 9111's rules: serve fresh copies, validate stale ones, store what may be stored.
     case useProtocol
-    /// Skip the stored copy, fetch, and store the result.
+    /// Skip the stored copy, fetch, and store the result. The fetch is the call's own: it never
+    /// shares an identical call's fetch in flight.
     case reloadIgnoringCache
     /// Any stored copy, fresh or stale; the network only when there is none.
     case returnCacheElseLoad

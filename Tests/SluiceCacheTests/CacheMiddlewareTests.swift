@@ -313,6 +313,19 @@ struct CacheMiddlewareTests {
         #expect(fetches.count == 1)
     }
 
+    @Test func reloadsAreEachTheirOwnFetch() async throws {
+        let fetches = Counter()
+        let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches))
+        var reload = get()
+        reload.cachePolicy = .reloadIgnoringCache
+        let bodies = try await withThrowingTaskGroup(of: String?.self) { [reload] group in
+            for _ in 0..<4 { group.addTask { try await cache.send(reload).text } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(bodies == Array(repeating: "shared", count: 4))
+        #expect(fetches.count == 4)
+    }
+
     @Test func requestsWithOtherFieldsAreNotCoalesced() async throws {
         let fetches = Counter()
         let cache = MiddlewareHarness(CacheMiddleware(store: store), transport: slowTransport(fetches))
