@@ -22,7 +22,7 @@ requests() { python3 -c "c = int($1 * $2); print(c + max(16, c // 20))"; }
 printf '| scenario | client | instructions per request |\n|---|---|---:|\n'
 for scenario in sequential:4000:0.05:0.3 concurrent16:16000:0.0125:0.075; do
   IFS=: read -r name base small large <<<"$scenario"
-  for client in libcurl-c curl-transport pipeline; do
+  for client in ${SLUICE_INSTRUCTION_CLIENTS:-libcurl-c curl-transport pipeline}; do
     a=$(instructions "$client" "$name" "$small") b=$(instructions "$client" "$name" "$large")
     na=$(requests "$base" "$small") nb=$(requests "$base" "$large")
     printf '| %s | %s | %s |\n' "$name" "$client" "$(( (b - a) / (nb - na) ))"

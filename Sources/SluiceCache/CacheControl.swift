@@ -216,9 +216,10 @@ public struct CacheControl: Sendable, Hashable {
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs (HTTP's OWS).
     func trimmingWhitespace() -> String {
-        var scalars = Substring(self).unicodeScalars[...]
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(String.UnicodeScalarView(scalars))
+        let text = Substring(self)
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = text.utf8.lastIndex(where: { !isSpace($0) })!
+        return String(text[first...last])
     }
 }

@@ -268,7 +268,7 @@ public struct CacheMiddleware: Middleware {
             }
             url = components.string ?? url
         }
-        if let fragment = url.firstIndex(of: "#") { url = String(url[..<fragment]) }
+        if let fragment = url.utf8.firstIndex(of: UInt8(ascii: "#")) { url = String(url[..<fragment]) }
         return url
     }
 

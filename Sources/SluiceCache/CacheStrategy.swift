@@ -117,18 +117,27 @@ public struct CacheStrategy: Sendable {
     /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
     /// again (or one user's for another), and no store file ever holds a credential in clear.
     public func storedFields(of response: HTTPResponse) -> HTTPFields {
-        var excluded = Self.unstoredFields
+        var named: Set<String> = []
         for value in response.headers.values(for: "Connection") {
-            for name in value.split(separator: ",") { excluded.insert(name.trimmingWhitespace().lowercased()) }
+            for name in value.utf8.split(separator: UInt8(ascii: ",")) { named.insert(Substring(name).trimmingWhitespace().lowercased()) }
         }
         if isShared {
             let directives = directives(of: response.headers)
-            for name in directives.privateFields + directives.noCacheFields { excluded.insert(name.lowercased()) }
+            for name in directives.privateFields + directives.noCacheFields { named.insert(name.lowercased()) }
         }
-        excluded.insert("set-cookie2")
-        for field in response.headers where Redaction.default.hidesHeader(field.name) { excluded.insert(field.name.lowercased()) }
+        // One look at each name; nearly every response keeps all its fields and is returned as is.
+        var excluded: [String] = []
+        for name in response.headers.names {
+            let lowercased = name.lowercased()
+            if Self.unstoredFields.contains(lowercased) || lowercased == "set-cookie2" || named.contains(lowercased)
+                || Redaction.default.hidesHeader(lowercased: lowercased)
+            {
+                excluded.append(lowercased)
+            }
+        }
+        guard !excluded.isEmpty else { return response.headers }
         var fields = response.headers
-        for name in excluded where fields.contains(name) { fields.remove(name: name) }
+        for name in excluded { fields.remove(name: name) }
         return fields
     }
 

@@ -133,6 +133,11 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         var jobs: [UnownedJob] = []
         operations.reserveCapacity(64)
         jobs.reserveCapacity(64)
+        // Whether curl has something to do: a socket was ready, a transfer was added, removed or
+        // unpaused, or one of its timers is due. A wake-up that only brought jobs (a caller
+        // resuming, a middleware running) leaves curl alone: `curl_multi_perform` walks every
+        // transfer, and at 16 in flight that was most of the loop's own cost.
+        var curlIsDue = true
         while true {
             let stopping = state.withLock { state in
                 swap(&operations, &state.operations)
@@ -141,6 +146,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             }
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
             for operation in operations { apply(operation) }
+            if !operations.isEmpty { curlIsDue = true }
             jobs.removeAll(keepingCapacity: true)
             operations.removeAll(keepingCapacity: true)
             if stopping {
@@ -156,8 +162,16 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
                 break
             }
 
-            curl_multi_perform(multi, &running)
-            drainMessages()
+            if !curlIsDue {
+                var timeout = -1
+                curl_multi_timeout(multi, &timeout)
+                curlIsDue = timeout == 0
+            }
+            if curlIsDue {
+                curl_multi_perform(multi, &running)
+                drainMessages()
+                curlIsDue = false
+            }
 
             let park = state.withLock { state in
                 if state.operations.isEmpty && state.jobs.isEmpty && !state.stopping {
@@ -167,7 +181,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
                 return false
             }
             if park {
-                curl_multi_poll(multi, nil, 0, 1000, nil)
+                var ready: Int32 = 0
+                curl_multi_poll(multi, nil, 0, 1000, &ready)
+                // The wake-up's own descriptor is not counted: `ready` is curl's sockets only.
+                if ready > 0 { curlIsDue = true }
                 state.withLock { $0.parked = false }
             }
         }

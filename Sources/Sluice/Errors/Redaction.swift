@@ -151,6 +151,11 @@ public struct Redaction: Sendable, Hashable {
         isEnabled && names.headers.contains(name.lowercased())
     }
 
+    /// ``hidesHeader(_:)`` for a name already in lowercase.
+    package func hidesHeader(lowercased name: String) -> Bool {
+        isEnabled && names.headers.contains(name)
+    }
+
     /// Whether the parameter `name` is hidden in a form or JSON body (`token`, and also
     /// `user[token]`).
     public func hidesParameter(_ name: String) -> Bool {

@@ -8,13 +8,18 @@ extension HTTPFields {
 
     /// ASCII case-insensitive equality: field names are tokens, so ASCII folding is exact.
     static func namesEqual(_ a: String, _ b: String) -> Bool {
-        namesEqual(a.utf8, b.utf8)
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { a in b.withUTF8 { b in namesEqual(a, b) } }
     }
 
     /// The same comparison over bytes, for names still in a `RawFieldBlock`.
-    static func namesEqual(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    static func namesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { asciiLowercased($0) == asciiLowercased($1) }
+        for index in 0..<a.count where a[index] != b[index] {
+            guard asciiLowercased(a[index]) == asciiLowercased(b[index]) else { return false }
+        }
+        return true
     }
 
     @inline(__always)

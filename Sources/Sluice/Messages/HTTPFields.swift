@@ -85,18 +85,33 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// ``values(for:)``.
     public subscript(name: String) -> String? {
         var result: String?
-        for value in values(for: name) {
-            if result == nil { result = value } else { result! += ", " + value }
+        if let block {
+            for index in block.spans.indices where block.nameMatches(index, name) {
+                if result == nil { result = block.value(at: index) } else { result! += ", " + block.value(at: index) }
+            }
+            return result
+        }
+        for field in fields where Self.matches(field, name) {
+            if result == nil { result = field.value } else { result! += ", " + field.value }
         }
         return result
     }
 
     /// The values of every field named `name` (any case), in order.
     public func values(for name: String) -> [String] {
+        var values: [String] = []
         if let block {
-            return block.spans.indices.filter { block.nameMatches($0, name) }.map { block.value(at: $0) }
+            for index in block.spans.indices where block.nameMatches(index, name) { values.append(block.value(at: index)) }
+        } else {
+            for field in fields where Self.matches(field, name) { values.append(field.value) }
         }
-        return fields.filter { Self.matches($0, name) }.map(\.value)
+        return values
+    }
+
+    /// Each field's name, in order, without reading the values.
+    package var names: [String] {
+        if let block { return block.spans.indices.map(block.name(at:)) }
+        return fields.map(\.name)
     }
 
     /// Whether a field named `name` (any case) is present.

@@ -64,6 +64,10 @@ final class RawFieldBlock: @unchecked Sendable {
     /// Whether field `index` is named `name`, ASCII case-insensitively, without making a String.
     func nameMatches(_ index: Int, _ name: String) -> Bool {
         let span = spans[index]
-        return HTTPFields.namesEqual(bytes[Int(span.nameStart)..<Int(span.nameEnd)], name.utf8)
+        guard Int(span.nameEnd - span.nameStart) == name.utf8.count else { return false }
+        var name = name
+        return bytes.withUnsafeBufferPointer { bytes in
+            name.withUTF8 { HTTPFields.namesEqual(UnsafeBufferPointer(rebasing: bytes[Int(span.nameStart)..<Int(span.nameEnd)]), $0) }
+        }
     }
 }
