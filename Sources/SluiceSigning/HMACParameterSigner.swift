@@ -75,16 +75,20 @@ public struct HMACParameterSigner: Signer {
     /// `request` with the timestamp, the nonce and the signature.
     public func sign(_ request: HTTPRequest, date: Date) throws(SluiceError) -> HTTPRequest {
         let added = [(configuration.timestampName, String(Int(date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce())]
+        let formPairs = SigningText.formPairs(request)
         let isForm =
-            !SigningText.formPairs(request).isEmpty
-            || request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
-        var signed = try adding(added, to: request, inForm: isForm)
-        let signature = try self.signature(of: stringToSign(signed))
+            !formPairs.isEmpty || request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        // What `stringToSign` reads off the signed request, without building it twice: the added
+        // pairs go where `adding` puts them, and decoding gives back what encoding wrote.
+        let signature = try self.signature(of: SigningText.normalized(SigningText.queryPairs(request.url) + formPairs + added))
         switch configuration.placement {
-        case .header(let name): try signed.headers.set(name: name, value: signature)
-        case .parameter(let name): signed = try adding([(name, signature)], to: signed, inForm: isForm)
+        case .header(let name):
+            var signed = try adding(added, to: request, inForm: isForm)
+            try signed.headers.set(name: name, value: signature)
+            return signed
+        case .parameter(let name):
+            return try adding(added + [(name, signature)], to: request, inForm: isForm)
         }
-        return signed
     }
 
     /// The string the HMAC covers, for debugging a mismatch: every parameter, sorted.

@@ -47,7 +47,8 @@ import Sluice
     /// system's random generator, without opening `/dev/urandom` as Foundation's `UUID()` does.
     @usableFromInline static func uuidNonce(dashes: Bool) -> String {
         var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let high = generator.next(), low = generator.next()
+        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (8 * UInt64($0 % 8))) }
         bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
         bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
         var text = [UInt8]()

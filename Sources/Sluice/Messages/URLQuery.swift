@@ -12,17 +12,12 @@ public enum URLQuery {
     /// Everything but RFC 3986's unreserved characters (`A–Z a–z 0–9 - . _ ~`) as `%XX`
     /// (uppercase hex); `/` is kept too when `keepingSlash`.
     public static func encode(_ text: String, keepingSlash: Bool = false) -> String {
-        func kept(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                true
-            case UInt8(ascii: "/"): keepingSlash
-            default: false
-            }
+        @inline(__always) func kept(_ byte: UInt8) -> Bool {
+            unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/"))
         }
         // Most names and values need no escape at all.
-        guard !text.utf8.allSatisfy(kept) else { return text }
+        var text = text
+        guard !text.withUTF8({ $0.allSatisfy(kept) }) else { return text }
         var result = [UInt8]()
         result.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
@@ -35,6 +30,16 @@ public enum URLQuery {
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// RFC 3986's unreserved bytes, `A–Z a–z 0–9 - . _ ~`, by byte value.
+    private static let unreserved: [Bool] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 
     /// `0`–`9`, `A`–`F` for a value below 16.
