@@ -205,7 +205,7 @@ let testTargets: [Target] = [
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "CSQLite", "sluice-cache-stress"]),
-    tests("SluiceCacheRedis", ["SluiceCache", "sluice-cache-stress"]),
+    tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
     tests("SluiceReachability", ["sluice-reachability-probe"]),
     tests("SluiceHUD"),
     tests("SluiceOutbox", ["SluiceCurl", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),

@@ -12,8 +12,11 @@ import SluiceCache
 ///   allkeys-lru`, and the least recently used entries go first.
 /// - `delete(prefix:)`, `clear()` and the listings walk the keys with `SCAN`, never `KEYS`.
 /// - A small pool of connections (``Configuration/poolSize``) with timeouts on connecting and on
-///   each command; the blocking calls run on threads of their own, never on Swift's cooperative
-///   threads.
+///   each command; the blocking calls never run on Swift's cooperative threads. Called from a
+///   `CurlTransport` event thread (where a `Client` runs its chain), a command runs right there:
+///   a cache hit costs one Redis round trip, and the thread's other transfers wait for it (at most
+///   ``Configuration/commandTimeout``, or ``Configuration/connectTimeout`` to connect). From
+///   anywhere else it runs on the connection's own thread.
 /// - When Redis is unreachable or slow, calls fail fast with ``RedisCacheError`` (which
 ///   `CacheMiddleware` treats as a miss, so requests still succeed), the outage is logged once,
 ///   and the store tries again after ``Configuration/retryInterval`` (a second) until Redis is back.

@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCache
 import SluiceCacheRedis
+import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -87,7 +88,18 @@ struct RedisCacheStoreTests {
         try await store.clear()
     }
 
-    @Test func aStalledRedisTimesOutAndIsBypassedUntilItAnswers() async throws {
+    /// Called from an event thread, the command runs there, holding the connection; from anywhere
+    /// else, on the connection's own thread. Either way, a stall times out and is bypassed.
+    @Test(arguments: [false, true])
+    func aStalledRedisTimesOutAndIsBypassedUntilItAnswers(onAnEventThread: Bool) async throws {
+        let transport = CurlTransport()
+        try await withTaskExecutorPreference(onAnEventThread ? transport.executor : nil) {
+            #expect(EventThread.isCurrent == onAnEventThread)
+            try await stalledRedisTimesOut()
+        }
+    }
+
+    func stalledRedisTimesOut() async throws {
         let redis = OwnRedis()
         try await redis.start()
         let log = Locked([String]())
@@ -157,9 +169,11 @@ struct RedisCacheStoreTests {
         let store = RedisCacheStore(configuration: .init(host: host, port: port, keyPrefix: prefix))
         try await store.put(CacheStoreEntry.sample, for: "k")
         // Overwritten behind the store's back, as another program sharing the Redis might: first
-        // with damaged bytes of this format, then with a value of the earlier format.
+        // with damaged bytes of this format, then with values of the earlier formats.
         for (value, message) in [
-            ("SLC2garbage", #"the Redis value for "k" is damaged"#),
+            ("SLC3garbage", #"the Redis value for "k" is damaged"#),
+            ("SLC3", #"the Redis value for "k" is damaged"#),
+            ("SLC2garbage", #"the Redis value for "k" is not a Sluice cache entry"#),
             ("SLC1garbage", #"the Redis value for "k" is not a Sluice cache entry"#),
         ] {
             let cli = Process()

@@ -533,3 +533,17 @@ struct CurlTransportReuseTests {
         #expect(server.connectionCount == 1)
     }
 }
+
+@Suite("CurlTransport's event threads")
+struct CurlEventThreadTests {
+    @Test func eachEventThreadIsMarkedAndNoOtherThreadIs() async throws {
+        var configuration = CurlTransport.Configuration()
+        configuration.eventThreads = 2
+        let transport = CurlTransport(configuration: configuration)
+        #expect(!EventThread.isCurrent)
+        for executor in transport.executors {
+            await withTaskExecutorPreference(executor) { #expect(EventThread.isCurrent) }
+        }
+        #expect(await Task.detached { EventThread.isCurrent }.value == false)
+    }
+}

@@ -67,6 +67,25 @@ func sluiceCacheFigures(base: URL, hits: Int, misses: Int, store: any CacheStore
     return CacheFigures(hitMedianMicroseconds: median(timings), missStorePerSecond: Double(misses) / seconds)
 }
 
+/// The p50 of a bare Redis `GET` round trip, in µs: `redis-benchmark -c 1 -t get -d 1024` against
+/// the same server, the floor a Redis cache hit stands on.
+func redisBenchmarkP50(host: String, port: Int, requests: Int) throws -> Double {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["redis-benchmark", "-h", host, "-p", String(port), "-c", "1", "-n", String(requests), "-t", "get", "-d", "1024", "--csv"]
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",…
+    let fields = text.split(separator: "\n").last { $0.hasPrefix("\"GET\"") }?.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+    guard process.terminationStatus == 0, let fields, fields.count > 4, let p50 = Double(fields[4]) else {
+        throw BenchFailure(description: "redis-benchmark: \(text)")
+    }
+    return p50 * 1000
+}
+
 func requestsCacheFigures(python: String, base: URL, hits: Int, misses: Int, folder: String) throws -> CacheFigures {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../requests_cache_bench.py").standardized.path
@@ -91,6 +110,7 @@ func requestsCacheFigures(python: String, base: URL, hits: Int, misses: Int, fol
 func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)?, rounds: Int, scale: Double, json: Bool) async throws -> Int32 {
     let hits = max(100, Int(20_000 * scale)), misses = max(50, Int(2_000 * scale))
     var sqlite: [CacheFigures] = [], memory: [CacheFigures] = [], redisFigures: [CacheFigures] = [], python3: [CacheFigures] = []
+    var redisRoundTrips: [Double] = []
     for round in 0..<rounds {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-cache-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -114,6 +134,7 @@ func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)
                 redisFigures.append(try await sluiceCacheFigures(base: base, hits: hits, misses: misses, store: store))
                 try await store.clear()
             }
+            runs.append { redisRoundTrips.append(try redisBenchmarkP50(host: redis.host, port: redis.port, requests: hits)) }
         }
         if let python {
             runs.append { python3.append(try requestsCacheFigures(python: python, base: base, hits: hits / 10, misses: misses, folder: folder)) }
@@ -128,6 +149,9 @@ func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)
             print(#"{"client": "\#(client)", "scenario": "cache-hit", "median_us": \#(String(format: "%.1f", median(figures.map(\.hitMedianMicroseconds))))}"#)
             print(#"{"client": "\#(client)", "scenario": "cache-miss-store", "rps": \#(String(format: "%.1f", median(figures.map(\.missStorePerSecond))))}"#)
         }
+        if !redisRoundTrips.isEmpty {
+            print(#"{"client": "redis-benchmark", "scenario": "get-p50", "median_us": \#(String(format: "%.1f", median(redisRoundTrips)))}"#)
+        }
         return 0
     }
     print("sluice-bench --cache against \(base.absoluteString): median of \(rounds) rounds (\(hits) hits, \(misses) misses a round)")
@@ -136,6 +160,12 @@ func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)
     print("|---|---:|---:|")
     for (client, figures) in rows {
         print(String(format: "| %@ | %.1f | %.0f |", client, median(figures.map(\.hitMedianMicroseconds)), median(figures.map(\.missStorePerSecond))))
+    }
+    if !redisRoundTrips.isEmpty {
+        let floor = median(redisRoundTrips)
+        print(String(format: "| redis-benchmark -c 1 -t get -d 1024, p50 | %.1f | |", floor))
+        print("")
+        print(String(format: "Redis hit / bare Redis GET round trip (p50, same server, same run): %.2f×", median(redisFigures.map(\.hitMedianMicroseconds)) / floor))
     }
     return 0
 }
