@@ -52,7 +52,7 @@ package enum RedisEntryCoding {
         let entry = data.withUnsafeBytes { buffer -> CachedResponse? in
             var reader = Reader(bytes: buffer, offset: 4)
             guard let method = reader.text(), let url = reader.text(), let status = reader.integer(),
-                let reason = reader.optional(), let stored = reader.text(), let fields = try? HTTPFields(stored: stored),
+                let reason = reader.optional(), let stored = reader.run(), let fields = try? HTTPFields(parsing: stored),
                 let requestTime = reader.time(), let responseTime = reader.time(), let count = reader.integer()
             else { return nil }
             var vary: [String: String?] = [:]
@@ -83,7 +83,17 @@ package enum RedisEntryCoding {
         mutating func text() -> String? {
             guard let length = integer().map(Int.init), bytes.count - offset >= length else { return nil }
             defer { offset += length }
-            return String(validating: bytes[offset..<offset + length], as: UTF8.self)
+            let raw = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
+            // Decoding valid UTF-8 changes nothing; anything else was repaired, and differs.
+            let text = String(decoding: raw, as: UTF8.self)
+            return text.utf8.elementsEqual(raw) ? text : nil
+        }
+
+        /// A length-prefixed run of bytes.
+        mutating func run() -> [UInt8]? {
+            guard let length = integer().map(Int.init), bytes.count - offset >= length else { return nil }
+            defer { offset += length }
+            return [UInt8](bytes[offset..<offset + length])
         }
 
         /// A presence byte (0 or 1), then the text when it is 1.

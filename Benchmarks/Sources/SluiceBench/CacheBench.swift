@@ -79,7 +79,9 @@ func redisBenchmarkP50(host: String, port: Int, requests: Int) throws -> Double 
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",…
-    let fields = text.split(separator: "\n").last { $0.hasPrefix("\"GET\"") }?.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+    let fields = text.split(separator: "\n").last { $0.hasPrefix("\"GET\"") }?.split(separator: ",").map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
     guard process.terminationStatus == 0, let fields, fields.count > 4, let p50 = Double(fields[4]) else {
         throw BenchFailure(description: "redis-benchmark: \(text)")
     }
@@ -165,7 +167,9 @@ func cacheBenchmark(base: URL, python: String?, redis: (host: String, port: Int)
         let floor = median(redisRoundTrips)
         print(String(format: "| redis-benchmark -c 1 -t get -d 1024, p50 | %.1f | |", floor))
         print("")
-        print(String(format: "Redis hit / bare Redis GET round trip (p50, same server, same run): %.2f×", median(redisFigures.map(\.hitMedianMicroseconds)) / floor))
+        print(
+            String(
+                format: "Redis hit / bare Redis GET round trip (p50, same server, same run): %.2f×", median(redisFigures.map(\.hitMedianMicroseconds)) / floor))
     }
     return 0
 }
