@@ -5,7 +5,7 @@ import Sluice
 
 /// A few blocking hiredis connections, each owned by a serial queue, and what the store knows
 /// about Redis's health: after a failure, calls fail at once for the retry interval, then one tries
-/// again. A caller on an event thread runs its command there, holding the queue (see `run`).
+/// again. A caller on an idle event thread runs its command there, holding the queue (see `run`).
 final class RedisConnectionPool: Sendable {
     /// One connection and the queue that alone touches it.
     private final class Slot: @unchecked Sendable {
@@ -44,12 +44,12 @@ final class RedisConnectionPool: Sendable {
             return slots[health.next % slots.count]
         }
         let parts = arguments.map { Data($0.utf8) } + (data.map { [$0] } ?? []) + tail.map { Data($0.utf8) }
-        // On an event thread (a Client's chain runs on CurlTransport's), the command runs right
-        // here, holding the connection's queue: one round trip, where handing it to the queue's
-        // thread and back woke two threads and tripled a cache hit. The loop's other transfers
-        // wait for that round trip, at most `commandTimeout` when Redis stalls (once per
-        // `retryInterval`: an outage is then answered at once).
-        if EventThread.isCurrent {
+        // On an event thread with no transfer in flight (a Client's chain runs on CurlTransport's),
+        // the command runs right here, holding the connection's queue: one round trip, where
+        // handing it to the queue's thread and back woke two threads and tripled a cache hit.
+        // Nothing else waits for it; with transfers in flight it goes to the queue, so they are
+        // never held up by Redis.
+        if EventThread.isCurrentAndIdle {
             return try slot.queue.sync { execute(parts, on: slot) }.get()
         }
         let result: Result<RedisReply, RedisCacheError> = try await ThreadSanitizer.withContinuation { continuation in

@@ -127,7 +127,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
         sluice_set_thread_name("sluice-curl-\(index)")  // Foundation's Thread.name does not reach the OS
-        EventThread.markCurrent()
+        EventThread.markCurrent { [unowned self] in !active.isEmpty }
+        defer { EventThread.unmarkCurrent() }
         var running: Int32 = 0
         // Swapped with the shared queues under the lock, so neither side allocates per iteration.
         var operations: [Operation] = []

@@ -540,10 +540,24 @@ struct CurlEventThreadTests {
         var configuration = CurlTransport.Configuration()
         configuration.eventThreads = 2
         let transport = CurlTransport(configuration: configuration)
-        #expect(!EventThread.isCurrent)
+        #expect(!EventThread.isCurrent && !EventThread.isCurrentAndIdle)
         for executor in transport.executors {
-            await withTaskExecutorPreference(executor) { #expect(EventThread.isCurrent) }
+            await withTaskExecutorPreference(executor) { #expect(EventThread.isCurrent && EventThread.isCurrentAndIdle) }
         }
         #expect(await Task.detached { EventThread.isCurrent }.value == false)
+    }
+
+    @Test func aLoopWithATransferInFlightIsNotIdle() async throws {
+        let server = try MockWebServer()
+        defer { server.shutdown() }
+        let gate = TestGate()
+        server.enqueue(MockWebServer.Response(status: 200, body: "late").with(stallAfter: 0, until: gate))
+        let transport = CurlTransport()
+        let slow = Task { try await transport.send(HTTPRequest(url: server.url("/slow")), context: RequestContext()) }
+        try await Wait.until("the server has the request") { server.requests.count == 1 }
+        await withTaskExecutorPreference(transport.executor) { #expect(EventThread.isCurrent && !EventThread.isCurrentAndIdle) }
+        gate.open()
+        #expect(try await slow.value.body == Data("late".utf8))
+        await withTaskExecutorPreference(transport.executor) { #expect(EventThread.isCurrentAndIdle) }
     }
 }
