@@ -3,6 +3,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <string.h>
+#include <unistd.h>
 #include "CCurlShim.h"
 
 CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
@@ -43,17 +46,123 @@ void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &info->primary_ip);
 }
 
-int sluice_drop_connection_with_pending_input(CURL *handle) {
-    long version = 0;
-    if (curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &version) != CURLE_OK) return 0;
-    if (version != CURL_HTTP_VERSION_1_0 && version != CURL_HTTP_VERSION_1_1) return 0;   /* HTTP/2 frames its data */
-    curl_socket_t fd = CURL_SOCKET_BAD;
-    if (curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK || fd == CURL_SOCKET_BAD) return 0;   /* closed */
-    struct pollfd input = { .fd = fd, .events = POLLIN };
-    if (poll(&input, 1, 0) <= 0) return 0;
-    shutdown(fd, SHUT_RDWR);
-    return 1;
+typedef struct {
+    curl_socket_t fd;
+    int addresses_known;
+    struct sockaddr_storage local, peer;
+    int http1;
+} sluice_guarded_socket;
+
+struct sluice_connection_guard {
+    sluice_guarded_socket *sockets;
+    size_t count, capacity;
+    long dropped;
+};
+
+sluice_connection_guard *sluice_connection_guard_new(void) { return calloc(1, sizeof(sluice_connection_guard)); }
+
+void sluice_connection_guard_free(sluice_connection_guard *guard) {
+    if (!guard) return;
+    free(guard->sockets);
+    free(guard);
 }
+
+static int sluice_guard_sockopt(void *user, curl_socket_t fd, curlsocktype purpose) {
+    (void)purpose;
+    sluice_connection_guard *guard = user;
+    if (guard->count == guard->capacity) {
+        size_t capacity = guard->capacity ? guard->capacity * 2 : 16;
+        sluice_guarded_socket *grown = realloc(guard->sockets, capacity * sizeof(sluice_guarded_socket));
+        if (!grown) return CURL_SOCKOPT_OK;   /* untracked: never checked, as before the guard */
+        guard->sockets = grown;
+        guard->capacity = capacity;
+    }
+    guard->sockets[guard->count++] = (sluice_guarded_socket){ .fd = fd };
+    return CURL_SOCKOPT_OK;
+}
+
+static int sluice_guard_close(void *user, curl_socket_t fd) {
+    sluice_connection_guard *guard = user;
+    for (size_t i = 0; i < guard->count; i++) {
+        if (guard->sockets[i].fd != fd) continue;
+        guard->sockets[i] = guard->sockets[--guard->count];
+        break;
+    }
+    return close(fd);
+}
+
+static int sluice_same_address(const struct sockaddr_storage *address, const char *ip, int port) {
+    char text[INET6_ADDRSTRLEN];
+    const void *bytes;
+    int own_port;
+    if (address->ss_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        bytes = &v4->sin_addr;
+        own_port = ntohs(v4->sin_port);
+    } else if (address->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
+        bytes = &v6->sin6_addr;
+        own_port = ntohs(v6->sin6_port);
+    } else {
+        return 0;
+    }
+    if (own_port != port || !inet_ntop(address->ss_family, bytes, text, sizeof text)) return 0;
+    return strcmp(text, ip) == 0;
+}
+
+/* The tracked socket of the connection between these two addresses, or NULL. */
+static sluice_guarded_socket *sluice_guard_find(sluice_connection_guard *guard, const char *peer_ip, int peer_port,
+                                                const char *local_ip, int local_port) {
+    if (!peer_ip || !local_ip) return NULL;
+    for (size_t i = 0; i < guard->count; i++) {
+        sluice_guarded_socket *socket = &guard->sockets[i];
+        if (!socket->addresses_known) {
+            socklen_t length = sizeof socket->local;
+            if (getsockname(socket->fd, (struct sockaddr *)&socket->local, &length) != 0) continue;
+            length = sizeof socket->peer;
+            if (getpeername(socket->fd, (struct sockaddr *)&socket->peer, &length) != 0) continue;   /* not connected yet */
+            socket->addresses_known = 1;
+        }
+        if (sluice_same_address(&socket->local, local_ip, local_port) && sluice_same_address(&socket->peer, peer_ip, peer_port)) return socket;
+    }
+    return NULL;
+}
+
+static int sluice_guard_prereq(void *user, char *peer_ip, char *local_ip, int peer_port, int local_port) {
+    sluice_connection_guard *guard = user;
+    sluice_guarded_socket *socket = sluice_guard_find(guard, peer_ip, peer_port, local_ip, local_port);
+    /* Only a connection known to speak HTTP/1.x: on HTTP/2, bytes waiting are other streams' frames. */
+    if (!socket || !socket->http1) return CURL_PREREQFUNC_OK;
+    struct pollfd input = { .fd = socket->fd, .events = POLLIN };
+    if (poll(&input, 1, 0) > 0) {
+        shutdown(socket->fd, SHUT_RDWR);
+        socket->http1 = 0;
+        guard->dropped++;
+    }
+    return CURL_PREREQFUNC_OK;
+}
+
+void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle) {
+    curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, sluice_guard_sockopt);
+    curl_easy_setopt(handle, CURLOPT_SOCKOPTDATA, guard);
+    curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, sluice_guard_close);
+    curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, guard);
+    curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, sluice_guard_prereq);
+    curl_easy_setopt(handle, CURLOPT_PREREQDATA, guard);
+}
+
+void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle) {
+    char *peer_ip = NULL, *local_ip = NULL;
+    long peer_port = 0, local_port = 0;
+    curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &peer_ip);
+    curl_easy_getinfo(handle, CURLINFO_PRIMARY_PORT, &peer_port);
+    curl_easy_getinfo(handle, CURLINFO_LOCAL_IP, &local_ip);
+    curl_easy_getinfo(handle, CURLINFO_LOCAL_PORT, &local_port);
+    sluice_guarded_socket *socket = sluice_guard_find(guard, peer_ip, (int)peer_port, local_ip, (int)local_port);
+    if (socket) socket->http1 = 1;
+}
+
+long sluice_connection_guard_dropped(const sluice_connection_guard *guard) { return guard->dropped; }
 
 void sluice_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
 

@@ -44,6 +44,9 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
     @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// The sockets the loop's handles opened: drops a reused HTTP/1.x connection with bytes left
+    /// on it right before a request would be sent on it (see `sluice_connection_guard`).
+    private let connectionGuard: OpaquePointer
     /// Each easy handle's CURLOPT_ERRORBUFFER, made with the handle and freed with it.
     @exclusivity(unchecked) private var errorBuffers: [UnsafeMutableRawPointer: UnsafeMutablePointer<CChar>] = [:]
 
@@ -57,6 +60,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         self.configuration = configuration
         self.cookieJar = cookieJar
         multi = curl_multi_init()
+        connectionGuard = sluice_connection_guard_new()
         if let cookieJar {
             share = cookieJar.share
         } else {
@@ -193,6 +197,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         for handle in idle { destroy(handle) }
         idle.removeAll()
         curl_multi_cleanup(multi)
+        sluice_connection_guard_free(connectionGuard)  // after the cleanup, which closes sockets through it
         if cookieJar == nil { curl_share_cleanup(share) }
     }
 
@@ -246,6 +251,14 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         transfer.fail(with: CancellationError())
     }
 
+    /// Notes that `handle`'s connection speaks HTTP/1.x (called from its status line).
+    func markHTTP1(_ handle: UnsafeMutableRawPointer) {
+        sluice_connection_guard_mark_http1(connectionGuard, handle)
+    }
+
+    /// How many connections were dropped for bytes left on them, on this loop's thread.
+    var droppedConnections: Int { sluice_connection_guard_dropped(connectionGuard) }
+
     /// Resumes a paused transfer (a stream body got more data).
     func unpause(_ transfer: CurlTransfer) {
         guard let handle = transfer.handle, active[handle] === transfer else { return }
@@ -257,8 +270,6 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let result = message.pointee.data.result
-            // Before the handle leaves the multi handle, while curl can still name its connection.
-            _ = sluice_drop_connection_with_pending_input(handle)
             curl_multi_remove_handle(multi, handle)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
             // Saved before the caller resumes, so the file holds the cookie once the call returns.
@@ -276,6 +287,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             throw SluiceError(.other, "curl_easy_init failed (out of memory?)")
         }
         sluice_easy_setopt_share(handle, share)
+        sluice_connection_guard_attach(connectionGuard, handle)
         cookieJar?.enable(on: handle)
         do {
             try CurlTransfer.configureShared(handle, configuration)

@@ -81,6 +81,8 @@ extension CurlTransfer {
             headersComplete = false
             statusLineReason = Self.reasonPhrase(line)
             statusLineCode = Self.statusCode(line)
+            // "HTTP/1.": the connection speaks HTTP/1.x, so bytes left on it are no other stream's.
+            if count >= 7 && line[5] == 0x31 && line[6] == 0x2E, let handle { loop.markHTTP1(handle) }
             return count
         }
         if line[0] == 0x0D || line[0] == 0x0A {

@@ -52,12 +52,25 @@ typedef struct {
 
 void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info);
 
-/* For a finished HTTP/1.x transfer, still in its multi handle: when its connection, idle in the
-   connection cache, already has bytes to read, those bytes belong to no request (a body longer
-   than its Content-Length, or a close), and the next request on that connection would take them
-   for its response. The socket is shut down, so curl never reuses it: a send on it fails and
-   curl retries that request on a new connection. Returns 1 when it shut one down. */
-int sluice_drop_connection_with_pending_input(CURL *handle);
+/* An event loop's record of the sockets its handles opened, used on the loop's thread only.
+   Right before a request is sent on a reused HTTP/1.x connection (CURLOPT_PREREQFUNCTION), a
+   connection that already has bytes to read is shut down: those bytes belong to no request (a
+   body longer than its Content-Length, or a close), and the request would take them for its
+   response. curl's send then fails and it sends the request again on a new connection; the
+   server never saw it. The check runs where the connection is really reused, never on one
+   another transfer already took (a check when a transfer ended could find the next transfer's
+   response there, and drop a connection whose request had been answered). */
+typedef struct sluice_connection_guard sluice_connection_guard;
+sluice_connection_guard *sluice_connection_guard_new(void);
+void sluice_connection_guard_free(sluice_connection_guard *guard);
+/* Routes `handle`'s socket callbacks (CURLOPT_SOCKOPTFUNCTION, CURLOPT_CLOSESOCKETFUNCTION) and
+   its pre-request callback to the guard. */
+void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle);
+/* `handle`'s transfer got an HTTP/1.x status line: its connection speaks HTTP/1.x, so pending
+   bytes on it are never frames of other streams. */
+void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle);
+/* How many connections the guard dropped so far (for tests). */
+long sluice_connection_guard_dropped(const sluice_connection_guard *guard);
 
 /// Locks for a share handle used from several threads; returns what to free with
 /// sluice_share_free_locking after curl_share_cleanup.
