@@ -58,7 +58,9 @@ struct CurlTransportNginxTests {
             }
             return try await group.reduce(0, +)
         }
-        #expect(fresh <= 16, "\(fresh) of 800 requests opened a connection")
+        // 16 at the start, and a few more on a loaded machine (a whole parallel test run); the
+        // dropped connections made hundreds.
+        #expect(fresh <= 48, "\(fresh) of 800 requests opened a connection")
     }
 }
 
