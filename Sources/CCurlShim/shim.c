@@ -106,7 +106,8 @@ static int sluice_same_address(const struct sockaddr_storage *address, const cha
     } else {
         return 0;
     }
-    if (own_port != port || !inet_ntop(address->ss_family, bytes, text, sizeof text)) return 0;
+    if (own_port != port) return 0;   /* the cheap test first: most sockets differ here */
+    if (!inet_ntop(address->ss_family, bytes, text, sizeof text)) return 0;
     return strcmp(text, ip) == 0;
 }
 
