@@ -49,7 +49,8 @@ void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
 typedef struct {
     curl_socket_t fd;
     int addresses_known;
-    struct sockaddr_storage local, peer;
+    int local_port, peer_port;
+    char local_ip[INET6_ADDRSTRLEN], peer_ip[INET6_ADDRSTRLEN];   /* as curl names them */
     int http1;
 } sluice_guarded_socket;
 
@@ -91,24 +92,21 @@ static int sluice_guard_close(void *user, curl_socket_t fd) {
     return close(fd);
 }
 
-static int sluice_same_address(const struct sockaddr_storage *address, const char *ip, int port) {
-    char text[INET6_ADDRSTRLEN];
+/* `address` as text and a port, in the forms curl reports (CURLINFO_PRIMARY_IP, …); 0 on failure. */
+static int sluice_address_text(const struct sockaddr_storage *address, char *text, int *port) {
     const void *bytes;
-    int own_port;
     if (address->ss_family == AF_INET) {
         const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
         bytes = &v4->sin_addr;
-        own_port = ntohs(v4->sin_port);
+        *port = ntohs(v4->sin_port);
     } else if (address->ss_family == AF_INET6) {
         const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
         bytes = &v6->sin6_addr;
-        own_port = ntohs(v6->sin6_port);
+        *port = ntohs(v6->sin6_port);
     } else {
         return 0;
     }
-    if (own_port != port) return 0;   /* the cheap test first: most sockets differ here */
-    if (!inet_ntop(address->ss_family, bytes, text, sizeof text)) return 0;
-    return strcmp(text, ip) == 0;
+    return inet_ntop(address->ss_family, bytes, text, INET6_ADDRSTRLEN) != NULL;
 }
 
 /* The tracked socket of the connection between these two addresses, or NULL. */
@@ -118,13 +116,18 @@ static sluice_guarded_socket *sluice_guard_find(sluice_connection_guard *guard, 
     for (size_t i = 0; i < guard->count; i++) {
         sluice_guarded_socket *socket = &guard->sockets[i];
         if (!socket->addresses_known) {
-            socklen_t length = sizeof socket->local;
-            if (getsockname(socket->fd, (struct sockaddr *)&socket->local, &length) != 0) continue;
-            length = sizeof socket->peer;
-            if (getpeername(socket->fd, (struct sockaddr *)&socket->peer, &length) != 0) continue;   /* not connected yet */
+            struct sockaddr_storage local, peer;
+            socklen_t length = sizeof local;
+            if (getsockname(socket->fd, (struct sockaddr *)&local, &length) != 0) continue;
+            length = sizeof peer;
+            if (getpeername(socket->fd, (struct sockaddr *)&peer, &length) != 0) continue;   /* not connected yet */
+            if (!sluice_address_text(&local, socket->local_ip, &socket->local_port)) continue;
+            if (!sluice_address_text(&peer, socket->peer_ip, &socket->peer_port)) continue;
             socket->addresses_known = 1;
         }
-        if (sluice_same_address(&socket->local, local_ip, local_port) && sluice_same_address(&socket->peer, peer_ip, peer_port)) return socket;
+        if (socket->local_port == local_port && socket->peer_port == peer_port && strcmp(socket->local_ip, local_ip) == 0
+            && strcmp(socket->peer_ip, peer_ip) == 0)
+            return socket;
     }
     return NULL;
 }
