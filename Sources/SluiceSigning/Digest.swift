@@ -18,14 +18,38 @@ public enum Digest: String, Sendable, Hashable {
     /// SHA-512.
     case sha512
 
+    /// The algorithm, fetched from libcrypto's default provider once (a legacy `EVP_sha256()`
+    /// is looked up again on every use).
     private var algorithm: OpaquePointer? {
         switch self {
-        case .md5: EVP_md5()
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha512: EVP_sha512()
+        case .md5: Self.fetched.md5
+        case .sha1: Self.fetched.sha1
+        case .sha256: Self.fetched.sha256
+        case .sha512: Self.fetched.sha512
         }
     }
+
+    /// libcrypto's name of the algorithm.
+    var openSSLName: String {
+        switch self {
+        case .md5: "MD5"
+        case .sha1: "SHA1"
+        case .sha256: "SHA256"
+        case .sha512: "SHA512"
+        }
+    }
+
+    /// The fetched algorithms; kept for the life of the process.
+    private struct Fetched: @unchecked Sendable {
+        // @unchecked: EVP_MD objects are reference-counted, immutable once fetched, and safe to
+        // use from any thread (libcrypto's documented threading rules for fetched algorithms).
+        let md5 = EVP_MD_fetch(nil, "MD5", nil)
+        let sha1 = EVP_MD_fetch(nil, "SHA1", nil)
+        let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
+        let sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+    }
+
+    private static let fetched = Fetched()
 
     /// The digest of `data`.
     ///
@@ -42,17 +66,10 @@ public enum Digest: String, Sendable, Hashable {
     ///
     /// - Throws: `.other` only when libcrypto cannot allocate memory.
     public func hmac(key: Data, _ data: Data) throws(SluiceError) -> Data {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let result = key.withUnsafeBytes { keyBytes in
-            data.withUnsafeBytes { dataBytes in
-                HMAC(
-                    algorithm, keyBytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(keyBytes.count),
-                    dataBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), dataBytes.count, &output, &length)
-            }
+        guard let mac = HMACContexts.mac(self, key: key, data) else {
+            throw SluiceError(.other, "libcrypto could not compute HMAC-\(rawValue) (out of memory?)")
         }
-        guard result != nil else { throw SluiceError(.other, "libcrypto could not compute HMAC-\(rawValue) (out of memory?)") }
-        return Data(output[0..<Int(length)])
+        return mac
     }
 }
 

@@ -51,4 +51,27 @@ struct DigestTests {
     func rfc4231(key: String, data: Data, expected: String) throws {
         #expect(try Digest.sha256.hmac(key: Data(hex: key), data).hex.hasPrefix(expected))
     }
+
+    /// The keyed contexts are cached per digest and key and copied per message: every key and
+    /// every digest still gets its own answer, past the cache's 16 keys, from many tasks at once.
+    @Test func cachedKeysGiveEachKeyAndDigestItsOwnMac() async throws {
+        let message = Data("what do ya want for nothing?".utf8)
+        // RFC 2202 and RFC 4231 test case 2 ("Jefe"), and an empty key (a common pitfall).
+        #expect(try Digest.sha1.hmac(key: Data("Jefe".utf8), message).hex == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+        #expect(try Digest.sha256.hmac(key: Data("Jefe".utf8), message).hex.hasPrefix("5bdcc146bf60754e"))
+        #expect(try Digest.md5.hmac(key: Data("Jefe".utf8), message).hex == "750c783e6ab0b503eaa86e310a5db738")
+        #expect(try Digest.sha256.hmac(key: Data(), Data()).hex == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+        let keys = (0..<40).map { Data("key-\($0)".utf8) }
+        let first = try keys.map { try Digest.sha256.hmac(key: $0, message) }
+        #expect(Set(first).count == 40)
+        let again = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
+            for round in 0..<4 {
+                for (index, key) in keys.enumerated() where index % 4 == round {
+                    group.addTask { (index, try Digest.sha256.hmac(key: key, message)) }
+                }
+            }
+            return try await group.reduce(into: [Int: Data]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(keys.indices.map { again[$0] } == first)
+    }
 }
