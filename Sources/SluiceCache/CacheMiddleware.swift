@@ -154,7 +154,9 @@ public struct CacheMiddleware: Middleware {
             if strategy.conditionsMatch(request, stored) { return notModified(stored, age: age, for: request) }
             return served(stored, age: age, for: request, source: .cache)
         }
-        let stored = try? await store.get(key)
+        // A reload skips the stored copy altogether (not even a stale one when the network fails),
+        // so it is not read.
+        let stored = request.cachePolicy == .reloadIgnoringCache ? nil : try? await store.get(key)
         let directives = stored.map { strategy.directives(of: $0.headers) }
         // `Vary` is matched against the request as it will be sent: with the cookies the
         // transport's jar adds below the chain.

@@ -11,7 +11,8 @@ public enum CachePolicy: Sendable, Hashable {
     /// RFC 9111's rules: serve fresh copies, validate stale ones, store what may be stored.
     case useProtocol
     /// Skip the stored copy, fetch, and store the result. The fetch is the call's own: it never
-    /// shares an identical call's fetch in flight.
+    /// shares an identical call's fetch in flight, and when it fails the error is the answer (no
+    /// stale copy stands in for it).
     case reloadIgnoringCache
     /// Any stored copy, fresh or stale; the network only when there is none.
     case returnCacheElseLoad

@@ -81,11 +81,11 @@ public struct CacheStrategy: Sendable {
     public func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         let ttl = request.cacheTTL
         let requestDirectives = CacheControl(request.headers)
-        let directives = directives(of: response.headers)
         let status = response.status.code
         guard request.method == .get || (request.method == .post && request.cachesPOST) else { return false }
         guard status >= 200, status != 206, status != 304 else { return false }
         guard !requestDirectives.noStore else { return false }
+        let directives = directives(of: response.headers)
         if directives.mustUnderstand {
             // RFC 9111 §5.2.2.3: with must-understand, a status code this cache understands may be
             // stored despite no-store, and one it does not understand never is.

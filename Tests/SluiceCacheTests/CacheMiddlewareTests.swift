@@ -217,6 +217,20 @@ struct CacheMiddlewareTests {
         #expect(exposed.status.code == 503 && exposed.source == .network)
     }
 
+    @Test func aReloadNeverFallsBackOnTheStoredCopy() async throws {
+        let cache = harness([
+            Self.ok("v1", [("Cache-Control", "max-age=10, stale-if-error=60"), ("ETag", "\"1\"")]),
+            .status(503), .status(503),
+        ])
+        _ = try await cache.send(get())
+        clock.advance(30)
+        // Inside the stale-if-error window: the stored copy covers a 503, but not for a reload.
+        let reload = try await cache.send(get(policy: .reloadIgnoringCache))
+        #expect(reload.status.code == 503 && reload.source == .network)
+        #expect(cache.forwarded.count == 2 && cache.forwarded[1].headers["If-None-Match"] == nil)  // not a revalidation either
+        #expect(try await cache.send(get()).text == "v1")
+    }
+
     @Test func onlyIfCachedAnswers504WithoutTheNetwork() async throws {
         let cache = harness([])
         let response = try await cache.send(get([("Cache-Control", "only-if-cached")]))
