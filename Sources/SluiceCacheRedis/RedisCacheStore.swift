@@ -13,9 +13,10 @@ import SluiceCache
 /// - `delete(prefix:)`, `clear()` and the listings walk the keys with `SCAN`, never `KEYS`.
 /// - A small pool of connections (``Configuration/poolSize``) with timeouts on connecting and on
 ///   each command; the blocking calls never run on Swift's cooperative threads. Called from a
-///   `CurlTransport` event thread with no transfer in flight (where a `Client` runs its chain), a
-///   command runs right there, so a cache hit costs one Redis round trip; otherwise it runs on
-///   the connection's own thread, and no transfer ever waits for Redis.
+///   `CurlTransport` event thread with no transfer in flight (a caller running under
+///   `withTaskExecutorPreference(transport.executor)`), a command runs right there, so a cache
+///   hit costs one Redis round trip; otherwise it runs on the connection's own thread, and no
+///   transfer ever waits for Redis.
 /// - When Redis is unreachable or slow, calls fail fast with ``RedisCacheError`` (which
 ///   `CacheMiddleware` treats as a miss, so requests still succeed), the outage is logged once,
 ///   and the store tries again after ``Configuration/retryInterval`` (a second) until Redis is back.

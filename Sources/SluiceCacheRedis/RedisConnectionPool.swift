@@ -44,7 +44,7 @@ final class RedisConnectionPool: Sendable {
             return slots[health.next % slots.count]
         }
         let parts = arguments.map { Data($0.utf8) } + (data.map { [$0] } ?? []) + tail.map { Data($0.utf8) }
-        // On an event thread with no transfer in flight (a Client's chain runs on CurlTransport's),
+        // On an event thread with no transfer in flight (a caller that runs on CurlTransport's),
         // the command runs right here, holding the connection's queue: one round trip, where
         // handing it to the queue's thread and back woke two threads and tripled a cache hit.
         // Nothing else waits for it; with transfers in flight it goes to the queue, so they are

@@ -547,6 +547,32 @@ struct CurlEventThreadTests {
         #expect(await Task.detached { EventThread.isCurrent }.value == false)
     }
 
+    /// Records whether the chain ran on an event thread.
+    struct ThreadProbe: Middleware {
+        let seen: Locked<[Bool]>
+        func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            seen.withLock { $0.append(EventThread.isCurrent) }
+            let response = try await next(request, context)
+            seen.withLock { $0.append(EventThread.isCurrent) }
+            return response
+        }
+    }
+
+    @Test func aClientKeepsACallerOnTheEventThreadThereAndLeavesOthersOnThePool() async throws {
+        let server = try MockWebServer()
+        defer { server.shutdown() }
+        server.enqueue(.init(status: 200, body: "a"), .init(status: 200, body: "b"))
+        let seen = Locked<[Bool]>([])
+        let client = Client(transport: CurlTransport(), middlewares: [ThreadProbe(seen: seen)])
+        _ = try await client.send(HTTPRequest(url: server.url("/pool")))
+        #expect(seen.withLock { $0 } == [false, false])
+        try await withTaskExecutorPreference(client.pipeline.preferredExecutor) {
+            _ = try await client.send(HTTPRequest(url: server.url("/loop")))
+            #expect(EventThread.isCurrent)
+        }
+        #expect(seen.withLock { $0 } == [false, false, true, true])
+    }
+
     @Test func aLoopWithATransferInFlightIsNotIdle() async throws {
         let server = try MockWebServer()
         defer { server.shutdown() }

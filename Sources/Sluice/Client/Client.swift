@@ -140,11 +140,14 @@ public struct Client: Sendable {
         let pipeline =
             extra.isEmpty
             ? self.pipeline : Pipeline(middlewares: extra + self.pipeline.middlewares, transport: self.pipeline.transport)
-        let executor = pipeline.transport.preferredExecutor
-        return try await withTaskExecutorPreference(executor) {
-            try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
-                try await pipeline.send(request, context: context)
-            }
+        // A caller that runs on the transport's event thread (see `HTTPTransport.preferredExecutor`)
+        // keeps its call there: the chain, the transfer and the way back never change threads.
+        // Anyone else's call runs on the cooperative pool, as the caller does: moving every call
+        // onto the event thread measured no faster, and would make a middleware that blocks
+        // hold up every transfer.
+        let executor = EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
+        return try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
+            try await pipeline.send(request, context: context)
         }
     }
 

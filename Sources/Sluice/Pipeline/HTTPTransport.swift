@@ -34,9 +34,15 @@ public protocol HTTPTransport: Sendable {
     /// The executor a call should run on, so that the chain, the transfer and the resumption share
     /// one thread instead of waking another for each step; `nil` (the default) for any.
     ///
-    /// A ``Client`` runs each call under this preference (`withTaskExecutorPreference`), so
-    /// middleware run on it too. A transport that drives its I/O from an event thread returns
-    /// that thread's executor here, as `CurlTransport` does.
+    /// A transport that drives its I/O from an event thread returns that thread's executor here,
+    /// as `CurlTransport` does. Callers opt in by running under it; a ``Client`` then keeps each of
+    /// their calls on it too:
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(client.pipeline.preferredExecutor) {
+    ///     for id in 1...100 { _ = try await client.send(client.makeRequest(.get, "items/\(id)")) }
+    /// }
+    /// ```
     var preferredExecutor: (any TaskExecutor)? { get }
 }
 
