@@ -44,6 +44,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
     @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Jobs of the batch being run that have not started yet (loop thread only).
+    @exclusivity(unchecked) private var jobsLeftInBatch = 0
     /// The sockets the loop's handles opened: drops a reused HTTP/1.x connection with bytes left
     /// on it right before a request would be sent on it (see `sluice_connection_guard`).
     private let connectionGuard: OpaquePointer
@@ -131,7 +133,11 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
         sluice_set_thread_name("sluice-curl-\(index)")  // Foundation's Thread.name does not reach the OS
-        EventThread.markCurrent { [unowned self] in !active.isEmpty }
+        // Busy: a transfer in flight, or other work waiting its turn on this thread (the rest of
+        // the current batch of jobs, or jobs and operations queued since).
+        EventThread.markCurrent { [unowned self] in
+            !active.isEmpty || jobsLeftInBatch > 0 || state.withLock { !$0.jobs.isEmpty || !$0.operations.isEmpty }
+        }
         defer { EventThread.unmarkCurrent() }
         var running: Int32 = 0
         // Swapped with the shared queues under the lock, so neither side allocates per iteration.
@@ -150,7 +156,11 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
                 swap(&jobs, &state.jobs)
                 return state.stopping
             }
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            jobsLeftInBatch = jobs.count
+            for job in jobs {
+                jobsLeftInBatch -= 1
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
             for operation in operations { apply(operation) }
             if !operations.isEmpty { curlIsDue = true }
             jobs.removeAll(keepingCapacity: true)
