@@ -61,14 +61,14 @@ public struct Pipeline: HTTPTransport {
         }
     }
 
+    /// The transport's preferred executor (see `HTTPTransport.preferredExecutor`).
+    public var preferredExecutor: (any TaskExecutor)? { transport.preferredExecutor }
+
     /// Sends `request` through every middleware and the transport.
     ///
     /// - Throws: ``SluiceError`` naming the stage that failed; `CancellationError` unchanged.
     ///   `.misconfigured` before anything is sent when the request sets an option that nothing in
     ///   the chain reads (naming the option and the middleware that would).
-    /// The transport's preferred executor.
-    public var preferredExecutor: (any TaskExecutor)? { transport.preferredExecutor }
-
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
         if request.options.count > 0 {
             return try await sendChecked(try checkedOptions(request), context: context)
