@@ -136,10 +136,10 @@ struct SluiceBinaryTests {
     }
 
     @Test func aRefusedConnectionHasItsOwnExitCode() async throws {
-        let dead = try MockWebServer()
+        let dead = Loopback.RefusedPort()
         let url = dead.url("/x").absoluteString
-        dead.shutdown()
         let result = try await Sluice.run([url])
+        withExtendedLifetime(dead) {}
         #expect(result.status == ExitCode.cannotConnect.rawValue)
         #expect(result.stderr.hasPrefix("sluice: "))
     }

@@ -117,10 +117,9 @@ struct RetryMiddlewareTests {
     }
 
     @Test func theBudgetCapsRetriesAgainstADeadServer() async throws {
-        // A port nothing listens on: every attempt is refused at once.
-        let dead = try MockWebServer()
+        // A port held and never listened on: every attempt is refused at once.
+        let dead = Loopback.RefusedPort()
         let url = dead.url("/gone")
-        dead.shutdown()
         let attempts = Counter()
         // One window for the whole run, however long a loaded machine takes over 1,000 calls (the
         // per-second floor scaled down with it, so the 20% ratio is what caps the retries).
@@ -137,5 +136,6 @@ struct RetryMiddlewareTests {
         #expect(attempts.count <= 1_200, "\(attempts.count) attempts for 1,000 calls")
         #expect(attempts.count > 1_000, "some retries were made")
         #expect(budget.refusedRetries > 0)
+        withExtendedLifetime(dead) {}
     }
 }

@@ -52,4 +52,33 @@ package enum Loopback {
         }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// A port held bound and never listened on: a connection to it is refused, and no server of
+    /// another test can take it while this one runs (a port freed at once can be picked up by a
+    /// parallel test's server, and then some "refused" calls succeed). Released when dropped.
+    package final class RefusedPort: Sendable {
+        /// The port.
+        package let port: Int
+        private let socket: Int32
+
+        package init() {
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) { [socket] in
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(socket, pointer, length)
+                    return getsockname(socket, pointer, &length)
+                }
+            }
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        /// `http://127.0.0.1:<port><path>`.
+        package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+        deinit { close(socket) }
+    }
 }
