@@ -125,7 +125,7 @@ public struct CacheStrategy: Sendable {
             let directives = directives(of: response.headers)
             for name in directives.privateFields + directives.noCacheFields { named.insert(name.lowercased()) }
         }
-        // One look at each name; nearly every response keeps all its fields and is returned as is.
+        // One look at each name; a response with nothing to drop is returned as is.
         var excluded: [String] = []
         for name in response.headers.names {
             let lowercased = name.lowercased()
