@@ -57,7 +57,6 @@ typedef struct {
 struct sluice_connection_guard {
     sluice_guarded_socket *sockets;
     size_t count, capacity;
-    long dropped;
 };
 
 sluice_connection_guard *sluice_connection_guard_new(void) { return calloc(1, sizeof(sluice_connection_guard)); }
@@ -141,7 +140,6 @@ static int sluice_guard_prereq(void *user, char *peer_ip, char *local_ip, int pe
     if (poll(&input, 1, 0) > 0) {
         shutdown(socket->fd, SHUT_RDWR);
         socket->http1 = 0;
-        guard->dropped++;
     }
     return CURL_PREREQFUNC_OK;
 }
@@ -166,7 +164,6 @@ void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *ha
     if (socket) socket->http1 = 1;
 }
 
-long sluice_connection_guard_dropped(const sluice_connection_guard *guard) { return guard->dropped; }
 
 void sluice_set_thread_name(const char *name) { pthread_setname_np(pthread_self(), name); }
 

@@ -266,9 +266,6 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         sluice_connection_guard_mark_http1(connectionGuard, handle)
     }
 
-    /// How many connections were dropped for bytes left on them, on this loop's thread.
-    var droppedConnections: Int { sluice_connection_guard_dropped(connectionGuard) }
-
     /// Resumes a paused transfer (a stream body got more data).
     func unpause(_ transfer: CurlTransfer) {
         guard let handle = transfer.handle, active[handle] === transfer else { return }
