@@ -57,6 +57,7 @@ typedef struct {
 struct sluice_connection_guard {
     sluice_guarded_socket *sockets;
     size_t count, capacity;
+    long dropped;
 };
 
 sluice_connection_guard *sluice_connection_guard_new(void) { return calloc(1, sizeof(sluice_connection_guard)); }
@@ -140,6 +141,7 @@ static int sluice_guard_prereq(void *user, char *peer_ip, char *local_ip, int pe
     if (poll(&input, 1, 0) > 0) {
         shutdown(socket->fd, SHUT_RDWR);
         socket->http1 = 0;
+        guard->dropped++;
     }
     return CURL_PREREQFUNC_OK;
 }
@@ -152,6 +154,8 @@ void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle
     curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, sluice_guard_prereq);
     curl_easy_setopt(handle, CURLOPT_PREREQDATA, guard);
 }
+
+long sluice_connection_guard_dropped(const sluice_connection_guard *guard) { return guard->dropped; }
 
 void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle) {
     char *peer_ip = NULL, *local_ip = NULL;

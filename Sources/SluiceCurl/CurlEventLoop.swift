@@ -266,6 +266,9 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         sluice_connection_guard_mark_http1(connectionGuard, handle)
     }
 
+    /// How many connections this loop shut down for bytes left on them. On the loop's thread only.
+    var droppedConnections: Int { sluice_connection_guard_dropped(connectionGuard) }
+
     /// Resumes a paused transfer (a stream body got more data).
     func unpause(_ transfer: CurlTransfer) {
         guard let handle = transfer.handle, active[handle] === transfer else { return }

@@ -249,6 +249,12 @@ public final class CurlTransport: HTTPTransport {
     /// concurrent callers over them, one executor per task.
     public var executors: [any TaskExecutor] { loops }
 
+    /// How many HTTP/1.x connections the caller's event thread shut down because bytes were left
+    /// on them when a request was about to reuse them; nil off an event thread. For tests.
+    package var droppedConnectionsOnThisThread: Int? {
+        loops.first(where: \.isCurrentThread)?.droppedConnections
+    }
+
     /// The event thread the next call should run on: the caller's own, else the least busy.
     public var preferredExecutor: (any TaskExecutor)? { chooseLoop() }
 

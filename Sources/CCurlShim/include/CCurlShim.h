@@ -69,6 +69,8 @@ void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle
 /* `handle`'s transfer got an HTTP/1.x status line: its connection speaks HTTP/1.x, so pending
    bytes on it are never frames of other streams. */
 void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle);
+/* How many connections the guard has shut down for bytes left on them. */
+long sluice_connection_guard_dropped(const sluice_connection_guard *guard);
 
 /// Locks for a share handle used from several threads; returns what to free with
 /// sluice_share_free_locking after curl_share_cleanup.
