@@ -43,10 +43,10 @@ public enum Digest: String, Sendable, Hashable {
     private struct Fetched: @unchecked Sendable {
         // @unchecked: EVP_MD objects are reference-counted, immutable once fetched, and safe to
         // use from any thread (libcrypto's documented threading rules for fetched algorithms).
-        let md5 = EVP_MD_fetch(nil, "MD5", nil)
-        let sha1 = EVP_MD_fetch(nil, "SHA1", nil)
-        let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
-        let sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+        let md5 = EVP_MD_fetch(nil, Digest.md5.openSSLName, nil)
+        let sha1 = EVP_MD_fetch(nil, Digest.sha1.openSSLName, nil)
+        let sha256 = EVP_MD_fetch(nil, Digest.sha256.openSSLName, nil)
+        let sha512 = EVP_MD_fetch(nil, Digest.sha512.openSSLName, nil)
     }
 
     private static let fetched = Fetched()
@@ -87,7 +87,8 @@ extension Data {
         }
     }
 
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    /// `0`–`9`, `a`–`f` for a value below 16.
+    static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }

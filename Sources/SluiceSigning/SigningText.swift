@@ -55,15 +55,10 @@ import Sluice
         text.reserveCapacity(36)
         for (index, byte) in bytes.enumerated() {
             if dashes && (index == 4 || index == 6 || index == 8 || index == 10) { text.append(UInt8(ascii: "-")) }
-            text.append(hexDigit(byte >> 4))
-            text.append(hexDigit(byte & 0x0F))
+            text.append(Data.hexDigit(byte >> 4))
+            text.append(Data.hexDigit(byte & 0x0F))
         }
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// `0`–`9`, `a`–`f` for a value below 16.
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The in-memory body, or nil for a file or stream body.

@@ -37,21 +37,7 @@ package enum Loopback {
     }
 
     /// A port free at this moment: bound, read and released, for a server the test starts itself.
-    package static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    package static func freePort() -> Int { RefusedPort().port }
 
     /// A port held bound and never listened on: a connection to it is refused, and no server of
     /// another test can take it while this one runs (a port freed at once can be picked up by a

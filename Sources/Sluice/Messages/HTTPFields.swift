@@ -85,14 +85,8 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// ``values(for:)``.
     public subscript(name: String) -> String? {
         var result: String?
-        if let block {
-            for index in block.spans.indices where block.nameMatches(index, name) {
-                if result == nil { result = block.value(at: index) } else { result! += ", " + block.value(at: index) }
-            }
-            return result
-        }
-        for field in fields where Self.matches(field, name) {
-            if result == nil { result = field.value } else { result! += ", " + field.value }
+        forEachValue(named: name) { value in
+            if result == nil { result = value } else { result! += ", " + value }
         }
         return result
     }
@@ -100,12 +94,18 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// The values of every field named `name` (any case), in order.
     public func values(for name: String) -> [String] {
         var values: [String] = []
-        if let block {
-            for index in block.spans.indices where block.nameMatches(index, name) { values.append(block.value(at: index)) }
-        } else {
-            for field in fields where Self.matches(field, name) { values.append(field.value) }
-        }
+        forEachValue(named: name) { values.append($0) }
         return values
+    }
+
+    /// Calls `body` with the value of every field named `name` (any case), in order, making a
+    /// String of a raw field's value only when its name matches.
+    private func forEachValue(named name: String, _ body: (String) -> Void) {
+        if let block {
+            for index in block.spans.indices where block.nameMatches(index, name) { body(block.value(at: index)) }
+        } else {
+            for field in fields where Self.matches(field, name) { body(field.value) }
+        }
     }
 
     /// Each field's name, in order, without reading the values.

@@ -131,9 +131,7 @@ public enum PercentEncoding {
         }
     }
 
-    private static func isHex(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
-    }
+    private static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
 
     private static func allowed(_ byte: UInt8, _ component: Component) -> Bool {
         switch byte {
