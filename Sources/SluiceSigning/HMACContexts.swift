@@ -2,21 +2,32 @@ import CCrypto
 import Foundation
 import Sluice
 
-/// Keyed HMAC contexts, made once per digest and key and copied for each message: libcrypto's
-/// one-shot `HMAC()` looks the algorithm up and hashes the key again on every call, which cost a
-/// signed request more than the hashing of its message. A handful of keys are kept (a signer
-/// rarely has more); past that the cache starts again.
+/// Keyed HMAC contexts, made once per digest and key and reused: libcrypto's one-shot `HMAC()`
+/// looks the algorithm up and hashes the key again on every call, which cost a signed request
+/// more than the hashing of its message. A message takes a spare context of its key (or a copy of
+/// the keyed template), and gives it back reset to the bare key (`EVP_MAC_init` with no key
+/// restores the keyed state without hashing the key again), so a steady signer allocates nothing
+/// in libcrypto. A handful of keys are kept (a signer rarely has more); past that the cache
+/// starts again.
 enum HMACContexts {
-    /// A context keyed once; copied under the cache's lock, never used directly.
+    /// A context keyed once, and the spare contexts of the same key.
     private final class Template: @unchecked Sendable {
-        // @unchecked: `context` is only read (copied by EVP_MAC_CTX_dup) while the cache's lock is
-        // held, and freed in deinit, when no copy can be in progress.
+        // @unchecked: `context` is only read (copied by EVP_MAC_CTX_dup) and `spares` only read or
+        // changed while the cache's lock is held; both are freed in deinit, when no copy can be in
+        // progress and no spare is in use (a context in use is owned by its `mac` call alone).
         let context: OpaquePointer
+        var spares: [OpaquePointer] = []
 
         init(context: OpaquePointer) { self.context = context }
 
-        deinit { EVP_MAC_CTX_free(context) }
+        deinit {
+            EVP_MAC_CTX_free(context)
+            for spare in spares { EVP_MAC_CTX_free(spare) }
+        }
     }
+
+    /// The most spare contexts kept per key: as many as messages are signed at once, usually.
+    private static let sparesPerKey = 8
 
     private struct Key: Hashable {
         let digest: Digest
@@ -35,25 +46,44 @@ enum HMACContexts {
 
     /// HMAC-`digest` of `data` under `key`, or nil when libcrypto cannot allocate memory.
     static func mac(_ digest: Digest, key: Data, _ data: Data) -> Data? {
-        guard let context = copy(digest, key: key) else { return nil }
-        defer { EVP_MAC_CTX_free(context) }
+        guard let (template, context) = take(digest, key: key) else { return nil }
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length = 0
         let updated = data.withUnsafeBytes { EVP_MAC_update(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
-        guard updated == 1, EVP_MAC_final(context, &output, &length, output.count) == 1 else { return nil }
+        let finished = updated == 1 && EVP_MAC_final(context, &output, &length, output.count) == 1
+        giveBack(context, to: template)
+        guard finished else { return nil }
         return Data(output[0..<length])
     }
 
-    /// A fresh copy of the keyed context for `digest` and `key`.
-    private static func copy(_ digest: Digest, key: Data) -> OpaquePointer? {
+    /// A context keyed for `digest` and `key`, ready for a message: a spare, or a fresh copy.
+    private static func take(_ digest: Digest, key: Data) -> (Template, OpaquePointer)? {
         let cacheKey = Key(digest: digest, key: key)
-        return templates.withLock { templates -> OpaquePointer? in
-            if let template = templates[cacheKey] { return EVP_MAC_CTX_dup(template.context) }
-            guard let template = keyed(digest, key: key) else { return nil }
-            if templates.count >= 16 { templates.removeAll() }
-            templates[cacheKey] = template
-            return EVP_MAC_CTX_dup(template.context)
+        return templates.withLock { templates -> (Template, OpaquePointer)? in
+            let template: Template
+            if let cached = templates[cacheKey] {
+                template = cached
+            } else {
+                guard let made = keyed(digest, key: key) else { return nil }
+                if templates.count >= 16 { templates.removeAll() }
+                templates[cacheKey] = made
+                template = made
+            }
+            if let spare = template.spares.popLast() { return (template, spare) }
+            return EVP_MAC_CTX_dup(template.context).map { (template, $0) }
         }
+    }
+
+    /// Keeps `context` for the next message of its key once it is reset to the bare key, or frees
+    /// it (when it cannot be reset, or enough are kept).
+    private static func giveBack(_ context: OpaquePointer, to template: Template) {
+        guard EVP_MAC_init(context, nil, 0, nil) == 1 else { return EVP_MAC_CTX_free(context) }
+        let kept = templates.withLock { _ in
+            guard template.spares.count < sparesPerKey else { return false }
+            template.spares.append(context)
+            return true
+        }
+        if !kept { EVP_MAC_CTX_free(context) }
     }
 
     private static func keyed(_ digest: Digest, key: Data) -> Template? {

@@ -74,20 +74,24 @@ public struct HMACParameterSigner: Signer {
 
     /// `request` with the timestamp, the nonce and the signature.
     public func sign(_ request: HTTPRequest, date: Date) throws(SluiceError) -> HTTPRequest {
-        let added = [(configuration.timestampName, String(Int(date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce())]
+        let added = SigningText.encoded([
+            (configuration.timestampName, String(Int(date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce()),
+        ])
         let formPairs = SigningText.formPairs(request)
         let isForm =
             !formPairs.isEmpty || request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
         // What `stringToSign` reads off the signed request, without building it twice: the added
-        // pairs go where `adding` puts them, and decoding gives back what encoding wrote.
-        let signature = try self.signature(of: SigningText.normalized(SigningText.queryPairs(request.url) + formPairs + added))
+        // pairs go where `adding` puts them, and decoding gives back what encoding wrote. Each
+        // added pair is encoded once, for the text signed and for the request.
+        let text = SigningText.sortedAndJoined(SigningText.encoded(SigningText.queryPairs(request.url) + formPairs) + added)
+        let signature = try self.signature(of: text)
         switch configuration.placement {
         case .header(let name):
             var signed = try adding(added, to: request, inForm: isForm)
             try signed.headers.set(name: name, value: signature)
             return signed
         case .parameter(let name):
-            return try adding(added + [(name, signature)], to: request, inForm: isForm)
+            return try adding(added + SigningText.encoded([(name, signature)]), to: request, inForm: isForm)
         }
     }
 
@@ -101,9 +105,10 @@ public struct HMACParameterSigner: Signer {
         return configuration.encoding == .hex ? mac.hex : mac.base64EncodedString()
     }
 
-    private func adding(_ pairs: [(String, String)], to request: HTTPRequest, inForm: Bool) throws(SluiceError) -> HTTPRequest {
+    /// `request` with `pairs` (encoded) added to its form body or query.
+    private func adding(_ pairs: [(name: String, value: String)], to request: HTTPRequest, inForm: Bool) throws(SluiceError) -> HTTPRequest {
         var request = request
-        let encoded = pairs.map { SigningText.encode($0.0) + "=" + SigningText.encode($0.1) }.joined(separator: "&")
+        let encoded = SigningText.joined(pairs)
         if inForm {
             let existing = SigningText.body(request).map { String(decoding: $0, as: UTF8.self) } ?? ""
             request.body = .bytes(Data((existing.isEmpty ? encoded : existing + "&" + encoded).utf8))

@@ -38,9 +38,30 @@ import Sluice
     /// Pairs encoded, sorted by name then value (byte order), joined as `name=value&…`: AWS's
     /// canonical query and OAuth's normalised parameters alike.
     static func normalized(_ pairs: [(String, String)]) -> String {
-        let encoded: [(name: String, value: String)] = pairs.map { (encode($0.0), encode($0.1)) }
-        let sorted = encoded.sorted { (a, b) -> Bool in a.name == b.name ? a.value < b.value : a.name < b.name }
-        return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
+        sortedAndJoined(encoded(pairs))
+    }
+
+    /// Each name and value RFC 3986 encoded.
+    static func encoded(_ pairs: [(String, String)]) -> [(name: String, value: String)] {
+        pairs.map { (encode($0.0), encode($0.1)) }
+    }
+
+    /// Encoded pairs sorted by name then value (byte order: encoded text is ASCII), joined.
+    static func sortedAndJoined(_ encoded: [(name: String, value: String)]) -> String {
+        joined(encoded.sorted { (a, b) -> Bool in a.name == b.name ? a.value < b.value : a.name < b.name })
+    }
+
+    /// Encoded pairs as `name=value&…`, in their order, built in one buffer.
+    static func joined(_ encoded: [(name: String, value: String)]) -> String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(encoded.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (index, pair) in encoded.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            bytes.append(contentsOf: pair.name.utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(contentsOf: pair.value.utf8)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A random (version 4) UUID in lowercase, with or without its dashes: a nonce. Made from the

@@ -52,6 +52,20 @@ struct DigestTests {
         #expect(try Digest.sha256.hmac(key: Data(hex: key), data).hex.hasPrefix(expected))
     }
 
+    /// A context given back after a message is reset to the bare key: the messages after it,
+    /// shorter, longer or empty, get the MAC of their own bytes alone (expected values from
+    /// Python's hmac module).
+    @Test func aReusedContextStartsEachMessageAfresh() throws {
+        let key = Data("Jefe".utf8)
+        let first = Data("what do ya want for nothing?".utf8)
+        let long = Data("a second message, longer than one block of sixty-four bytes of SHA-256 input".utf8)
+        for _ in 0..<3 {
+            #expect(try Digest.sha256.hmac(key: key, first).hex == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+            #expect(try Digest.sha256.hmac(key: key, long).hex == "60d4b3f597d19bb0193a89d8fba1fd47f3573f290e441c531dd373dbc5dc4114")
+            #expect(try Digest.sha256.hmac(key: key, Data()).hex == "923598ca6d64af2a5dba79dcd021a8a0fe5c5f557519adaaf0ad532d4506dd30")
+        }
+    }
+
     /// The keyed contexts are cached per digest and key and copied per message: every key and
     /// every digest still gets its own answer, past the cache's 16 keys, from many tasks at once.
     @Test func cachedKeysGiveEachKeyAndDigestItsOwnMac() async throws {

@@ -53,13 +53,29 @@ public enum URLQuery {
     /// - Throws: `.invalidURL` quoting the result when it is not a URL.
     public static func appending(_ encodedPairs: String, to url: URL) throws(SluiceError) -> URL {
         guard !encodedPairs.isEmpty else { return url }
-        let whole = url.absoluteString
-        let hash = whole.utf8.firstIndex(of: UInt8(ascii: "#")) ?? whole.endIndex
-        let text = whole[..<hash]
-        let separator =
-            text.utf8.contains(UInt8(ascii: "?"))
-            ? (text.utf8.last == UInt8(ascii: "?") || text.utf8.last == UInt8(ascii: "&") ? "" : "&") : "?"
-        let joined = String(text) + separator + encodedPairs + whole[hash...]
+        var whole = url.absoluteString
+        var pairs = encodedPairs
+        // One pass over the bytes and one string built: the query's end (a fragment's `#`, or the
+        // end), and whether a `?` and a separator are needed.
+        let joined = whole.withUTF8 { url in
+            pairs.withUTF8 { pairs in
+                let hash = url.firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex
+                let head = UnsafeBufferPointer(rebasing: url[..<hash])
+                let separator: UInt8? =
+                    !head.contains(UInt8(ascii: "?"))
+                    ? UInt8(ascii: "?") : (head.last == UInt8(ascii: "?") || head.last == UInt8(ascii: "&") ? nil : UInt8(ascii: "&"))
+                return String(unsafeUninitializedCapacity: url.count + 1 + pairs.count) { buffer in
+                    var end = buffer.initialize(fromContentsOf: head)
+                    if let separator {
+                        buffer[end] = separator
+                        end += 1
+                    }
+                    end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: pairs)
+                    end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: url[hash...])
+                    return end
+                }
+            }
+        }
         guard let result = URL(string: joined) else {
             throw SluiceError(.invalidURL, "adding query parameters made an invalid URL: \(String(reflecting: joined))")
         }
