@@ -51,9 +51,9 @@ public enum ByteRange: Sendable, Hashable {
 
     /// Reads a `Range` field value.
     public static func parse(_ value: String) -> ByteRange {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingOptionalWhitespace()
         guard trimmed.lowercased().hasPrefix("bytes=") else { return .ignored }
-        let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOptionalWhitespace() }
         guard specs.count == 1 else { return specs.allSatisfy({ !$0.isEmpty }) ? .several : .ignored }
         let parts = specs[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .ignored }

@@ -71,7 +71,7 @@ public struct CacheControl: Sendable, Hashable {
     /// (RFC 9213 §2.1): lowercase keys, each bare or with an integer, decimal, token, string or
     /// boolean value, separated by commas.
     public static func isValidDictionary(_ value: String) -> Bool {
-        let members = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let members = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOptionalWhitespace() }
         guard !members.isEmpty else { return false }
         for member in members {
             guard let pair = member.split(separator: ";", maxSplits: 1).first, !pair.isEmpty else { return false }

@@ -441,7 +441,7 @@ public struct CacheMiddleware: Middleware {
     /// §13.1.5): a strong entity tag equal to the stored `ETag`, or a date equal to its
     /// `Last-Modified`. When it does not, the whole response is the answer.
     static func ifRangeHolds(_ request: HTTPRequest, _ stored: CachedResponse) -> Bool {
-        guard let condition = request.headers["If-Range"]?.trimmingCharacters(in: .whitespaces) else { return true }
+        guard let condition = request.headers["If-Range"]?.trimmingOptionalWhitespace() else { return true }
         if condition.hasPrefix("\"") { return stored.headers["ETag"] == condition }
         guard let date = HTTPDate.parse(condition), let modified = stored.headers["Last-Modified"].flatMap(HTTPDate.parse) else { return false }
         return date == modified

@@ -66,7 +66,7 @@ extension CurlTransfer {
         var lengths: Set<Int64> = []
         for value in values {
             for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let digits = item.trimmingCharacters(in: .whitespaces)
+                let digits = item.trimmingOptionalWhitespace()
                 guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                     return "a Content-Length that is not a number (\(String(reflecting: String(item))))"
                 }

@@ -128,7 +128,7 @@ final class CurlTransfer: @unchecked Sendable {
                 underlying: curl)
         }
         if result.rawValue == CURLE_BAD_CONTENT_ENCODING.rawValue, let codings = headers["Transfer-Encoding"],
-            let unknown = codings.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            let unknown = codings.split(separator: ",").map({ $0.trimmingOptionalWhitespace().lowercased() })
                 .first(where: { !["chunked", "gzip", "x-gzip", "deflate", "br", "zstd", "identity"].contains($0) })
         {
             // libcurl 7.88 cannot undo a transfer coding it does not know, so the body cannot be

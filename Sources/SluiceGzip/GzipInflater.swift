@@ -20,7 +20,6 @@ public final class GzipInflater {
     private var atEnd = false
     private var input = 0
     private var output = 0
-    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
     private var name: String { format == .gzip ? "gzip" : "deflate" }
 
     /// An inflater for `format`, within `limits`.
@@ -56,27 +55,32 @@ public final class GzipInflater {
             atEnd = false
         }
         input += chunk.count
-        var decoded = Data()
-        // Room for a typical expansion at once, as many small appends would copy and grow.
-        decoded.reserveCapacity(min(limits.maximumSize, max(buffer.count, chunk.count * 4)))
+        // Decoded straight into the result: room for a typical expansion first (a small body
+        // gets a small buffer), then more as it fills, in steps of at most 64 KiB, and never more
+        // room than one byte past the size limit, so a bomb stops there.
+        var decoded = Data(count: min(64 << 10, max(4 << 10, chunk.count * 4)))
+        var written = 0
         var failure: SluiceError?
         chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             stream.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
             stream.avail_in = uInt(bytes.count)
             while failure == nil {
-                let (status, produced) = buffer.withUnsafeMutableBytes { out -> (Int32, Int) in
-                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                    stream.avail_out = uInt(out.count)
+                if written == decoded.count { decoded.count += min(64 << 10, max(4 << 10, written)) }
+                let free = decoded.count - written, allowed = limits.maximumSize - output
+                let room = allowed < free ? allowed + 1 : free
+                let (status, produced) = decoded.withUnsafeMutableBytes { out -> (Int32, Int) in
+                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
+                    stream.avail_out = uInt(room)
                     let status = inflate(&stream, Z_NO_FLUSH)
-                    return (status, out.count - Int(stream.avail_out))
+                    return (status, room - Int(stream.avail_out))
                 }
                 if produced > 0 {
                     output += produced
+                    written += produced
                     if let limit = exceededLimit() {
                         failure = limit
                         break
                     }
-                    decoded.append(contentsOf: buffer[0..<produced])
                 }
                 switch status {
                 case Z_STREAM_END:
@@ -98,6 +102,7 @@ public final class GzipInflater {
                 }
             }
         }
+        decoded.count = written
         if let failure { throw failure }
         return decoded
     }

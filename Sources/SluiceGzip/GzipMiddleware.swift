@@ -89,7 +89,7 @@ public struct GzipMiddleware: Middleware {
         }
         var response = try await next(request, context)
         guard configuration.decodesResponses, response.bodyFile == nil,
-            let encoding = response.headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased()
+            let encoding = response.headers["Content-Encoding"]?.trimmingOptionalWhitespace().lowercased()
         else { return response }
         let format: GzipCodec.Format
         switch encoding {

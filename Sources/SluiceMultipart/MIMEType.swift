@@ -20,7 +20,7 @@ public enum MIMEType {
 
     /// The usual extension for `type` (`jpg` for `image/jpeg`), when there is one.
     public static func preferredExtension(for type: String) -> String? {
-        let bare = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let bare = type.split(separator: ";").first.map { $0.trimmingOptionalWhitespace().lowercased() } ?? ""
         return preferred[bare] ?? byExtension.first { $0.value == bare }?.key
     }
 

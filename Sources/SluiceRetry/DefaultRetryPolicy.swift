@@ -118,7 +118,7 @@ public struct DefaultRetryPolicy: RetryPolicy {
 
     /// The delay a `Retry-After` value asks for, capped; nil when it is invalid.
     public func retryAfter(_ value: String) -> Duration? {
-        let text = value.trimmingCharacters(in: .whitespaces)
+        let text = value.trimmingOptionalWhitespace()
         let delay: Duration
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             guard text.utf8.count <= 12, let seconds = Int64(text) else { return configuration.retryAfterCap }

@@ -104,7 +104,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             guard response.status.code == 200 else {
                 throw SluiceError(.unacceptableStatus, "\(request) answered \(response.status) instead of an event stream", stage: .client, response: response)
             }
-            let mediaType = response.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let mediaType = response.headers["Content-Type"]?.split(separator: ";").first?.trimmingOptionalWhitespace().lowercased()
             guard mediaType == "text/event-stream" else {
                 throw SluiceError(
                     .unacceptableContentType,

@@ -57,7 +57,7 @@ extension Client {
         }
         let mediaType =
             contentType.split(separator: ";", maxSplits: 1).first.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
+                $0.trimmingOptionalWhitespace().lowercased()
             } ?? ""
         let (type, subtype) = split(mediaType)
         let suffix = subtype.lastIndex(of: "+").map { String(subtype[subtype.index(after: $0)...]) }

@@ -49,7 +49,7 @@ public struct StringResponseDecoder: ResponseDecoder {
     /// The `charset` parameter of a media type, unquoted and lowercased.
     static func charset(in contentType: String) -> String? {
         for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingOptionalWhitespace() }
             guard pair.count == 2, pair[0].lowercased() == "charset" else { continue }
             return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
         }

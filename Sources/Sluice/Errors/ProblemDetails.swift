@@ -78,7 +78,7 @@ public struct ProblemDetails: Sendable, Hashable {
     /// any parameters).
     public static func isProblem(contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first?.trimmingOptionalWhitespace().lowercased()
         return mediaType == "application/problem+json"
     }
 }
