@@ -2,4 +2,4 @@
 import Foundation
 import SluiceCommandLine
 
-exit(await SluiceCommand(arguments: Array(CommandLine.arguments.dropFirst())).run())
+exit(await SluiceCommand(arguments: Array(CommandLine.arguments.dropFirst())).runInterruptibly())

@@ -1,10 +1,13 @@
 import Sluice
+import SluiceCurl
 
-/// The exit codes of `sluice`, as `sluice --help` lists them: 0 for success, 2 for bad usage,
-/// 3/4/5 for an HTTP 3xx/4xx/5xx with `--check-status`, and one code per kind of failure.
+/// The exit codes of `sluice`, as `sluice --help` and the README list them: curl's numbers for
+/// transport failures that curl has a number for (6 DNS, 7 connect, 28 timeout, 35 and 60 TLS,
+/// 47 redirects…), httpie's 3/4/5 for an HTTP 3xx/4xx/5xx with `--check-status`, 2 for bad usage,
+/// and 130 for an interrupt, as a shell reports one.
 ///
 /// ```swift
-/// ExitCode(for: SluiceError(.timedOut, "…"))      // .timedOut (8)
+/// ExitCode(for: SluiceError(.timedOut, "…"))      // .timedOut (28)
 /// ExitCode(status: 404, checkStatus: true)        // .clientError (4)
 /// ```
 public enum ExitCode: Int32, Sendable, CaseIterable {
@@ -20,47 +23,61 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case clientError = 4
     /// With --check-status: the answer was 5xx.
     case serverError = 5
-    /// The connection was refused or the host unreachable.
-    case cannotConnect = 6
-    /// The host name could not be resolved.
-    case dnsFailure = 7
-    /// --timeout (or a connect timeout) passed.
-    case timedOut = 8
-    /// TLS failed: certificate, host name or pin.
-    case tlsFailure = 9
-    /// The connection broke mid-way.
-    case connectionLost = 10
-    /// The server's reply was not valid HTTP.
-    case invalidResponse = 11
-    /// More redirects than allowed.
-    case tooManyRedirects = 12
-    /// No network.
-    case offline = 13
-    /// A file could not be written (--download, --har, the cache).
-    case writeFailed = 14
-    /// A download's checksum did not match.
-    case checksumMismatch = 15
-    /// A body was larger than the limit.
-    case bodyTooLarge = 16
-    /// Interrupted.
-    case cancelled = 17
+    /// The host name could not be resolved (curl's 6).
+    case dnsFailure = 6
+    /// The connection was refused, the host unreachable, or the network down (curl's 7).
+    case cannotConnect = 7
+    /// The server's reply was not valid HTTP (curl's 8).
+    case invalidResponse = 8
+    /// The body ended before its announced length (curl's 18).
+    case partialBody = 18
+    /// A file could not be written: --download, --har, the cache (curl's 23).
+    case writeFailed = 23
+    /// --timeout (or a connect timeout) passed (curl's 28).
+    case timedOut = 28
+    /// The TLS handshake failed (curl's 35).
+    case tlsFailure = 35
+    /// More redirects than --max-redirects (curl's 47).
+    case tooManyRedirects = 47
+    /// The server answered nothing at all (curl's 52).
+    case emptyReply = 52
+    /// Sending the request failed (curl's 55).
+    case sendFailed = 55
+    /// The connection broke while the answer was read (curl's 56).
+    case connectionLost = 56
+    /// The server's certificate or name could not be verified (curl's 60).
+    case certificateFailure = 60
+    /// A body was larger than the limit (curl's 63).
+    case bodyTooLarge = 63
+    /// The server's key did not match --pin (curl's 90).
+    case pinMismatch = 90
+    /// A download's checksum did not match (sluice's own: curl checks none).
+    case checksumMismatch = 101
+    /// Interrupted (Ctrl-C): 128 + SIGINT, what a shell reports for a process a SIGINT ended.
+    case interrupted = 130
 
-    /// The code for a failed call.
+    /// The code for a failed call: curl's own number when curl failed the transfer and that
+    /// number is one of these, otherwise the number for the kind of failure.
     public init(for error: SluiceError) {
+        if let curl = Self.curlError(in: error), let code = ExitCode(rawValue: Int32(curl.code)), code.rawValue > 5,
+            code != .interrupted, code != .checksumMismatch
+        {
+            self = code
+            return
+        }
         self =
             switch error.code {
-            case .cannotConnect: .cannotConnect
+            case .cannotConnect, .offline: .cannotConnect
             case .dnsFailure: .dnsFailure
             case .timedOut: .timedOut
             case .tlsFailure: .tlsFailure
             case .connectionLost: .connectionLost
             case .invalidResponse: .invalidResponse
             case .tooManyRedirects: .tooManyRedirects
-            case .offline: .offline
             case .writeFailed: .writeFailed
             case .checksumMismatch: .checksumMismatch
             case .bodyTooLarge: .bodyTooLarge
-            case .cancelled: .cancelled
+            case .cancelled: .interrupted
             case .invalidURL, .invalidHeader, .invalidBody: .usage
             default: .failure
             }
@@ -78,6 +95,19 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
             }
     }
 
+    /// The `CurlError` under `error`, looking through errors that wrap another.
+    static func curlError(in error: SluiceError) -> CurlError? {
+        var next: (any Error)? = error.underlying
+        for _ in 0..<8 {
+            switch next {
+            case let curl as CurlError: return curl
+            case let wrapped as SluiceError: next = wrapped.underlying
+            default: return nil
+            }
+        }
+        return nil
+    }
+
     /// What `--help` says of it.
     public var meaning: String {
         switch self {
@@ -87,18 +117,22 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .redirection: "with --check-status: the answer was 3xx"
         case .clientError: "with --check-status: the answer was 4xx"
         case .serverError: "with --check-status: the answer was 5xx"
-        case .cannotConnect: "the connection was refused or the host unreachable"
         case .dnsFailure: "the host name could not be resolved"
-        case .timedOut: "--timeout (or a connect timeout) passed"
-        case .tlsFailure: "TLS failed: certificate, host name or pin"
-        case .connectionLost: "the connection broke mid-way"
+        case .cannotConnect: "the connection was refused, the host unreachable, or the network down"
         case .invalidResponse: "the server's reply was not valid HTTP"
-        case .tooManyRedirects: "more redirects than allowed"
-        case .offline: "no network"
+        case .partialBody: "the body ended before its announced length"
         case .writeFailed: "a file could not be written (--download, --har, the cache)"
-        case .checksumMismatch: "a download's checksum did not match"
+        case .timedOut: "--timeout (or a connect timeout) passed"
+        case .tlsFailure: "the TLS handshake failed"
+        case .tooManyRedirects: "more redirects than --max-redirects"
+        case .emptyReply: "the server answered nothing at all"
+        case .sendFailed: "sending the request failed"
+        case .connectionLost: "the connection broke while the answer was read"
+        case .certificateFailure: "the server's certificate or name could not be verified"
         case .bodyTooLarge: "a body was larger than the limit"
-        case .cancelled: "interrupted"
+        case .pinMismatch: "the server's key did not match --pin"
+        case .checksumMismatch: "a download's checksum did not match (sluice's own code)"
+        case .interrupted: "interrupted (Ctrl-C)"
         }
     }
 }

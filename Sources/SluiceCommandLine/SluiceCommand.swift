@@ -53,12 +53,15 @@ public struct SluiceCommand: Sendable {
         } catch let error as UsageError {
             Self.error(error.message)
             return ExitCode.usage.rawValue
+        } catch let error as SluiceError where error.code == .cancelled {
+            Self.error("interrupted")
+            return ExitCode.interrupted.rawValue
         } catch let error as SluiceError {
             Self.error(error.message)
             return ExitCode(for: error).rawValue
         } catch is CancellationError {
             Self.error("interrupted")
-            return ExitCode.cancelled.rawValue
+            return ExitCode.interrupted.rawValue
         } catch {
             Self.error("\(error)")
             return ExitCode.failure.rawValue

@@ -17,7 +17,7 @@ struct SluiceBinaryTests {
         // nginx's TLS port, with a certificate from a CA only the tests know.
         let url = try InteropServers.value("SLUICE_NGINX_TLS_URL") + "/small.json"
         let refused = try await Sluice.run([url])
-        #expect(refused.status == ExitCode.tlsFailure.rawValue)
+        #expect(refused.status == 60)  // curl's CURLE_PEER_FAILED_VERIFICATION, as curl exits
         #expect(refused.stdout.isEmpty)
 
         let insecure = try await Sluice.run(["--insecure", url])
@@ -90,7 +90,7 @@ struct SluiceBinaryTests {
         // two seconds, with no automatic resume, and keeps what it has; -c continues from there.
         let url = "\(httpbin)/range/100000?duration=6&chunk_size=1000"
         let first = try await Sluice.run(["--timeout", "2", "--retry", "0", "--download", file, url])
-        #expect(first.status == ExitCode.timedOut.rawValue)
+        #expect(first.status == 28)  // curl's CURLE_OPERATION_TIMEDOUT
         #expect(!FileManager.default.fileExists(atPath: file))
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
         #expect(kept > 0 && kept < 100_000)
@@ -108,7 +108,7 @@ struct SluiceBinaryTests {
         let file = scratch.filePath("range.bin")
         let url = "\(httpbin)/range/100000?duration=6&chunk_size=1000"
         let first = try await Sluice.run(["--timeout", "2", "--retry", "0", "--download", file, url])
-        #expect(first.status == ExitCode.timedOut.rawValue)
+        #expect(first.status == 28)
         // A partial file is there to drop, or the next run would prove nothing.
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: file + ".sluice-partial")[.size] as? Int)
         #expect(kept > 0)
@@ -140,8 +140,32 @@ struct SluiceBinaryTests {
         let url = dead.url("/x").absoluteString
         let result = try await Sluice.run([url])
         withExtendedLifetime(dead) {}
-        #expect(result.status == ExitCode.cannotConnect.rawValue)
+        #expect(result.status == 7)  // curl's CURLE_COULDNT_CONNECT, as curl exits
         #expect(result.stderr.hasPrefix("sluice: "))
+    }
+
+    @Test func anUnknownHostExitsWith6AsCurlDoes() async throws {
+        // .invalid never resolves (RFC 2606).
+        let result = try await Sluice.run(["http://no-such-host.invalid/x"])
+        #expect(result.status == 6)
+        #expect(result.stderr.hasPrefix("sluice: ") && result.stdout.isEmpty)
+    }
+
+    @Test func ctrlCEndsTheCallWith130() async throws {
+        let (process, stdout, stderr) = try Sluice.start(["\(httpbin)/delay/10"])
+        let started = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(700))
+        process.interrupt()  // SIGINT, as Ctrl-C sends
+        let result = try await Blocking.run {
+            let errors = Thread.detachedRead(stderr.fileHandleForReading)
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, process.terminationReason, out, String(decoding: errors(), as: UTF8.self))
+        }
+        #expect(result.0 == 130 && result.1 == .exit)  // exited with 130, not killed by the signal
+        #expect(result.2.isEmpty)
+        #expect(result.3 == "sluice: interrupted\n")
+        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(8)), "the 10 s call was cancelled, not waited for")
     }
 
     @Test func signingNeedsItsSecretFromTheEnvironment() async throws {
