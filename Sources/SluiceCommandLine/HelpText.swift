@@ -45,6 +45,8 @@ public enum HelpText {
                                         SLUICE_OAUTH1_TOKEN_SECRET)
               -d, --download FILE       save the body to FILE (atomically, when it is whole)
               -c, --continue            continue a --download that an earlier run left unfinished
+              -F, -L, --follow          follow redirects (otherwise a 3xx is printed as it is)
+              --max-redirects N         with --follow, at most N redirects (default 30), then exit 47
               --timeout SECONDS         give up after this long
               --http2                   HTTP/2 (prior knowledge on http://, ALPN on https://)
               --cert FILE               a client certificate (PEM)
@@ -65,7 +67,7 @@ public enum HelpText {
               sluice -vv POST api.example.com/notes title=Hello draft:=true Authorization:"Bearer $TOKEN"
               sluice POST api.example.com/upload caption=Holiday photo@~/beach.jpg
               sluice --cache --retry 3 api.example.com/feed
-              sluice --download debian.iso -c https://cdimage.debian.org/…/debian.iso
+              sluice -L --download debian.iso -c https://cdimage.debian.org/…/debian.iso
             """
     }
 }

@@ -57,6 +57,10 @@ public struct Invocation: Sendable {
     public var checkStatus = false
     /// httpie's `--print`: `H` request headers, `B` request body, `h` response headers, `b` body.
     public var print: String?
+    /// `--follow`, `-F` or `-L`: follow redirects (they are returned as they are otherwise).
+    public var follow = false
+    /// `--max-redirects N`: with `--follow`, at most N redirects (30 by default).
+    public var maxRedirects: Int?
     /// `--help`.
     public var help = false
     /// `--version`.
@@ -93,12 +97,19 @@ public struct Invocation: Sendable {
                 continue
             }
             if argument.hasPrefix("-") && !argument.hasPrefix("--") {
-                // Short flags, which may be combined: -v, -vv, -vvv, -c, -h.
-                for letter in argument.dropFirst() {
+                // Short flags, which may be combined (-vv, -Lc); one that takes a value takes the
+                // rest of the argument or the next one (-pHhb, -p Hhb).
+                var letters = argument.dropFirst()
+                while let letter = letters.popFirst() {
                     switch letter {
                     case "v": invocation.verbosity += 1
                     case "c": invocation.resume = true
                     case "h": invocation.help = true
+                    case "F", "L": invocation.follow = true
+                    case "p", "d":
+                        let text = try value("-\(letter)", letters.isEmpty ? nil : String(letters))
+                        letters = ""
+                        if letter == "p" { invocation.print = try Self.printLetters(text) } else { invocation.download = text }
                     default: throw UsageError("unknown option -\(letter); see sluice --help")
                     }
                 }
@@ -142,7 +153,7 @@ public struct Invocation: Sendable {
                 invocation.awsSigV4 = (pieces[0], pieces[1])
             case "--oauth1": invocation.oauth1 = true
             case "--har": invocation.har = try value(flag, inline)
-            case "--download", "-d": invocation.download = try value(flag, inline)
+            case "--download": invocation.download = try value(flag, inline)
             case "--continue": invocation.resume = true
             case "--timeout":
                 let text = try value(flag, inline)
@@ -161,12 +172,14 @@ public struct Invocation: Sendable {
                 invocation.pin = text
             case "--insecure": invocation.insecure = true
             case "--check-status": invocation.checkStatus = true
-            case "--print", "-p":
+            case "--print": invocation.print = try Self.printLetters(try value(flag, inline))
+            case "--follow": invocation.follow = true
+            case "--max-redirects":
                 let text = try value(flag, inline)
-                guard !text.isEmpty, text.allSatisfy({ "HBhb".contains($0) }) else {
-                    throw UsageError("--print takes letters from H, B, h and b, not \(String(reflecting: text))")
+                guard let count = Int(text), (0...100).contains(count) else {
+                    throw UsageError("--max-redirects expects a whole number from 0 to 100, not \(String(reflecting: text))")
                 }
-                invocation.print = text
+                invocation.maxRedirects = count
             default:
                 throw UsageError("unknown option \(flag); see sluice --help")
             }
@@ -184,10 +197,21 @@ public struct Invocation: Sendable {
         if invocation.key != nil && invocation.certificate == nil {
             throw UsageError("--key needs --cert: the key belongs to a client certificate")
         }
+        if invocation.maxRedirects != nil && !invocation.follow {
+            throw UsageError("--max-redirects limits --follow (-F, -L): give that too, or redirects are not followed at all")
+        }
         if invocation.resume && invocation.download == nil {
             throw UsageError("-c continues a download: give --download FILE too")
         }
         return invocation
+    }
+
+    /// `--print`'s value: letters from `H`, `B`, `h` and `b`.
+    static func printLetters(_ text: String) throws(UsageError) -> String {
+        guard !text.isEmpty, text.allSatisfy({ "HBhb".contains($0) }) else {
+            throw UsageError("--print takes letters from H, B, h and b, not \(String(reflecting: text))")
+        }
+        return text
     }
 
     static let cachePolicies = ["use-protocol", "reload", "return-cache-else-load", "return-cache-dont-load", "offline-fallback"]

@@ -26,6 +26,9 @@ extension SluiceCommand {
     }
 
     func addMiddleware(_ invocation: Invocation, to builder: inout Client.Builder, recorder: HARRecorder?) throws {
+        // As httpie and curl: redirects are followed only when asked, 30 at most unless told.
+        let redirects: RedirectPolicy = invocation.follow ? .follow(max: invocation.maxRedirects ?? 30) : .none
+        builder.replace(RedirectMiddleware.self, with: RedirectMiddleware(configuration: .init(policy: redirects)))
         if isatty(STDERR_FILENO) == 1 { builder.add(HUDMiddleware(presenter: TerminalHUD())) }
         if invocation.verbosity > 0 {
             let level: LogLevel = [.basic, .headers, .body][invocation.verbosity - 1]

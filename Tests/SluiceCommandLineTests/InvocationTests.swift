@@ -49,9 +49,35 @@ import Testing
         (["-c", "x"], "-c continues a download: give --download FILE too"),
         (["--key", "k.pem", "x"], "--key needs --cert: the key belongs to a client certificate"),
         (["-vvvv", "x"], "-v can be given at most three times (-vvv)"),
+        (["x", "-p"], "-p needs a value; see sluice --help"),
+        (["-pq", "x"], #"--print takes letters from H, B, h and b, not "q""#),
+        (["--max-redirects", "3", "x"], "--max-redirects limits --follow (-F, -L): give that too, or redirects are not followed at all"),
+        (["-L", "--max-redirects", "-1", "x"], #"--max-redirects expects a whole number from 0 to 100, not "-1""#),
     ])
     func badCommandLinesSayWhatIsWrong(arguments: [String], message: String) {
         #expect(throws: UsageError(message)) { try Invocation.parse(arguments) }
+    }
+
+    /// Every short flag, alone, combined, and with its value in the same argument or the next.
+    @Test(arguments: [
+        (["-F", "x"], "follow", "true"), (["-L", "x"], "follow", "true"), (["--follow", "x"], "follow", "true"),
+        (["x"], "follow", "false"), (["-L", "--max-redirects", "3", "x"], "maxRedirects", "3"),
+        (["-p", "Hh", "x"], "print", "Hh"), (["-pHhb", "x"], "print", "Hhb"), (["-vp", "b", "x"], "print", "b"),
+        (["-d", "out.bin", "x"], "download", "out.bin"), (["-dout.bin", "x"], "download", "out.bin"),
+        (["-cd", "out.bin", "x"], "download", "out.bin"), (["-Lvv", "x"], "verbosity", "2"), (["-h"], "help", "true"),
+    ])
+    func shortFlagsAndTheirValues(arguments: [String], property: String, expected: String) throws {
+        let invocation = try Invocation.parse(arguments)
+        let value: String =
+            switch property {
+            case "follow": String(invocation.follow)
+            case "maxRedirects": invocation.maxRedirects.map(String.init) ?? "nil"
+            case "print": invocation.print ?? "nil"
+            case "download": invocation.download ?? "nil"
+            case "verbosity": String(invocation.verbosity)
+            default: String(invocation.help)
+            }
+        #expect(value == expected)
     }
 
     @Test func controlCharactersFromArgumentsAreEscapedSoTheErrorStaysOneLine() throws {
@@ -71,7 +97,7 @@ import Testing
         for flag in [
             "-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
             "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
-            "--insecure", "--check-status", "--print", "--help", "--version",
+            "--insecure", "--check-status", "-p, --print", "-h, --help", "--version", "-d, --download", "-F, -L, --follow", "--max-redirects",
         ] {
             #expect(help.contains(flag), "help does not mention \(flag)")
         }

@@ -144,6 +144,22 @@ struct SluiceBinaryTests {
         #expect(result.stderr.hasPrefix("sluice: "))
     }
 
+    /// As httpie and curl: a redirect is printed as it is unless --follow, -F or -L asks.
+    @Test func redirectsAreFollowedOnlyWhenAsked() async throws {
+        let plain = try await Sluice.run(["-p", "h", "\(httpbin)/redirect/2"])
+        #expect(plain.status == 0)
+        #expect(plain.text.hasPrefix("HTTP/1.1 302"))
+        #expect(try await Sluice.run(["--check-status", "\(httpbin)/redirect/2"]).status == 3)
+        for flag in ["-L", "-F", "--follow"] {
+            let followed = try await Sluice.run([flag, "\(httpbin)/redirect/2"])
+            #expect(followed.status == 0, "\(flag)")
+            #expect(try followed.json()["url"] as? String == "\(httpbin)/get", "\(flag)")
+        }
+        let tooMany = try await Sluice.run(["-L", "--max-redirects", "1", "\(httpbin)/redirect/2"])
+        #expect(tooMany.status == 47)  // curl's CURLE_TOO_MANY_REDIRECTS
+        #expect(tooMany.stdout.isEmpty && tooMany.stderr.hasPrefix("sluice: "))
+    }
+
     @Test func anUnknownHostExitsWith6AsCurlDoes() async throws {
         // .invalid never resolves (RFC 2606).
         let result = try await Sluice.run(["http://no-such-host.invalid/x"])
