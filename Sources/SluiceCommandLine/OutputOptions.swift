@@ -2,8 +2,8 @@ import Foundation
 import Sluice
 
 /// What `sluice` prints and how: httpie's `--print` letters (by default the response's head and
-/// body on a terminal, the body alone when piped), colours on a terminal, JSON pretty-printed,
-/// binary bodies kept off a terminal.
+/// body on a terminal, the body alone when piped). Piped output is the body's exact bytes; on a
+/// terminal, colours, JSON laid out from its tokens, and binary bodies kept off the screen.
 struct OutputOptions {
     let requestHeaders: Bool
     let requestBody: Bool
@@ -60,22 +60,21 @@ struct OutputOptions {
         return text
     }
 
-    /// The body: JSON pretty-printed, text as it is; on a terminal, binary data is described
-    /// rather than written.
+    /// The body. Piped or redirected, its exact bytes. On a terminal: JSON laid out from its
+    /// tokens (numbers, escapes and key order as sent), text with its control characters escaped
+    /// (line breaks and tabs kept), and binary data described rather than written.
     func body(of response: HTTPResponse) -> Data {
         let body = response.body
-        guard !body.isEmpty else { return Data() }
+        guard isTerminal, !body.isEmpty else { return body }
         let type = response.headers["Content-Type"]?.lowercased() ?? ""
-        if type.contains("json"),
-            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-            let pretty = try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
-        {
-            return pretty + Data("\n".utf8)
+        if type.contains("json"), let pretty = JSONPrettyPrinter(colours: colours).format(body) {
+            return Data((pretty + "\n").utf8)
         }
-        if isTerminal, body.contains(0) || String(data: body, encoding: .utf8) == nil {
+        guard !body.contains(0), let text = String(data: body, encoding: .utf8) else {
             return Data("(\(body.count) bytes of binary data not shown on a terminal: use --download FILE or redirect the output)\n".utf8)
         }
-        return body
+        // CRLF line ends are shown as line ends; a lone CR, like any other control, is escaped.
+        let shown = text.replacing("\r\n", with: "\n").escapingControlCharacters(keepingLineBreaks: true)
+        return Data((shown.hasSuffix("\n") ? shown : shown + "\n").utf8)
     }
 }

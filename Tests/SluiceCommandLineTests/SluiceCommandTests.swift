@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceCommandLine
+import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -142,6 +143,49 @@ struct SluiceBinaryTests {
         withExtendedLifetime(dead) {}
         #expect(result.status == 7)  // curl's CURLE_COULDNT_CONNECT, as curl exits
         #expect(result.stderr.hasPrefix("sluice: "))
+    }
+
+    /// The body as the server sent it, fetched by the transport alone.
+    func serverBytes(_ url: String) async throws -> Data {
+        try await CurlTransport().send(HTTPRequest(url: try #require(URL(string: url))), context: RequestContext()).body
+    }
+
+    /// Piped, the body goes out byte for byte: JSON is not re-sorted, re-indented or unescaped.
+    @Test func pipedOutputIsTheBodysExactBytes() async throws {
+        for url in ["\(httpbin)/response-headers?Content-Type=application/json&zz=1.10&aa=%C3%A9", "\(httpbin)/bytes/4096?seed=7"] {
+            let expected = try await serverBytes(url)
+            let piped = try await Sluice.run([url])
+            #expect(piped.status == 0)
+            #expect(!expected.isEmpty && piped.stdout == expected, "\(url)")
+            // With the head asked for too, the body after it is still exact.
+            let both = try await Sluice.run(["-p", "hb", url])
+            #expect(both.stdout.count > expected.count && both.stdout.suffix(expected.count) == expected, "\(url)")
+        }
+    }
+
+    /// On a terminal: JSON laid out from its tokens (order and escapes as sent, four-space
+    /// indent), binary described, text with its terminal sequences escaped.
+    @Test func onATerminalBodiesAreShownSafely() async throws {
+        let json = try await Sluice.runOnATerminal(["-p", "b", "\(httpbin)/response-headers?Content-Type=application/json&zz=1.10&aa=%C3%A9"])
+        #expect(json.status == 0)
+        #expect(
+            json.text == """
+                {
+                    "Content-Length": "136",
+                    "Content-Type": [
+                        "application/json",
+                        "application/json"
+                    ],
+                    "aa": "\\u00e9",
+                    "zz": "1.10"
+                }
+
+                """)
+        let binary = try await Sluice.runOnATerminal(["-p", "b", "\(httpbin)/bytes/64"])
+        #expect(binary.text == "(64 bytes of binary data not shown on a terminal: use --download FILE or redirect the output)\n")
+        // "hi", ESC [2J (clear the screen), "there", CRLF, "x", a lone CR.
+        let text = try await Sluice.runOnATerminal(["-p", "b", "\(httpbin)/base64/aGkbWzJKdGhlcmUNCngN"])
+        #expect(text.text == "hi\\u{1B}[2Jthere\nx\\r\n")
     }
 
     /// As httpie and curl: a redirect is printed as it is unless --follow, -F or -L asks.

@@ -36,6 +36,31 @@ struct Sluice {
         return (process, stdout, stderr)
     }
 
+    /// Runs it on a pseudo-terminal (through `script`), as a user at a terminal does, with
+    /// `NO_COLOR` set; its output with the terminal's CRLF line ends made LF again.
+    static func runOnATerminal(_ arguments: [String]) async throws -> Result {
+        let quoted = ([try binary().path] + arguments).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", quoted.joined(separator: " "), "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "SLUICE_LOG")
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return try await Blocking.run {
+            let errors = Thread.detachedRead(stderr.fileHandleForReading)
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let text = String(decoding: out, as: UTF8.self).replacing("\r\n", with: "\n")
+            return Result(status: process.terminationStatus, stdout: Data(text.utf8), stderr: String(decoding: errors(), as: UTF8.self))
+        }
+    }
+
     /// Runs it to the end, waiting on a thread of its own (not one of the cooperative threads).
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         let (process, stdout, stderr) = try start(arguments, environment: environment)

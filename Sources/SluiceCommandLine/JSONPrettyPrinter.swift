@@ -1,0 +1,97 @@
+import Foundation
+
+/// JSON laid out for a terminal from its tokens, never decoded and encoded again: every number,
+/// string and escape is written with the text the server sent, keys stay in their order, and
+/// only the whitespace between tokens changes (httpie's four-space indent). With colours, keys,
+/// strings, numbers and literals are painted.
+///
+/// ```swift
+/// JSONPrettyPrinter(colours: false).format(Data(#"{"b":1.10,"a":[]}"#.utf8))
+/// // {
+/// //     "b": 1.10,
+/// //     "a": []
+/// // }
+/// ```
+struct JSONPrettyPrinter {
+    /// Whether to paint tokens with ANSI colours.
+    let colours: Bool
+    /// Spaces per level.
+    var indent = 4
+
+    /// `json` laid out, or nil when it is not one valid JSON text (it is then shown as text).
+    func format(_ json: Data) -> String? {
+        guard (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil else { return nil }
+        let bytes = [UInt8](json)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        var depth = 0
+        var index = 0
+
+        func newline() {
+            out.append(UInt8(ascii: "\n"))
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * indent))
+        }
+        func paint(_ code: String, _ token: ArraySlice<UInt8>) {
+            guard colours else { return out.append(contentsOf: token) }
+            out.append(contentsOf: Array("\u{1B}[\(code)m".utf8))
+            out.append(contentsOf: token)
+            out.append(contentsOf: Array("\u{1B}[0m".utf8))
+        }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        /// The index of the next byte that is not whitespace, from `start`.
+        func nextToken(from start: Int) -> Int {
+            var at = start
+            while at < bytes.count, isSpace(bytes[at]) { at += 1 }
+            return at
+        }
+
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case _ where isSpace(byte):
+                index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                out.append(byte)
+                let next = nextToken(from: index + 1)
+                if next < bytes.count, bytes[next] == (byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    out.append(bytes[next])  // an empty object or array stays on its line
+                    index = next + 1
+                } else {
+                    depth += 1
+                    newline()
+                    index += 1
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                // Foundation's parser lets a trailing comma through; JSON does not.
+                if out.last(where: { !isSpace($0) }) == UInt8(ascii: ",") { return nil }
+                depth -= 1
+                newline()
+                out.append(byte)
+                index += 1
+            case UInt8(ascii: ","):
+                out.append(byte)
+                newline()
+                index += 1
+            case UInt8(ascii: ":"):
+                out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                index += 1
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                end = min(end + 1, bytes.count)
+                let after = nextToken(from: end)
+                let isKey = after < bytes.count && bytes[after] == UInt8(ascii: ":")
+                paint(isKey ? "34" : "33", bytes[index..<end])
+                index = end
+            default:
+                // A number or a literal: everything up to the next structural byte or space.
+                var end = index
+                while end < bytes.count, !isSpace(bytes[end]), !"{}[],:\"".utf8.contains(bytes[end]) { end += 1 }
+                let token = bytes[index..<end]
+                paint(token.first.map { $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) } == true ? "36" : "35", token)
+                index = max(end, index + 1)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
