@@ -17,6 +17,11 @@ CURLcode sluice_easy_setopt_share(CURL *handle, CURLSH *share) { return curl_eas
 CURLcode sluice_easy_setopt_data_callback(CURL *handle, CURLoption option, sluice_data_callback callback) { return curl_easy_setopt(handle, option, callback); }
 CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback callback) { return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback); }
 CURLcode sluice_easy_setopt_seek(CURL *handle, sluice_seek_callback callback) { return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback); }
+CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_VERBOSE, callback ? 1L : 0L);
+}
 
 
 CURLMcode sluice_multi_setopt_long(CURLM *multi, CURLMoption option, long value) { return curl_multi_setopt(multi, option, value); }
@@ -246,3 +251,6 @@ CURLcode sluice_cookies_clear(CURLSH *share) {
     curl_easy_cleanup(handle);
     return result;
 }
+
+long sluice_curlauth_digest(void) { return (long)CURLAUTH_DIGEST; }
+long sluice_curlauth_basic(void) { return (long)CURLAUTH_BASIC; }

@@ -57,6 +57,18 @@ public struct Invocation: Sendable {
     public var checkStatus = false
     /// httpie's `--print`: `H` request headers, `B` request body, `h` response headers, `b` body.
     public var print: String?
+    /// How data items make the body: JSON (`--json`, the default) or a form (`--form`).
+    public var bodyKind = BodyKind.json
+    /// `--ignore-stdin`: never read a body from standard input.
+    public var ignoreStdin = false
+    /// `--offline`: print the request that would be sent, and send nothing.
+    public var offline = false
+    /// `--auth USER:PASSWORD` (or a token with `--auth-type bearer`).
+    public var auth: String?
+    /// `--auth-type`: how `--auth` is sent (basic when not given).
+    public var authType: AuthType?
+    /// `--session NAME`: cookies and auth headers kept between runs under this name.
+    public var session: String?
     /// `--follow`, `-F` or `-L`: follow redirects (they are returned as they are otherwise).
     public var follow = false
     /// `--max-redirects N`: with `--follow`, at most N redirects (30 by default).
@@ -65,6 +77,24 @@ public struct Invocation: Sendable {
     public var help = false
     /// `--version`.
     public var version = false
+
+    /// How data items become the body.
+    public enum BodyKind: Sendable, Hashable {
+        /// A JSON object (`--json`, the default).
+        case json
+        /// `application/x-www-form-urlencoded`, or `multipart/form-data` with a file (`--form`).
+        case form
+    }
+
+    /// How `--auth` is sent.
+    public enum AuthType: String, Sendable, Hashable, CaseIterable {
+        /// `Authorization: Basic …` from `USER:PASSWORD`.
+        case basic
+        /// `Authorization: Bearer TOKEN`.
+        case bearer
+        /// HTTP Digest, answered by curl to the server's challenge.
+        case digest
+    }
 
     /// No flags: a `GET` (or a `POST` with data items) of the URL given.
     public init() {}
@@ -96,95 +126,34 @@ public struct Invocation: Sendable {
                 optionsEnded = true
                 continue
             }
-            if argument.hasPrefix("-") && !argument.hasPrefix("--") {
-                // Short flags, which may be combined (-vv, -Lc); one that takes a value takes the
-                // rest of the argument or the next one (-pHhb, -p Hhb).
+            if !argument.hasPrefix("--") {
+                // One-letter flags, which may be combined (-vv, -Lc); one that takes a value takes
+                // the rest of the argument or the next one (-pHhb, -p Hhb).
                 var letters = argument.dropFirst()
                 while let letter = letters.popFirst() {
-                    switch letter {
-                    case "v": invocation.verbosity += 1
-                    case "c": invocation.resume = true
-                    case "h": invocation.help = true
-                    case "F", "L": invocation.follow = true
-                    case "p", "d":
-                        let text = try value("-\(letter)", letters.isEmpty ? nil : String(letters))
+                    guard let flag = flagsByName["-\(letter)"] else { throw UsageError("unknown option -\(letter); see sluice --help") }
+                    if flag.value == nil {
+                        try flag.apply(&invocation, nil)
+                    } else {
+                        try flag.apply(&invocation, try value("-\(letter)", letters.isEmpty ? nil : String(letters)))
                         letters = ""
-                        if letter == "p" { invocation.print = try Self.printLetters(text) } else { invocation.download = text }
-                    default: throw UsageError("unknown option -\(letter); see sluice --help")
                     }
                 }
-                guard invocation.verbosity <= 3 else { throw UsageError("-v can be given at most three times (-vvv)") }
                 continue
             }
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            let flag = parts[0]
+            let name = parts[0]
             let inline = parts.count > 1 ? parts[1] : nil
-            switch flag {
-            case "--help": invocation.help = true
-            case "--version": invocation.version = true
-            case "--verbose": invocation.verbosity = min(3, invocation.verbosity + 1)
-            case "--cache": invocation.cache = inline ?? ""
-            case "--cache-policy":
-                let name = try value(flag, inline)
-                guard Self.cachePolicies.contains(name) else {
-                    throw UsageError("--cache-policy must be one of \(Self.cachePolicies.joined(separator: ", ")), not \(String(reflecting: name))")
-                }
-                invocation.cachePolicy = name
-            case "--offline-fallback": invocation.offlineFallback = true
-            case "--retry":
-                let text = try value(flag, inline)
-                guard let count = Int(text), (0...10).contains(count) else {
-                    throw UsageError("--retry expects a whole number from 0 to 10, not \(String(reflecting: text))")
-                }
-                invocation.retry = count
-            case "--gzip": invocation.gzip = true
-            case "--sign":
-                let text = try value(flag, inline)
-                guard text.hasPrefix("hmac:"), text.count > 5 else {
-                    throw UsageError("--sign expects hmac:KEYID, not \(String(reflecting: text))")
-                }
-                invocation.sign = String(text.dropFirst(5))
-            case "--aws-sigv4":
-                let text = try value(flag, inline)
-                let pieces = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-                guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty else {
-                    throw UsageError("--aws-sigv4 expects REGION:SERVICE (like us-east-1:s3), not \(String(reflecting: text))")
-                }
-                invocation.awsSigV4 = (pieces[0], pieces[1])
-            case "--oauth1": invocation.oauth1 = true
-            case "--har": invocation.har = try value(flag, inline)
-            case "--download": invocation.download = try value(flag, inline)
-            case "--continue": invocation.resume = true
-            case "--timeout":
-                let text = try value(flag, inline)
-                guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                    throw UsageError("--timeout expects a number of seconds above 0, not \(String(reflecting: text))")
-                }
-                invocation.timeout = seconds
-            case "--http2": invocation.http2 = true
-            case "--cert": invocation.certificate = try value(flag, inline)
-            case "--key": invocation.key = try value(flag, inline)
-            case "--pin":
-                let text = try value(flag, inline)
-                guard text.hasPrefix("sha256//") else {
-                    throw UsageError("--pin expects sha256//BASE64 (curl's --pinnedpubkey form), not \(String(reflecting: text))")
-                }
-                invocation.pin = text
-            case "--insecure": invocation.insecure = true
-            case "--check-status": invocation.checkStatus = true
-            case "--print": invocation.print = try Self.printLetters(try value(flag, inline))
-            case "--follow": invocation.follow = true
-            case "--max-redirects":
-                let text = try value(flag, inline)
-                guard let count = Int(text), (0...100).contains(count) else {
-                    throw UsageError("--max-redirects expects a whole number from 0 to 100, not \(String(reflecting: text))")
-                }
-                invocation.maxRedirects = count
-            default:
-                throw UsageError("unknown option \(flag); see sluice --help")
+            guard let flag = flagsByName[name] else { throw UsageError("unknown option \(name); see sluice --help") }
+            if flag.value == nil {
+                guard inline == nil else { throw UsageError("\(name) takes no value") }
+                try flag.apply(&invocation, nil)
+            } else {
+                try flag.apply(&invocation, flag.valueIsOptional ? inline : try value(name, inline))
             }
         }
 
+        guard invocation.verbosity <= 3 else { throw UsageError("-v can be given at most three times (-vvv)") }
         if invocation.help || invocation.version { return invocation }
         guard !positionals.isEmpty else { throw UsageError("no URL given; usage: sluice [METHOD] URL [ITEM…]; see sluice --help") }
         var rest = positionals[...]
@@ -196,6 +165,14 @@ public struct Invocation: Sendable {
         invocation.items = try rest.map { (text) throws(UsageError) in try RequestItem(parsing: text) }
         if invocation.key != nil && invocation.certificate == nil {
             throw UsageError("--key needs --cert: the key belongs to a client certificate")
+        }
+        if invocation.authType != nil && invocation.auth == nil {
+            throw UsageError("--auth-type says how to send --auth: give --auth too")
+        }
+        if let session = invocation.session,
+            session.isEmpty || session.hasPrefix(".") || !session.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) })
+        {
+            throw UsageError("--session takes a name of letters, digits, - _ and . (not starting with .), not \(String(reflecting: session))")
         }
         if invocation.maxRedirects != nil && !invocation.follow {
             throw UsageError("--max-redirects limits --follow (-F, -L): give that too, or redirects are not followed at all")

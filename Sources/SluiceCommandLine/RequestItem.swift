@@ -9,10 +9,12 @@ import Foundation
 /// try RequestItem(parsing: "name=Ada")           // .field("name", "Ada")
 /// try RequestItem(parsing: "age:=36")            // .jsonField("age", "36")
 /// try RequestItem(parsing: "photo@/tmp/a.jpg")   // .file("photo", "/tmp/a.jpg")
+/// try RequestItem(parsing: "bio=@bio.txt")       // .fieldFromFile("bio", "bio.txt")
+/// try RequestItem(parsing: "tags:=@tags.json")   // .jsonFieldFromFile("tags", "tags.json")
 /// ```
 ///
 /// The separator that comes first wins; at the same place the longer one does (`:=` before `:`,
-/// `==` before `=`). A backslash before a separator character keeps it in the name.
+/// `==` before `=`, `=@` before `=`, `:=@` before `:=`). A backslash before a separator character keeps it in the name.
 public enum RequestItem: Sendable, Hashable {
     /// `Name:value`: a header field.
     case header(String, String)
@@ -24,6 +26,10 @@ public enum RequestItem: Sendable, Hashable {
     case jsonField(String, String)
     /// `name@path`: a file in a multipart body.
     case file(String, String)
+    /// `name=@path`: a string field whose value is the file's text.
+    case fieldFromFile(String, String)
+    /// `name:=@path`: a raw JSON field read from a file.
+    case jsonFieldFromFile(String, String)
 
     /// Reads one item from the command line.
     public init(parsing text: String) throws(UsageError) {
@@ -39,10 +45,14 @@ public enum RequestItem: Sendable, Hashable {
             }
             let rest = String(characters[(index + 1)...])
             switch character {
+            case ":" where rest.hasPrefix("=@"):
+                self = .jsonFieldFromFile(name, String(rest.dropFirst(2)))
             case ":" where rest.hasPrefix("="):
                 self = .jsonField(name, String(rest.dropFirst()))
             case "=" where rest.hasPrefix("="):
                 self = .query(name, String(rest.dropFirst()))
+            case "=" where rest.hasPrefix("@"):
+                self = .fieldFromFile(name, String(rest.dropFirst()))
             case "=":
                 self = .field(name, rest)
             case "@":
@@ -59,6 +69,8 @@ public enum RequestItem: Sendable, Hashable {
             }
             return
         }
-        throw UsageError("\(String(reflecting: text)) is not an item: use Header:Value, name==value, field=value, field:=json or field@file")
+        throw UsageError(
+            "\(String(reflecting: text)) is not an item: use Header:Value, name==value, field=value, field:=json, field=@file, "
+                + "field:=@file or field@file")
     }
 }

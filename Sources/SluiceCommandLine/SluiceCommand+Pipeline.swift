@@ -22,6 +22,11 @@ extension SluiceCommand {
         }
         if let pin = invocation.pin { configuration.tls.pinnedPublicKey = pin }
         if invocation.insecure { configuration.tls.verifyPeer = false }  // the transport warns on standard error
+        if invocation.authType == .digest, let credentials = invocation.auth, let colon = credentials.firstIndex(of: ":") {
+            // curl answers the server's challenge, for the URL's origin only.
+            configuration.digestCredentials = .init(
+                user: String(credentials[..<colon]), password: String(credentials[credentials.index(after: colon)...]), for: url)
+        }
         return configuration
     }
 

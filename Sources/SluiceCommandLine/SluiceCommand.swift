@@ -72,8 +72,12 @@ public struct SluiceCommand: Sendable {
 
     private func perform(_ invocation: Invocation) async throws -> ExitCode {
         let url = URL(string: invocation.url)!
-        let transport = CurlTransport(configuration: try transportConfiguration(invocation, url: url))
-        var builder = Client.Builder(transport: transport)
+        let output = OutputOptions(invocation)
+        var configuration = try transportConfiguration(invocation, url: url)
+        // What --print H shows is the head curl wrote, recorded only when it is to be shown.
+        configuration.recordsRequestHeads = output.requestHeaders
+        let offline = invocation.offline ? OfflineTransport() : nil
+        var builder = Client.Builder(transport: offline.map { $0 as any HTTPTransport } ?? CurlTransport(configuration: configuration))
         builder.environment = environment
         let recorder = invocation.har.map { _ in HARRecorder() }
         try addMiddleware(invocation, to: &builder, recorder: recorder)
@@ -83,7 +87,6 @@ public struct SluiceCommand: Sendable {
         if invocation.offlineFallback { request.cachePolicy = .offlineFallback }
         if let policy = invocation.cachePolicy { request.cachePolicy = Self.cachePolicy(named: policy) }
 
-        let output = OutputOptions(invocation)
         defer {
             if let recorder, let path = invocation.har {
                 do {
@@ -92,6 +95,18 @@ public struct SluiceCommand: Sendable {
                     Self.error("cannot write the HAR file \(path): \(error)")
                 }
             }
+        }
+
+        if let offline {
+            do {
+                _ = try await client.send(request)
+            } catch {
+                guard let sent = offline.request else { throw error }
+                Self.write(output.describe(request: sent, sentHead: nil, userAgent: configuration.userAgent))
+                return .success
+            }
+            Self.error("nothing would be sent: the cache answers this request")
+            return .success
         }
 
         if let path = invocation.download {
@@ -109,7 +124,7 @@ public struct SluiceCommand: Sendable {
 
         let response = try await client.send(request)
         if output.requestHeaders || output.requestBody, let sent = response.request {
-            Self.write(try await output.describe(request: sent))
+            Self.write(output.describe(request: sent, sentHead: response.metrics?.requestHead, userAgent: configuration.userAgent))
         }
         if output.responseHeaders { Self.write(output.head(of: response)) }
         if output.responseBody { Self.writeData(output.body(of: response)) }

@@ -205,6 +205,18 @@ let readCallback: sluice_data_callback = { buffer, size, count, user in
     Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().readBody(into: buffer!, capacity: size * count)
 }
 
+/// With ``CurlTransport/Configuration-swift.struct/recordsRequestHeads``: keeps the header block
+/// curl writes (`CURLINFO_HEADER_OUT`), a new one replacing a finished one; curl's other debug
+/// output is ignored.
+let debugCallback: sluice_debug_callback = { _, type, data, size, user in
+    guard type == CURLINFO_HEADER_OUT, let data, let user else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    if transfer.requestHead.suffix(4).elementsEqual([13, 10, 13, 10]) { transfer.requestHead.removeAll() }
+    transfer.requestHead.append(contentsOf: bytes)
+    return 0
+}
+
 let progressCallback: sluice_xferinfo_callback = { user, downloadTotal, downloaded, uploadTotal, uploaded in
     Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
         .reportProgress(

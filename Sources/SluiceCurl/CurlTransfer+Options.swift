@@ -50,6 +50,7 @@ extension CurlTransfer {
         sluice_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
         sluice_easy_setopt_seek(handle, seekCallback)
         sluice_easy_setopt_xferinfo(handle, progressCallback)
+        if configuration.recordsRequestHeads { sluice_easy_setopt_debug(handle, debugCallback) }
     }
 
     /// Sets every option that varies between requests (on a handle that
@@ -65,12 +66,14 @@ extension CurlTransfer {
 
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
+        if let digestCredentials { try configureDigest(handle, digestCredentials) }
 
         sluice_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
+        if recordsRequestHead { sluice_easy_setopt_pointer(handle, CURLOPT_DEBUGDATA, me) }
         sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, context.progress == nil ? 1 : 0)
         if let file = request.responseBodyFile {
             // Created 0600 (a body can be private), and never through a symbolic link someone
@@ -186,6 +189,22 @@ extension CurlTransfer {
         // @unchecked: made once, never mutated or freed; curl only reads it.
         let pointer: UnsafeMutablePointer<curl_slist>?
         init(_ pointer: UnsafeMutablePointer<curl_slist>?) { self.pointer = pointer }
+    }
+
+    /// Digest credentials for a request to their origin; none for any other (a pooled handle
+    /// may have carried them for an earlier request).
+    func configureDigest(_ handle: UnsafeMutableRawPointer, _ credentials: CurlTransport.DigestCredentials) throws {
+        let covered = credentials.covers(request.url)
+        sluice_easy_setopt_long(handle, CURLOPT_HTTPAUTH, covered ? sluice_curlauth_digest() : sluice_curlauth_basic())
+        for (option, value) in [(CURLOPT_USERNAME, credentials.user), (CURLOPT_PASSWORD, credentials.password)] {
+            let code = covered ? sluice_easy_setopt_string(handle, option, value) : sluice_easy_setopt_pointer(handle, option, nil)
+            // The values are credentials: never quoted.
+            guard code == CURLE_OK else {
+                throw SluiceError(
+                    .other, "curl refused the digest credentials: \(String(cString: curl_easy_strerror(code)))",
+                    underlying: CurlError(code, detail: ""))
+            }
+        }
     }
 
     static func set(_ handle: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) throws {

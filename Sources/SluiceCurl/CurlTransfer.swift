@@ -23,6 +23,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// The event loop the transfer runs on.
     let loop: CurlEventLoop
     let requestTimeout: Duration?
+    /// Whether curl's debug callback records the request's head (``requestHead``).
+    let recordsRequestHead: Bool
+    /// The transport's digest credentials, if it has any.
+    let digestCredentials: CurlTransport.DigestCredentials?
+    /// The head of the request as curl wrote it: the last one, when curl sent the request more
+    /// than once (an authentication round, a connection that had closed).
+    @exclusivity(unchecked) var requestHead: [UInt8] = []
     @exclusivity(unchecked) var continuation: UnsafeContinuation<HTTPResponse, any Error>?
     @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
 
@@ -79,6 +86,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.context = context
         self.loop = loop
         self.requestTimeout = configuration.requestTimeout
+        self.recordsRequestHead = configuration.recordsRequestHeads
+        self.digestCredentials = configuration.digestCredentials
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
         self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head
     }
@@ -113,6 +122,7 @@ final class CurlTransfer: @unchecked Sendable {
         response.bodyFile = request.responseBodyFile
         response.request = request
         response.metrics = Self.metrics(info)
+        if recordsRequestHead, !requestHead.isEmpty { response.metrics?.requestHead = String(decoding: requestHead, as: UTF8.self) }
         finish(.success(response))
     }
 

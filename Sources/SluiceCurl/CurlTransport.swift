@@ -153,6 +153,12 @@ public final class CurlTransport: HTTPTransport {
         /// memory or in a Netscape cookie file that is loaded at start and saved whenever a
         /// response sets a cookie. See ``CurlTransport/cookies``.
         public var cookieJar: CookieJar?
+        /// Whether each response's ``TransferMetrics/requestHead`` holds the request's head as
+        /// curl wrote it to the wire (curl's debug callback, with its verbose mode, runs for every
+        /// transfer then). Off by default; the `sluice` command turns it on to print what was sent.
+        public var recordsRequestHeads: Bool = false
+        /// Credentials for HTTP Digest challenges from one origin; see ``DigestCredentials``.
+        public var digestCredentials: DigestCredentials?
         /// How many event threads, each driving its own `curl_multi` handle, connection pool and
         /// DNS/TLS-session cache. One is right for an app; a process that sends many requests at
         /// once can use one per core. A request goes to the thread the caller runs on (see

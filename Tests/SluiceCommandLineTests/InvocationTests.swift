@@ -92,10 +92,55 @@ import Testing
         #expect(UsageError("naïve ✓").message == "naïve ✓")
     }
 
+    /// The names at the start of each line of --help's Options are exactly the names the parser
+    /// knows, and the parser accepts each one (a value given where it takes one).
+    @Test func helpListsExactlyTheFlagsTheParserAccepts() throws {
+        let help = HelpText.text.components(separatedBy: "\n")
+        let start = try #require(help.firstIndex(of: "Options:")), end = try #require(help.firstIndex(of: "Exit codes:"))
+        var listed: [String] = []
+        for line in help[(start + 1)..<end] where line.hasPrefix("  -") {
+            // "  -F, -L, --follow    …" or "  --retry N    …": names up to the first that ends without a comma.
+            for word in line.split(separator: " ") {
+                let name = word.hasSuffix(",") ? word.dropLast() : word
+                guard name.hasPrefix("-") else { break }
+                listed.append(String(name.split(separator: "[").first ?? name))
+                if !word.hasSuffix(",") { break }
+            }
+        }
+        let known = Invocation.flags.flatMap(\.names)
+        #expect(listed.sorted() == known.sorted())
+        #expect(Set(known).count == known.count, "a name is given to two flags")
+        for flag in Invocation.flags {
+            for name in flag.names {
+                var arguments = [name]
+                if let value = flag.value, !flag.valueIsOptional { arguments.append(Self.sampleValue(value)) }
+                arguments += name == "-c" || name == "--continue" ? ["--download", "f", "x"] : ["x"]
+                if name == "--max-redirects" { arguments.insert("-L", at: 0) }
+                if name == "-A" || name == "--auth-type" { arguments.insert(contentsOf: ["-a", "u:p"], at: 0) }
+                if name == "--key" { arguments.insert(contentsOf: ["--cert", "c.pem"], at: 0) }
+                #expect(throws: Never.self, "\(arguments)") { try Invocation.parse(arguments) }
+            }
+        }
+    }
+
+    static func sampleValue(_ placeholder: String) -> String {
+        switch placeholder {
+        case "N": "3"
+        case "SECONDS": "2"
+        case "WHAT": "Hb"
+        case "TYPE": "bearer"
+        case "POLICY": "reload"
+        case "hmac:KEYID": "hmac:k"
+        case "REGION:SERVICE": "us-east-1:s3"
+        case "sha256//BASE64": "sha256//AAAA"
+        default: "value"
+        }
+    }
+
     @Test func helpCoversEveryFlagAndExitCode() {
         let help = HelpText.text
         for flag in [
-            "-v, -vv, -vvv", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
+            "-v, --verbose", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
             "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
             "--insecure", "--check-status", "-p, --print", "-h, --help", "--version", "-d, --download", "-F, -L, --follow", "--max-redirects",
         ] {

@@ -17,6 +17,8 @@ import Testing
         ("expr=a==b", .field("expr", "a==b")),
         ("age:=36", .jsonField("age", "36")),
         ("tags:=[\"a\",\"b\"]", .jsonField("tags", "[\"a\",\"b\"]")),
+        ("bio=@~/bio.txt", .fieldFromFile("bio", "~/bio.txt")), ("tags:=@t.json", .jsonFieldFromFile("tags", "t.json")),
+        ("q==@x", .query("q", "@x")), ("a\\=\\@b=c", .field("a=@b", "c")),
         ("photo@/tmp/a.jpg", .file("photo", "/tmp/a.jpg")),
         ("a\\:b==1", .query("a:b", "1")),
         ("mail\\@home=x", .field("mail@home", "x")),
@@ -27,7 +29,8 @@ import Testing
 
     @Test func badItemsSayWhy() {
         #expect(throws: UsageError(#""=x" has no name before its separator"#)) { try RequestItem(parsing: "=x") }
-        #expect(throws: UsageError(#""plain" is not an item: use Header:Value, name==value, field=value, field:=json or field@file"#)) {
+        let expected = #""plain" is not an item: use Header:Value, name==value, field=value, field:=json, field=@file, field:=@file or field@file"#
+        #expect(throws: UsageError(expected)) {
             try RequestItem(parsing: "plain")
         }
     }

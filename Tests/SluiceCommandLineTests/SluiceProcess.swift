@@ -21,7 +21,8 @@ struct Sluice {
         try BuiltProducts.executable("sluice")
     }
 
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    /// Starts it with `input` on its standard input (nothing, as from /dev/null, by default).
+    static func start(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
@@ -32,7 +33,19 @@ struct Sluice {
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        try process.run()
+        if let input {
+            let stdin = Pipe()
+            process.standardInput = stdin
+            try process.run()
+            // Written from a thread of its own, then closed: the end of the body.
+            Thread.detachNewThread {
+                stdin.fileHandleForWriting.write(input)
+                try? stdin.fileHandleForWriting.close()
+            }
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
         return (process, stdout, stderr)
     }
 
@@ -62,8 +75,8 @@ struct Sluice {
     }
 
     /// Runs it to the end, waiting on a thread of its own (not one of the cooperative threads).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        let (process, stdout, stderr) = try start(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) async throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment, input: input)
         return try await Blocking.run {
             // Standard error is read on another thread at the same time, so neither pipe fills.
             let errors = Thread.detachedRead(stderr.fileHandleForReading)

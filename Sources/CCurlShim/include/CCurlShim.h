@@ -18,6 +18,9 @@ CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback call
 typedef int (*sluice_seek_callback)(void *user, curl_off_t offset, int origin);
 /* CURLOPT_SEEKFUNCTION: curl rewinds the request body through it when it must send it again. */
 CURLcode sluice_easy_setopt_seek(CURL *handle, sluice_seek_callback callback);
+typedef int (*sluice_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *user);
+/* CURLOPT_DEBUGFUNCTION with CURLOPT_VERBOSE on (curl calls it only then), or both off for NULL. */
+CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback);
 
 
 CURLMcode sluice_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
@@ -29,6 +32,9 @@ size_t sluice_readfunc_pause(void);
 size_t sluice_writefunc_pause(void);
 /// CURLPAUSE_CONT.
 int sluice_pause_continue(void);
+/// CURLAUTH_DIGEST and CURLAUTH_BASIC, which are macros with casts.
+long sluice_curlauth_digest(void);
+long sluice_curlauth_basic(void);
 
 /// The libcurl version string, e.g. "7.88.1" (CURLVERSION_NOW is a macro).
 const char *sluice_curl_version_number(void);

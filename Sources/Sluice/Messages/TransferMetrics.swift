@@ -29,13 +29,18 @@ public struct TransferMetrics: Sendable, Hashable {
     public var remoteAddress: String?
     /// Whether an existing connection was reused, when known.
     public var reusedConnection: Bool?
+    /// The request's head (request line and header lines, CRLF-separated) exactly as the
+    /// transport wrote it, when it was asked to record it (`CurlTransport`'s
+    /// `recordsRequestHeads`): what middleware and curl added, `Host` with its port, the HTTP
+    /// version used. It holds credentials in clear: show it only through ``Redaction``.
+    public var requestHead: String?
 
     /// Metrics with these figures (a transport fills them in).
     public init(
         nameLookup: Duration? = nil, connect: Duration? = nil, tlsHandshake: Duration? = nil,
         firstByte: Duration? = nil, total: Duration, redirectCount: Int = 0,
         bytesSent: Int64 = 0, bytesReceived: Int64 = 0, httpVersion: String? = nil,
-        remoteAddress: String? = nil, reusedConnection: Bool? = nil
+        remoteAddress: String? = nil, reusedConnection: Bool? = nil, requestHead: String? = nil
     ) {
         self.nameLookup = nameLookup
         self.connect = connect
@@ -48,5 +53,6 @@ public struct TransferMetrics: Sendable, Hashable {
         self.httpVersion = httpVersion
         self.remoteAddress = remoteAddress
         self.reusedConnection = reusedConnection
+        self.requestHead = requestHead
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import Sluice
+import SluiceCommandLine
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+/// httpie's body conventions, as httpbin reports what it received.
+@Suite("sluice request bodies and credentials against httpbin")
+struct RequestBodyTests {
+    let httpbin: String
+
+    init() throws {
+        httpbin = try InteropServers.httpbin().absoluteString
+    }
+
+    @Test func formFieldsAreURLEncoded() async throws {
+        for flag in ["--form", "-f"] {
+            let result = try await Sluice.run([flag, "POST", "\(httpbin)/post", "name=Ada", "city=New York", "sum=1+1&2"])
+            #expect(result.status == 0)
+            let json = try result.json()
+            #expect(json["form"] as? [String: String] == ["name": "Ada", "city": "New York", "sum": "1+1&2"])
+            #expect((json["headers"] as? [String: String])?["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
+        }
+        let refused = try await Sluice.run(["--form", "POST", "\(httpbin)/post", "n:=1"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "sluice: n:=1 is raw JSON, which a form cannot carry: leave out --form\n")
+    }
+
+    @Test func aFormWithAFileIsMultipart() async throws {
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
+        let file = scratch.filePath("note.txt")
+        try Data("file text\n".utf8).write(to: URL(fileURLWithPath: file))
+        let result = try await Sluice.run(["-f", "POST", "\(httpbin)/post", "caption=Hi", "note@\(file)"])
+        #expect(result.status == 0)
+        let json = try result.json()
+        #expect(json["form"] as? [String: String] == ["caption": "Hi"])
+        #expect(json["files"] as? [String: String] == ["note": "file text\n"])
+        #expect((json["headers"] as? [String: String])?["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+    }
+
+    @Test func fieldsFromFilesAreTextOrRawJSON() async throws {
+        let scratch = try TemporaryDirectory(prefix: "sluice-cli")
+        let text = scratch.filePath("bio.txt"), json = scratch.filePath("tags.json")
+        try Data("Born in \"1815\"\n".utf8).write(to: URL(fileURLWithPath: text))
+        try Data("[\"math\", 1.10]\n".utf8).write(to: URL(fileURLWithPath: json))
+        let result = try await Sluice.run(["POST", "\(httpbin)/post", "bio=@\(text)", "tags:=@\(json)", "n:=1.10"])
+        #expect(result.status == 0)
+        let body = try result.json()
+        // The raw JSON goes out as written: 1.10 stays 1.10.
+        #expect(body["data"] as? String == #"{"bio": "Born in \"1815\"\n", "tags": ["math", 1.10], "n": 1.10}"#)
+        let missing = try await Sluice.run(["POST", "\(httpbin)/post", "bio=@\(scratch.filePath("none.txt"))"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("sluice: bio=@\(scratch.filePath("none.txt")): cannot read "))
+    }
+
+    @Test func standardInputIsTheBodyUnlessThereAreItemsOrMinusI() async throws {
+        let piped = Data(#"{"a": 1.10, "z": [true]}"#.utf8)
+        let result = try await Sluice.run(["\(httpbin)/post"], input: piped)
+        #expect(result.status == 0)
+        let json = try result.json()
+        #expect(json["data"] as? String == String(decoding: piped, as: UTF8.self))
+        #expect((json["headers"] as? [String: String])?["Content-Type"] == "application/json")
+        let form = try await Sluice.run(["-f", "\(httpbin)/post"], input: Data("a=1&b=two".utf8))
+        #expect(try form.json()["form"] as? [String: String] == ["a": "1", "b": "two"])
+        // -I: standard input is not read; a GET goes out without a body.
+        let ignored = try await Sluice.run(["-I", "\(httpbin)/get"], input: piped)
+        #expect(ignored.status == 0)
+        #expect(try ignored.json()["url"] as? String == "\(httpbin)/get")
+    }
+
+    /// --offline prints what would be sent, to a port where nothing listens: a send would fail.
+    @Test func offlinePrintsTheRequestAndSendsNothing() async throws {
+        let dead = Loopback.RefusedPort()
+        let url = dead.url("/notes?page=2&token=T0K3N").absoluteString
+        let result = try await Sluice.run(["--offline", "-a", "ann:s3cret", "POST", url, "name=Ada", "X-Trace:1"])
+        withExtendedLifetime(dead) {}
+        #expect(result.status == 0)
+        let lines = result.text.components(separatedBy: "\n")
+        #expect(lines.first == "POST /notes?page=2&token=<redacted> HTTP/1.1")
+        #expect(lines.contains("Host: 127.0.0.1:\(dead.port)"))
+        #expect(lines.contains { $0.hasPrefix("User-Agent: Sluice/") })
+        #expect(lines.contains("Authorization: <redacted>"))
+        #expect(lines.contains("X-Trace: 1"))
+        #expect(lines.contains("Content-Length: 15"))
+        #expect(lines.contains(#"{"name": "Ada"}"#))
+        #expect(!result.text.contains("s3cret") && !result.text.contains("T0K3N"))
+    }
+
+    @Test func credentialsForBasicBearerAndDigest() async throws {
+        #expect(try await Sluice.run(["--check-status", "\(httpbin)/basic-auth/ann/s3cret"]).status == 4)
+        let basic = try await Sluice.run(["-a", "ann:s3cret", "\(httpbin)/basic-auth/ann/s3cret"])
+        #expect(try basic.json()["authenticated"] as? Bool == true)
+        let bearer = try await Sluice.run(["-A", "bearer", "-a", "t0k3n", "\(httpbin)/bearer"])
+        #expect(try bearer.json()["token"] as? String == "t0k3n")
+        let digest = try await Sluice.run(["--auth-type", "digest", "--auth", "ann:s3cret", "\(httpbin)/digest-auth/auth/ann/s3cret"])
+        #expect(digest.status == 0)
+        #expect(try digest.json()["user"] as? String == "ann")
+        let wrong = try await Sluice.run(["--check-status", "-A", "digest", "-a", "ann:wrong", "\(httpbin)/digest-auth/auth/ann/s3cret"])
+        #expect(wrong.status == 4)
+        let bad = try await Sluice.run(["-a", "s3cret-without-user", "\(httpbin)/get"])
+        #expect(bad.status == 2 && bad.stderr == "sluice: --auth expects USER:PASSWORD for basic authentication\n")
+    }
+
+    /// --print H shows the head curl wrote: Host with its port, curl's User-Agent and
+    /// Content-Length, the version used, credentials redacted.
+    @Test func printHShowsTheRequestAsSent() async throws {
+        let port = try #require(URL(string: httpbin)?.port)
+        let result = try await Sluice.run(["-p", "H", "-a", "ann:s3cret", "POST", "\(httpbin)/post?api_key=K3Y", "name=Ada"])
+        #expect(result.status == 0)
+        let lines = result.text.components(separatedBy: "\n")
+        #expect(lines.first == "POST /post?api_key=<redacted> HTTP/1.1")
+        #expect(lines.contains("Host: 127.0.0.1:\(port)"))
+        #expect(lines.contains { $0.hasPrefix("User-Agent: Sluice/") && $0.contains("libcurl/") })
+        #expect(lines.contains("Content-Length: 15"))
+        #expect(lines.contains("Authorization: <redacted>"))
+        #expect(lines.contains("Accept: application/json, */*;q=0.5"))
+        #expect(!result.text.contains("s3cret") && !result.text.contains("K3Y"))
+    }
+}
