@@ -225,6 +225,14 @@ CURLcode sluice_cookies_load(CURLSH *share, const char *path) {
     return result;
 }
 
+CURLcode sluice_cookies_add(CURLSH *share, const char *line) {
+    CURL *handle = sluice_cookie_handle(share);
+    if (!handle) return CURLE_OUT_OF_MEMORY;
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_COOKIELIST, line);
+    curl_easy_cleanup(handle);
+    return result;
+}
+
 CURLcode sluice_cookies_flush(CURLSH *share, const char *path) {
     CURL *handle = sluice_cookie_handle(share);
     if (!handle) return CURLE_OUT_OF_MEMORY;

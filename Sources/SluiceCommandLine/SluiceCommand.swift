@@ -70,14 +70,28 @@ public struct SluiceCommand: Sendable {
 
     // MARK: The call
 
-    private func perform(_ invocation: Invocation) async throws -> ExitCode {
-        let url = URL(string: invocation.url)!
+    private func perform(_ given: Invocation) async throws -> ExitCode {
+        let url = URL(string: given.url)!
+        var invocation = given
+        let sessionPath = given.session.map { Session.path(name: $0, url: url, environment: environment) }
+        var session = try sessionPath.map { (path) throws(UsageError) in try Session.load(from: path) }
+        if let session { invocation = session.applied(to: given) }
         let output = OutputOptions(invocation)
         var configuration = try transportConfiguration(invocation, url: url)
         // What --print H shows is the head curl wrote, recorded only when it is to be shown.
         configuration.recordsRequestHeads = output.requestHeaders
+        if session != nil, configuration.cookieJar == nil { configuration.cookieJar = .memory }
         let offline = invocation.offline ? OfflineTransport() : nil
-        var builder = Client.Builder(transport: offline.map { $0 as any HTTPTransport } ?? CurlTransport(configuration: configuration))
+        let curl = offline == nil ? CurlTransport(configuration: configuration) : nil
+        if let curl, let session { try curl.addCookies(session.cookies) }
+        /// After an exchange: the session keeps this run's headers, credentials and cookies.
+        func saveSession() throws {
+            guard let sessionPath, var kept = session else { return }
+            kept.record(given, cookies: curl?.cookies ?? kept.cookies)
+            try kept.save(to: sessionPath)
+            session = kept
+        }
+        var builder = Client.Builder(transport: offline.map { $0 as any HTTPTransport } ?? curl!)
         builder.environment = environment
         let recorder = invocation.har.map { _ in HARRecorder() }
         try addMiddleware(invocation, to: &builder, recorder: recorder)
@@ -116,6 +130,7 @@ public struct SluiceCommand: Sendable {
             }
             // --retry also bounds the automatic resumes after a broken connection or a timeout.
             let result = try await client.download(request, to: destination, configuration: .init(resumeAttempts: invocation.retry ?? 3))
+            try saveSession()
             if output.responseHeaders { Self.write(output.head(of: result.response)) }
             let resumed = result.resumedFrom > 0 ? " (continued from byte \(result.resumedFrom))" : ""
             FileHandle.standardError.write(Data("sluice: saved \(result.bytes) bytes to \(path)\(resumed)\n".utf8))
@@ -123,6 +138,7 @@ public struct SluiceCommand: Sendable {
         }
 
         let response = try await client.send(request)
+        try saveSession()
         if output.requestHeaders || output.requestBody, let sent = response.request {
             Self.write(output.describe(request: sent, sentHead: response.metrics?.requestHead, userAgent: configuration.userAgent))
         }

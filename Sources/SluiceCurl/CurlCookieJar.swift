@@ -72,6 +72,14 @@ final class CurlCookieJar: @unchecked Sendable {
         return lines
     }
 
+    /// Adds cookies, one Netscape cookie-file line each (as ``lines`` gives them).
+    func add(_ lines: [String]) {
+        for line in lines where !line.isEmpty && !line.contains("\n") {
+            let added: CURLcode = sluice_cookies_add(share, line)
+            _ = added
+        }
+    }
+
     func clear() {
         let cleared: CURLcode = sluice_cookies_clear(share)
         _ = cleared

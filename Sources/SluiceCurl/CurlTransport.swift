@@ -231,6 +231,19 @@ public final class CurlTransport: HTTPTransport {
     /// ```
     public var cookies: [String] { cookieJar?.lines ?? [] }
 
+    /// Adds cookies to the jar, one Netscape cookie-file line each, as ``cookies`` gives them (a
+    /// line curl cannot read is left out); nothing without a jar. A file-backed jar is saved.
+    ///
+    /// ```swift
+    /// transport.addCookies(savedLines)   // what an earlier run's `transport.cookies` gave
+    /// ```
+    ///
+    /// - Throws: `.writeFailed` when a file-backed jar cannot be written.
+    public func addCookies(_ lines: [String]) throws(SluiceError) {
+        cookieJar?.add(lines)
+        try cookieJar?.save()
+    }
+
     /// Forgets every cookie (a sign-out). A file-backed jar is saved empty.
     public func clearCookies() throws(SluiceError) {
         cookieJar?.clear()

@@ -118,3 +118,57 @@ struct RequestBodyTests {
         #expect(!result.text.contains("s3cret") && !result.text.contains("K3Y"))
     }
 }
+
+@Suite("sluice --session against httpbin")
+struct SessionTests {
+    let httpbin: String
+
+    init() throws {
+        httpbin = try InteropServers.httpbin().absoluteString
+    }
+
+    @Test func aSessionCarriesCookiesHeadersAndCredentialsToTheNextRun() async throws {
+        let config = try TemporaryDirectory(prefix: "sluice-session")
+        let environment = ["XDG_CONFIG_HOME": config.path]
+        let first = try await Sluice.run(
+            ["--session", "work", "-a", "ann:s3cret", "\(httpbin)/cookies/set?flavour=oat", "X-Team:blue"], environment: environment)
+        #expect(first.status == 0)
+        let port = try #require(URL(string: httpbin)?.port)
+        let file = config.path + "/sluice/sessions/127.0.0.1_\(port)/work.json"
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        let folderMode = try FileManager.default.attributesOfItem(atPath: (file as NSString).deletingLastPathComponent)[.posixPermissions] as? Int
+        #expect(folderMode == 0o700)
+
+        let second = try await Sluice.run(["--session", "work", "\(httpbin)/anything"], environment: environment)
+        #expect(second.status == 0)
+        let headers = try #require(try second.json()["headers"] as? [String: String])
+        #expect(headers["Cookie"] == "flavour=oat")
+        #expect(headers["X-Team"] == "blue")
+        #expect(headers["Authorization"] == "Basic " + Data("ann:s3cret".utf8).base64EncodedString())
+
+        // An item given now wins over the one kept, and is kept in its place.
+        let third = try await Sluice.run(["--session", "work", "\(httpbin)/anything", "X-Team:red"], environment: environment)
+        #expect((try third.json()["headers"] as? [String: String])?["X-Team"] == "red")
+        let fourth = try await Sluice.run(["--session", "work", "\(httpbin)/anything"], environment: environment)
+        #expect((try fourth.json()["headers"] as? [String: String])?["X-Team"] == "red")
+        // Without --session nothing is sent from it.
+        let without = try await Sluice.run(["\(httpbin)/anything"], environment: environment)
+        #expect((try without.json()["headers"] as? [String: String])?["Cookie"] == nil)
+    }
+
+    @Test func aDamagedSessionFileIsAUsageErrorNamingIt() async throws {
+        let config = try TemporaryDirectory(prefix: "sluice-session")
+        let port = try #require(URL(string: httpbin)?.port)
+        let folder = config.path + "/sluice/sessions/127.0.0.1_\(port)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: folder + "/broken.json"))
+        let result = try await Sluice.run(["--session", "broken", "\(httpbin)/get"], environment: ["XDG_CONFIG_HOME": config.path])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "sluice: the session file \(folder)/broken.json is not a sluice session (not valid JSON): remove it or use another name\n")
+        let badName = try await Sluice.run(["--session", "../x", "\(httpbin)/get"])
+        #expect(badName.status == 2)
+    }
+}

@@ -204,6 +204,12 @@ struct SluiceBinaryTests {
         #expect(tooMany.stdout.isEmpty && tooMany.stderr.hasPrefix("sluice: "))
     }
 
+    @Test func aDelayPastTimeoutExitsWith28AsCurlDoes() async throws {
+        let result = try await Sluice.run(["--timeout", "1", "\(httpbin)/delay/5"])
+        #expect(result.status == 28)
+        #expect(result.stdout.isEmpty && result.stderr.hasPrefix("sluice: "))
+    }
+
     @Test func anUnknownHostExitsWith6AsCurlDoes() async throws {
         // .invalid never resolves (RFC 2606).
         let result = try await Sluice.run(["http://no-such-host.invalid/x"])

@@ -87,6 +87,8 @@ void sluice_share_free_locking(void *locks);
 CURLcode sluice_cookies_load(CURLSH *share, const char *path);
 CURLcode sluice_cookies_flush(CURLSH *share, const char *path);
 CURLcode sluice_cookies_clear(CURLSH *share);
+/* Adds one cookie, a Netscape cookie-file line or a Set-Cookie: header line (CURLOPT_COOKIELIST). */
+CURLcode sluice_cookies_add(CURLSH *share, const char *line);
 /* Every cookie in the share, one Netscape cookie-file line each (CURLINFO_COOKIELIST); free the
    list with curl_slist_free_all. NULL when there are none or on failure. */
 struct curl_slist *sluice_cookies_list(CURLSH *share);
