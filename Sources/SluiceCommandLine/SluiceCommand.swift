@@ -78,8 +78,8 @@ public struct SluiceCommand: Sendable {
         if let session { invocation = session.applied(to: given) }
         let output = OutputOptions(invocation)
         var configuration = try transportConfiguration(invocation, url: url)
-        // What --print H shows is the head curl wrote, recorded only when it is to be shown.
-        configuration.recordsRequestHeads = output.requestHeaders
+        // What --print H and -vv show is the head curl wrote, recorded only when it is shown.
+        configuration.recordsRequestHeads = output.requestHeaders || invocation.verbosity >= 2
         if session != nil, configuration.cookieJar == nil { configuration.cookieJar = .memory }
         let offline = invocation.offline ? OfflineTransport() : nil
         let curl = offline == nil ? CurlTransport(configuration: configuration) : nil

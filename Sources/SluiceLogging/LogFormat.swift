@@ -8,6 +8,7 @@ public enum LogFormat: Sendable, Hashable {
     case text
     /// One JSON object per call and line, keys sorted: `method`, `url`, `outcome`, `status`,
     /// `bytes`, `milliseconds`, `attempts`, `source`, and at higher levels `requestHeaders`,
-    /// `responseHeaders`, `requestBody`, `responseBody`, `error`, `trace`.
+    /// `responseHeaders`, `requestBody`, `responseBody`, `error`, `trace`; `requestLine` too
+    /// when the transport recorded the head it wrote (then `requestHeaders` are that head's).
     case jsonLines
 }

@@ -69,12 +69,19 @@ struct LogRecord {
             }
         }
         guard configuration.level >= .headers else { return line.string }
-        Self.append(request.headers, marker: "\n> ", redaction, to: &line)
+        if let (requestLine, fields) = sentHead {
+            // What the transport wrote: the request line and every field curl added.
+            line.append("\n> ")
+            line.append(contentsOf: Self.redactedRequestLine(requestLine, redaction).escapingControlCharacters())
+            Self.append(fields, marker: "\n> ", redaction, to: &line)
+        } else {
+            Self.append(request.headers.map { ($0.name, $0.value) }, marker: "\n> ", redaction, to: &line)
+        }
         if configuration.level >= .body {
             Self.append(Self.requestBody(request, configuration), marker: "\n> ", to: &line)
         }
         if case .response(let response) = outcome {
-            Self.append(response.headers, marker: "\n< ", redaction, to: &line)
+            Self.append(response.headers.map { ($0.name, $0.value) }, marker: "\n< ", redaction, to: &line)
             if configuration.level >= .body {
                 Self.append(Self.responseBody(response, configuration), marker: "\n< ", to: &line)
             }
@@ -83,13 +90,33 @@ struct LogRecord {
     }
 
     /// One line per field, `marker` (a newline and `>` or `<`) first, hidden values redacted.
-    private static func append(_ fields: HTTPFields, marker: StaticString, _ redaction: Redaction, to line: inout LineBuffer) {
-        for field in fields {
+    private static func append(_ fields: [(String, String)], marker: StaticString, _ redaction: Redaction, to line: inout LineBuffer) {
+        for (name, value) in fields {
             line.append(marker)
-            line.append(contentsOf: field.name)
+            line.append(contentsOf: name.escapingControlCharacters())
             line.append(": ")
-            line.append(contentsOf: redaction.value(ofHeader: field.name, field.value).escapingControlCharacters())
+            line.append(contentsOf: redaction.value(ofHeader: name, value).escapingControlCharacters())
         }
+    }
+
+    /// The request's head as the transport wrote it (``TransferMetrics/requestHead``, when it
+    /// records heads): its request line and fields, with `Host`, `User-Agent` and the rest that
+    /// curl added.
+    var sentHead: (requestLine: String, fields: [(String, String)])? {
+        guard case .response(let response) = outcome, let head = response.metrics?.requestHead else { return nil }
+        let lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        guard let first = lines.first else { return nil }
+        let fields = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingOptionalWhitespace())
+        }
+        return (first, fields)
+    }
+
+    /// `METHOD TARGET VERSION` with the target's secret query parameters hidden.
+    static func redactedRequestLine(_ line: String, _ redaction: Redaction) -> String {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        return parts.count == 3 ? "\(parts[0]) \(redaction.url(text: parts[1])) \(parts[2])" : line
     }
 
     private static func append(_ bodyLines: [String], marker: StaticString, to line: inout LineBuffer) {
@@ -131,7 +158,12 @@ struct LogRecord {
             json.string("requestBody", Self.requestBody(request, configuration).joined(separator: "\n"))
         }
         if configuration.level >= .headers {
-            json.pairs("requestHeaders", request.headers.map { ($0.name, redaction.value(ofHeader: $0.name, $0.value)) })
+            if let (requestLine, fields) = sentHead {
+                json.pairs("requestHeaders", fields.map { ($0.0, redaction.value(ofHeader: $0.0, $0.1)) })
+                json.string("requestLine", Self.redactedRequestLine(requestLine, redaction))  // keys stay sorted
+            } else {
+                json.pairs("requestHeaders", request.headers.map { ($0.name, redaction.value(ofHeader: $0.name, $0.value)) })
+            }
         }
         if let response, configuration.level >= .body {
             json.string("responseBody", Self.responseBody(response, configuration).joined(separator: "\n"))

@@ -53,6 +53,10 @@ import Testing
         (["-pq", "x"], #"--print takes letters from H, B, h and b, not "q""#),
         (["--max-redirects", "3", "x"], "--max-redirects limits --follow (-F, -L): give that too, or redirects are not followed at all"),
         (["-L", "--max-redirects", "-1", "x"], #"--max-redirects expects a whole number from 0 to 100, not "-1""#),
+        (["-A", "ntlm", "x"], #"--auth-type must be basic, bearer or digest, not "ntlm""#),
+        (["-A", "bearer", "x"], "--auth-type says how to send --auth: give --auth too"),
+        (["--session", "../up", "x"], #"--session takes a name of letters, digits, - _ and . (not starting with .), not "../up""#),
+        (["--gzip=yes", "x"], "--gzip takes no value"),
     ])
     func badCommandLinesSayWhatIsWrong(arguments: [String], message: String) {
         #expect(throws: UsageError(message)) { try Invocation.parse(arguments) }
@@ -65,6 +69,9 @@ import Testing
         (["-p", "Hh", "x"], "print", "Hh"), (["-pHhb", "x"], "print", "Hhb"), (["-vp", "b", "x"], "print", "b"),
         (["-d", "out.bin", "x"], "download", "out.bin"), (["-dout.bin", "x"], "download", "out.bin"),
         (["-cd", "out.bin", "x"], "download", "out.bin"), (["-Lvv", "x"], "verbosity", "2"), (["-h"], "help", "true"),
+        (["-f", "x"], "bodyKind", "form"), (["-fj", "x"], "bodyKind", "json"), (["-I", "x"], "ignoreStdin", "true"),
+        (["-a", "u:p", "x"], "auth", "u:p"), (["-au:p", "-A", "digest", "x"], "authType", "digest"),
+        (["-a", "t", "-Abearer", "x"], "authType", "bearer"), (["--session", "work", "x"], "session", "work"),
     ])
     func shortFlagsAndTheirValues(arguments: [String], property: String, expected: String) throws {
         let invocation = try Invocation.parse(arguments)
@@ -75,6 +82,11 @@ import Testing
             case "print": invocation.print ?? "nil"
             case "download": invocation.download ?? "nil"
             case "verbosity": String(invocation.verbosity)
+            case "bodyKind": invocation.bodyKind == .form ? "form" : "json"
+            case "ignoreStdin": String(invocation.ignoreStdin)
+            case "auth": invocation.auth ?? "nil"
+            case "authType": invocation.authType?.rawValue ?? "nil"
+            case "session": invocation.session ?? "nil"
             default: String(invocation.help)
             }
         #expect(value == expected)

@@ -312,6 +312,37 @@ struct SecretsInErrorsTests {
     let server: MockWebServer
     init() throws { server = try MockWebServer() }
 
+    /// With a transport that records the head it wrote, the headers level logs that head: the
+    /// request line, Host with its port, curl's User-Agent; secrets still hidden.
+    @Test func theHeadAsSentIsLoggedWhenTheTransportRecordsIt() async throws {
+        server.enqueue(.init(status: 200, body: "ok"), .init(status: 200, body: "ok"))
+        var configuration = CurlTransport.Configuration()
+        configuration.recordsRequestHeads = true
+        let transport = CurlTransport(configuration: configuration)
+        let port = try #require(server.url("/").port)
+        for format in [LogFormat.text, .jsonLines] {
+            let records = Records()
+            let pipeline = Pipeline(
+                middlewares: [LoggingMiddleware(level: .headers, sink: records.sink(), format: format)],
+                transport: transport)
+            var request = HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/x?token=tok-S1&page=2")))
+            try request.headers.set(name: "Authorization", value: "Bearer bearer-S4")
+            _ = try await pipeline.send(request)
+            let line = try #require(records.all.first)
+            #expect(!line.contains("tok-S1") && !line.contains("bearer-S4"))
+            if format == .text {
+                #expect(line.contains("\n> GET /x?token=<redacted>&page=2 HTTP/1.1\n> Host: 127.0.0.1:\(port)\n> User-Agent: Sluice/"))
+                #expect(line.contains("\n> Authorization: <redacted>"))
+            } else {
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                #expect(json["requestLine"] as? String == "GET /x?token=<redacted>&page=2 HTTP/1.1")
+                let fields = try #require(json["requestHeaders"] as? [[String]])
+                #expect(fields.contains(["Host", "127.0.0.1:\(port)"]))
+                #expect(fields.contains(["Authorization", "<redacted>"]))
+            }
+        }
+    }
+
     @Test func aTimedOutRequestWithSecretsLogsAndThrowsNoneOfThem() async throws {
         server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(120)))
         var configuration = CurlTransport.Configuration()
