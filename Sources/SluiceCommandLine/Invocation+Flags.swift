@@ -8,8 +8,8 @@ extension Invocation {
     public static let flags: [CommandLineFlag] = [
         // What is printed
         CommandLineFlag(
-            ["-v", "--verbose"], "log each call to standard error: -v a line, -vv its headers too, -vvv its",
-            "bodies too (secrets redacted)"
+            ["-v", "--verbose"], "log each call to standard error: -v a line, -vv its headers too",
+            "(as sent), -vvv its bodies too (secrets redacted)"
         ) { invocation, _ in invocation.verbosity += 1 },
         CommandLineFlag(
             ["-p", "--print"], value: "WHAT", "what to print: H request headers, B request body, h response",
@@ -23,8 +23,8 @@ extension Invocation {
         // The body
         CommandLineFlag(["-j", "--json"], "data items as a JSON object (the default)") { invocation, _ in invocation.bodyKind = .json },
         CommandLineFlag(
-            ["-f", "--form"], "data items as a form: url-encoded, or multipart/form-data when a field@file",
-            "item is given"
+            ["-f", "--form"], "data items as a form: url-encoded, or multipart/form-data when a",
+            "field@file item is given"
         ) { invocation, _ in invocation.bodyKind = .form },
         CommandLineFlag(["-I", "--ignore-stdin"], "never read a body from standard input") { invocation, _ in invocation.ignoreStdin = true },
         // Credentials
@@ -98,8 +98,8 @@ extension Invocation {
             invocation.awsSigV4 = (pieces[0], pieces[1])
         },
         CommandLineFlag(
-            ["--oauth1"], "sign with OAuth 1.0a (SLUICE_OAUTH1_CONSUMER_KEY, SLUICE_OAUTH1_CONSUMER_SECRET,",
-            "SLUICE_OAUTH1_TOKEN, SLUICE_OAUTH1_TOKEN_SECRET)"
+            ["--oauth1"], "sign with OAuth 1.0a (SLUICE_OAUTH1_CONSUMER_KEY,", "SLUICE_OAUTH1_CONSUMER_SECRET, SLUICE_OAUTH1_TOKEN,",
+            "SLUICE_OAUTH1_TOKEN_SECRET)"
         ) { invocation, _ in invocation.oauth1 = true },
         // Downloads
         CommandLineFlag(["-d", "--download"], value: "FILE", "save the body to FILE (atomically, when it is whole)") { invocation, file in

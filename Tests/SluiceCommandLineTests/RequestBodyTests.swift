@@ -117,6 +117,16 @@ struct RequestBodyTests {
         #expect(lines.contains("Accept: application/json, */*;q=0.5"))
         #expect(!result.text.contains("s3cret") && !result.text.contains("K3Y"))
     }
+
+    /// Over HTTP/2 the head shows the version curl used.
+    @Test func theHeadSaysWhichVersionWasUsed() async throws {
+        let h2c = try InteropServers.value("SLUICE_NGINX_H2C_URL")
+        let result = try await Sluice.run(["--http2", "-p", "H", "\(h2c)/small.json"])
+        #expect(result.status == 0)
+        #expect(result.text.hasPrefix("GET /small.json HTTP/2\n"))
+        let plain = try await Sluice.run(["-p", "H", "\(try InteropServers.value("SLUICE_NGINX_URL"))/small.json"])
+        #expect(plain.text.hasPrefix("GET /small.json HTTP/1.1\n"))
+    }
 }
 
 @Suite("sluice --session against httpbin")
