@@ -83,6 +83,7 @@ public struct SluiceCommand: Sendable {
         if session != nil, configuration.cookieJar == nil { configuration.cookieJar = .memory }
         let offline = invocation.offline ? OfflineTransport() : nil
         let curl = offline == nil ? CurlTransport(configuration: configuration) : nil
+        let transport: any HTTPTransport = curl.map { $0 as any HTTPTransport } ?? offline ?? OfflineTransport()
         if let curl, let session { try curl.addCookies(session.cookies) }
         /// After an exchange: the session keeps this run's headers, credentials and cookies.
         func saveSession() throws {
@@ -91,7 +92,7 @@ public struct SluiceCommand: Sendable {
             try kept.save(to: sessionPath)
             session = kept
         }
-        var builder = Client.Builder(transport: offline.map { $0 as any HTTPTransport } ?? curl!)
+        var builder = Client.Builder(transport: transport)
         builder.environment = environment
         let recorder = invocation.har.map { _ in HARRecorder() }
         try addMiddleware(invocation, to: &builder, recorder: recorder)

@@ -204,6 +204,19 @@ struct SluiceBinaryTests {
         #expect(tooMany.stdout.isEmpty && tooMany.stderr.hasPrefix("sluice: "))
     }
 
+    /// A body cut short is curl's 18, and nothing of it is printed; no answer at all is 52.
+    @Test func aServerThatHangsUpGivesCurlsCodes() async throws {
+        let server = try MockWebServer()
+        server.enqueue(
+            MockWebServer.Response(status: 200, body: String(repeating: "x", count: 1000)).with(fault: .disconnectAfterBodyBytes(10)),
+            MockWebServer.Response(status: 200, body: "never").with(fault: .disconnectBeforeResponse))
+        let cut = try await Sluice.run([server.url("/cut").absoluteString])
+        #expect(cut.status == 18)
+        #expect(cut.stdout.isEmpty && cut.stderr.hasPrefix("sluice: "))
+        let nothing = try await Sluice.run([server.url("/nothing").absoluteString])
+        #expect(nothing.status == 52)
+    }
+
     @Test func aDelayPastTimeoutExitsWith28AsCurlDoes() async throws {
         let result = try await Sluice.run(["--timeout", "1", "\(httpbin)/delay/5"])
         #expect(result.status == 28)
