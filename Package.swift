@@ -17,7 +17,7 @@ let strict: [SwiftSetting] = [
 let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
-    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
+    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
 ]
 
 let products: [Product] =
@@ -68,6 +68,7 @@ let modules: [Target] = [
     .target(name: "SluiceSigning", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
     // gzip request bodies, decode gzip and deflate responses, with limits.
     .target(name: "SluiceGzip", dependencies: ["Sluice", "CZlib", "CZlibShim"], swiftSettings: strict),
+    .target(name: "SluiceEncryption", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
     // Debug logging with SLUICE_LOG, redaction, copy as curl, JSON lines, HAR.
     .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
     // Retry policy with backoff, Retry-After and a shared budget.
@@ -202,6 +203,7 @@ let testTargets: [Target] = [
     tests("SluiceURLEncoding", ["SluiceCurl"]),
     tests("SluiceSigning", ["SluiceCurl"]),
     tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
+    tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "CSQLite", "sluice-cache-stress"]),

@@ -105,3 +105,9 @@ struct TenantMiddleware: Middleware {
         return try await next(request, context)
     }
 }
+
+/// Keys the payload-encryption samples take as given.
+let sharedSecret = Data(repeating: 7, count: 16)
+let newKey = Data(repeating: 1, count: 16)
+let oldKey = Data(repeating: 2, count: 16)
+let thirtyTwoByteKey = Data(repeating: 3, count: 32)

@@ -8,7 +8,7 @@ import glob, os, subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LIBRARIES = """Sluice SluiceCurl SluiceHeaders SluiceURLEncoding SluiceSigning SluiceGzip SluiceLogging SluiceRetry SluiceCache
-SluiceCacheRedis SluiceReachability SluiceHUD SluiceOutbox SluiceDownload SluiceMultipart SluiceXML SluiceServerSentEvents
+SluiceCacheRedis SluiceReachability SluiceHUD SluiceOutbox SluiceDownload SluiceMultipart SluiceXML SluiceEncryption SluiceServerSentEvents
 SluiceStandard SluiceCommandLine SluiceTesting""".split()
 
 

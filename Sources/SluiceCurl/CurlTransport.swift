@@ -235,7 +235,10 @@ public final class CurlTransport: HTTPTransport {
     /// line curl cannot read is left out); nothing without a jar. A file-backed jar is saved.
     ///
     /// ```swift
-    /// transport.addCookies(savedLines)   // what an earlier run's `transport.cookies` gave
+    /// var configuration = CurlTransport.Configuration()
+    /// configuration.cookieJar = .memory
+    /// let transport = CurlTransport(configuration: configuration)
+    /// try transport.addCookies(["api.example.com\tFALSE\t/\tTRUE\t0\tsession\tabc123"])   // what an earlier `cookies` gave
     /// ```
     ///
     /// - Throws: `.writeFailed` when a file-backed jar cannot be written.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # httpbin (from PyPI, served by gunicorn) for the interop tests, on a free 127.0.0.1 port.
-#   httpbin.sh up DIR     installs httpbin, gunicorn and requests-cache (for the cache benchmark)
+#   httpbin.sh up DIR     installs httpbin, gunicorn, requests-cache (for the cache benchmark),
+#                         http-ece and jwcrypto (the encryption tests' reference implementations)
 #                         into a virtual environment if missing (under
 #                         ${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}), starts gunicorn, writes the
 #                         variables the tests read to DIR/httpbin.env
@@ -17,10 +18,12 @@ up|venv) ;;
 esac
 
 venv=${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}
-if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache" 2>/dev/null; then
+# http-ece and jwcrypto are the reference implementations the payload-encryption tests check
+# Sluice against, both ways.
+if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto" 2>/dev/null; then
   mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1"
+  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5"
 fi
 if [ "$action" = venv ]; then echo "$venv/bin/python"; exit 0; fi
 : "${dir:?state directory}"
@@ -31,7 +34,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
   --error-logfile "$dir/httpbin-error.log" httpbin:app
 for _ in $(seq 100); do
   if python3 -c "import urllib.request; urllib.request.build_opener(urllib.request.ProxyHandler({})).open('http://127.0.0.1:$port/get', timeout=1)" 2>/dev/null; then
-    echo "export SLUICE_HTTPBIN_URL=http://127.0.0.1:$port" > "$dir/httpbin.env"
+    printf 'export SLUICE_HTTPBIN_URL=http://127.0.0.1:%s\nexport SLUICE_PYTHON=%s\n' "$port" "$venv/bin/python" > "$dir/httpbin.env"
     exit 0
   fi
   sleep 0.1

@@ -1,7 +1,7 @@
 /// A place in the default order of a ``Client``'s pipeline, outermost first:
 ///
 /// `HUD → Logging → Headers → URL encoding → (your middleware) → Redirects → Cache → Retry →
-/// Reachability gate → Gzip → Signing → (network) → transport`
+/// Reachability gate → Gzip → Encryption → Signing → (network) → transport`
 ///
 /// ``Client/Builder`` keeps its middleware sorted by position, so adding them in any order gives
 /// the same chain; two at the same position keep the order they were added in. Each middleware
@@ -58,6 +58,9 @@ public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringCo
     public static let reachability = MiddlewarePosition(rank: 700, name: "reachability")
     /// Request body compression; before signing, so the signature covers the bytes sent.
     public static let gzip = MiddlewarePosition(rank: 800, name: "gzip")
+    /// Payload encryption: inside gzip (a body is compressed, then encrypted) and outside
+    /// signing (what is signed is the encrypted body that goes out).
+    public static let encryption = MiddlewarePosition(rank: 850, name: "encryption")
     /// A fresh signature for every attempt.
     public static let signing = MiddlewarePosition(rank: 900, name: "signing")
     /// Just before the transport: sees each attempt exactly as sent (OkHttp's network interceptors).

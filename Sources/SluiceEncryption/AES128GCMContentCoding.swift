@@ -1,0 +1,123 @@
+import Foundation
+import Sluice
+
+/// RFC 8188's Encrypted Content-Encoding for HTTP, `Content-Encoding: aes128gcm`: a body as
+/// AES-128-GCM records under a key derived by HKDF-SHA-256 from a shared secret and a fresh
+/// random salt, with the secret's key id in the clear. A server decrypts it with any RFC 8188
+/// implementation (`http-ece` in Python, `http_ece` in Node) and the same secret.
+///
+/// Request bodies in memory, in a file or in a stream are encrypted record by record as they are
+/// sent (a file is never read whole); a response is decrypted record by record too, checking each
+/// record's delimiter and that the last record is marked last, so a cut-short body is an error.
+///
+/// ```swift
+/// let keys = StaticKeyProvider(keys: ["k1": sharedSecret], current: "k1")
+/// builder.add(PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys)))
+/// ```
+public struct AES128GCMContentCoding: PayloadCipher {
+    /// How messages are cut into records.
+    public struct Configuration: Sendable {
+        /// The record size, 18 bytes or more: each record carries up to this minus 17 bytes of
+        /// content.
+        public var recordSize: Int
+
+        /// Settings with each value given, or its default.
+        public init(recordSize: Int = 4096) {
+            self.recordSize = recordSize
+        }
+
+        /// Records of 4,096 bytes, as RFC 8188 suggests.
+        public static let `default` = Configuration()
+    }
+
+    /// The content coding's name in `Content-Encoding`.
+    public static let token = "aes128gcm"
+
+    /// Where the secrets come from.
+    public let keys: any KeyProvider
+    /// How messages are cut into records.
+    public let configuration: Configuration
+
+    /// A coding with `keys` and `configuration`.
+    public init(keys: any KeyProvider, configuration: Configuration = .default) {
+        self.keys = keys
+        self.configuration = configuration
+    }
+
+    public func encrypt(_ request: HTTPRequest) async throws -> HTTPRequest {
+        var request = request
+        if case .empty = request.body { return request }
+        let (id, secret) = try keys.currentKey()
+        let recordSize = configuration.recordSize
+        let keyID = Data(id.utf8)
+        // Checked now, so a bad setting fails before anything is sent.
+        try AES128GCMRecords.check(recordSize: recordSize, keyID: keyID)
+        @Sendable func encoder() throws(SluiceError) -> AES128GCMRecords.Encoder {
+            try AES128GCMRecords.Encoder(secret: secret, keyID: keyID, recordSize: recordSize, salt: try Crypto.randomBytes(16))
+        }
+        switch request.body {
+        case .empty:
+            return request
+        case .bytes(let data):
+            let encoder = try encoder()
+            var sealed = try encoder.add(data)
+            sealed.append(try encoder.finish())
+            request.body = .bytes(sealed)
+        case .file(let url):
+            guard let size = request.body.length else {
+                throw SluiceError(.invalidBody, "cannot read the size of the body file \(url.path)")
+            }
+            request.body = .stream(
+                .replayable(length: AES128GCMRecords.encryptedLength(plaintext: size, recordSize: recordSize, keyID: keyID)) {
+                    RecordStream.stream(encoder: encoder, source: .file(url))
+                })
+        case .stream(let stream):
+            let length = stream.length.map { AES128GCMRecords.encryptedLength(plaintext: $0, recordSize: recordSize, keyID: keyID) }
+            request.body = .stream(
+                stream.isReplayable
+                    ? .replayable(length: length) { RecordStream.stream(encoder: encoder, source: .stream(stream)) }
+                    : .oneShot(length: length, RecordStream.stream(encoder: encoder, source: .stream(stream))))
+        }
+        let codings = request.headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",").map { $0.trimmingOptionalWhitespace() } }
+        try request.headers.set(name: "Content-Encoding", value: (codings.filter { !$0.isEmpty } + [Self.token]).joined(separator: ", "))
+        request.headers.remove(name: "Content-Length")
+        return request
+    }
+
+    public func isEncrypted(_ response: HTTPResponse) -> Bool {
+        Self.codings(of: response).last?.lowercased() == Self.token
+    }
+
+    public func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse {
+        var response = response
+        guard response.bodyFile == nil else {
+            throw SluiceError(.misconfigured, "an aes128gcm body saved to a file is not decrypted: read it in memory or as a stream")
+        }
+        let remaining = Self.codings(of: response).dropLast()
+        if remaining.isEmpty {
+            response.headers.remove(name: "Content-Encoding")
+        } else {
+            try response.headers.set(name: "Content-Encoding", value: remaining.joined(separator: ", "))
+        }
+        if let stream = response.bodyStream {
+            let decoder = Locked(AES128GCMRecords.Decoder(keys: keys))
+            response.bodyStream = stream.map(
+                { chunk in try decoder.withLock { try $0.add(chunk) } },
+                end: { error in error == nil ? try decoder.withLock { try $0.finish() } : nil })
+            response.headers.remove(name: "Content-Length")
+            return response
+        }
+        let decoder = AES128GCMRecords.Decoder(keys: keys)
+        var plain = try decoder.add(response.body)
+        plain.append(try decoder.finish())
+        response.body = plain
+        try response.headers.set(name: "Content-Length", value: String(plain.count))
+        return response
+    }
+
+    /// The codings `response` lists, in order.
+    static func codings(of response: HTTPResponse) -> [String] {
+        response.headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",").map { $0.trimmingOptionalWhitespace() } }
+            .filter { !$0.isEmpty }
+    }
+}

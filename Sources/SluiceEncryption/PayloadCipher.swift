@@ -1,0 +1,29 @@
+import Foundation
+import Sluice
+
+/// A way to encrypt request bodies and decrypt response bodies, plugged into
+/// ``PayloadEncryptionMiddleware``: RFC 8188's ``AES128GCMContentCoding``, JOSE's
+/// ``JWECompactCipher``, or an in-house scheme that conforms.
+///
+/// ```swift
+/// struct AcmeCipher: PayloadCipher {
+///     func encrypt(_ request: HTTPRequest) async throws -> HTTPRequest { request }
+///     func isEncrypted(_ response: HTTPResponse) -> Bool { response.headers["X-Acme-Sealed"] != nil }
+///     func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse { response }
+/// }
+/// ```
+public protocol PayloadCipher: Sendable {
+    /// `request` with its body encrypted and the fields that say so (`Content-Encoding`,
+    /// `Content-Type`) set.
+    ///
+    /// - Throws: `SluiceError`, `.misconfigured` for a body or key it cannot use.
+    func encrypt(_ request: HTTPRequest) async throws -> HTTPRequest
+
+    /// Whether `response`'s body is in this cipher's format.
+    func isEncrypted(_ response: HTTPResponse) -> Bool
+
+    /// `response` with its body decrypted and the fields that described the encryption removed.
+    ///
+    /// - Throws: `SluiceError` `.invalidResponse` naming what is wrong (never the key).
+    func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse
+}
