@@ -1,0 +1,127 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceGzip
+import SluiceSigning
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+@testable import SluiceEncryption
+
+@Suite("PayloadEncryptionMiddleware in the chain, against MockWebServer")
+struct PayloadEncryptionMiddlewareTests {
+    let server: MockWebServer
+    let secret = Data((0..<16).map { UInt8($0 &+ 40) })
+    var keys: StaticKeyProvider { StaticKeyProvider(keys: ["2026-12": secret], current: "2026-12") }
+
+    init() throws { server = try MockWebServer() }
+
+    func decrypt(_ message: Data) throws -> Data {
+        let decoder = AES128GCMRecords.Decoder(keys: keys)
+        var plain = try decoder.add(message)
+        plain.append(try decoder.finish())
+        return plain
+    }
+
+    func encrypt(_ plain: Data) throws -> Data {
+        let encoder = try AES128GCMRecords.Encoder(secret: secret, keyID: Data("2026-12".utf8), recordSize: 4096, salt: try Crypto.randomBytes(16))
+        var message = try encoder.add(plain)
+        message.append(try encoder.finish())
+        return message
+    }
+
+    /// Compressed, then encrypted, then signed: the signature's payload hash is the hash of the
+    /// bytes the server received, which decrypt and then gunzip to the body.
+    @Test func gzipThenEncryptionThenSigningOnTheBytesReceived() async throws {
+        server.enqueue(.init(status: 200, body: "ok"))
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.environment = [:]
+        builder.add(
+            SigningMiddleware(
+                signer: AWSSigV4Signer(
+                    accessKeyID: "AKID", secretAccessKey: "SECRET", sessionToken: nil, region: "eu-west-1", service: "execute-api",
+                    options: .init(addsContentSHA256Header: true))))
+        builder.add(PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys)))
+        builder.add(GzipMiddleware(configuration: .init(requestCompression: .always)))
+        #expect(
+            builder.build().pipeline.middlewares.map { "\(type(of: $0))" }.suffix(3) == ["GzipMiddleware", "PayloadEncryptionMiddleware", "SigningMiddleware"])
+        let body = Data(String(repeating: "{\"walrus\": true} ", count: 400).utf8)
+        var request = HTTPRequest(method: .post, url: server.url("/upload"), body: .bytes(body))
+        try request.headers.set(name: "Content-Type", value: "application/json")
+        _ = try await builder.build().send(request)
+
+        let received = try #require(server.requests.first)
+        #expect(received.header("Content-Encoding") == "gzip, aes128gcm")
+        #expect(try received.header("X-Amz-Content-Sha256").map { Data(hex: $0) } == Digest.sha256.hash(received.body))
+        #expect(received.header("Authorization")?.hasPrefix("AWS4-HMAC-SHA256 Credential=AKID/") == true)
+        #expect(try GzipCodec.decompress(try decrypt(received.body), format: .gzip) == body)
+    }
+
+    /// An encrypted answer is decrypted, marked no-store unless allowed, and a request can opt out
+    /// either way.
+    @Test func answersAreDecryptedAndKeptOutOfCachesUnlessAllowed() async throws {
+        let plain = Data("{\"secret\": \"plans\"}".utf8)
+        for _ in 0..<3 { server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm")], body: try encrypt(plain))) }
+        let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
+        let response = try await pipeline.send(HTTPRequest(url: server.url("/plans")))
+        #expect(response.body == plain)
+        #expect(response.headers["Content-Encoding"] == nil)
+        #expect(response.headers.values(for: "Cache-Control") == ["no-store"])
+        #expect(server.requests[0].header("Content-Encoding") == nil)  // a GET has no body to encrypt
+
+        var keep = HTTPRequest(url: server.url("/plans"))
+        keep.decryptsResponse = false
+        let sealed = try await pipeline.send(keep)
+        #expect(sealed.headers["Content-Encoding"] == "aes128gcm")
+        #expect(try decrypt(sealed.body) == plain)
+
+        let caching = Pipeline(
+            middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys), configuration: .init(cachesDecryptedResponses: true))],
+            transport: CurlTransport())
+        #expect(try await caching.send(HTTPRequest(url: server.url("/plans"))).headers["Cache-Control"] == nil)
+    }
+
+    @Test func aRequestCanSendItsBodyInTheClear() async throws {
+        server.enqueue(.init(status: 200, body: "ok"), .init(status: 200, body: "ok"))
+        let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
+        var plain = HTTPRequest(method: .post, url: server.url("/public"), body: .bytes(Data("hello".utf8)))
+        plain.encryptsBody = false
+        _ = try await pipeline.send(plain)
+        #expect(server.requests[0].body == Data("hello".utf8) && server.requests[0].header("Content-Encoding") == nil)
+        _ = try await pipeline.send(HTTPRequest(method: .post, url: server.url("/private"), body: .bytes(Data("hello".utf8))))
+        #expect(try decrypt(server.requests[1].body) == Data("hello".utf8))
+    }
+
+    /// A file body is encrypted record by record as it is sent, with the length announced.
+    @Test func aFileBodyIsEncryptedAsItIsSent() async throws {
+        server.enqueue(.init(status: 200, body: "ok"))
+        let scratch = try TemporaryDirectory(prefix: "sluice-encryption")
+        let file = URL(fileURLWithPath: scratch.filePath("upload.bin"))
+        let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 17) })
+        try content.write(to: file)
+        let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
+        _ = try await pipeline.send(HTTPRequest(method: .put, url: server.url("/file"), body: .file(file)))
+        let received = try #require(server.requests.first)
+        let expectedLength = AES128GCMRecords.encryptedLength(plaintext: Int64(content.count), recordSize: 4096, keyID: Data("2026-12".utf8))
+        #expect(received.header("Content-Length") == String(expectedLength))
+        #expect(try decrypt(received.body) == content)
+    }
+
+    @Test func aCorruptAnswerIsAnErrorNamingTheRequestNeverTheKey() async throws {
+        var sealed = try encrypt(Data("top secret".utf8))
+        sealed[sealed.count - 1] ^= 0x01
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm")], body: sealed))
+        let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
+        do {
+            _ = try await pipeline.send(HTTPRequest(url: server.url("/plans")))
+            Issue.record("a changed record was accepted")
+        } catch let error as SluiceError {
+            #expect(error.code == .invalidResponse)
+            #expect(
+                error.message.hasSuffix(
+                    "aes128gcm body: record 1 does not authenticate: the key is wrong, or the bytes were changed or cut short"))
+            #expect(error.message.contains("/plans") && !error.message.contains(secret.base64EncodedString()))
+        }
+    }
+}
