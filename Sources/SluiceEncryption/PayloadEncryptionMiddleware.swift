@@ -53,15 +53,23 @@ public struct PayloadEncryptionMiddleware: Middleware {
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
-        if request.encryptsBody ?? configuration.encryptsRequests { request = try await cipher.encrypt(request) }
+        var encrypted = false
+        if request.encryptsBody ?? configuration.encryptsRequests, request.body.length != 0 {
+            request = try await cipher.encrypt(request)
+            encrypted = true
+        }
         var response = try await next(request, context)
-        guard request.decryptsResponse ?? configuration.decryptsResponses, cipher.isEncrypted(response) else { return response }
+        guard request.decryptsResponse ?? configuration.decryptsResponses, cipher.isEncrypted(response) else {
+            if encrypted { response.bodiesAreConfidential = true }
+            return response
+        }
         do {
             response = try await cipher.decrypt(response)
         } catch let error as SluiceError {
             throw SluiceError(error.code, "\(request): \(error.message)", response: response)
         }
         if !configuration.cachesDecryptedResponses { try response.headers.append(name: "Cache-Control", value: "no-store") }
+        response.bodiesAreConfidential = true
         return response
     }
 }

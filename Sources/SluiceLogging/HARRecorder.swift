@@ -87,8 +87,12 @@ public final class HARRecorder: Sendable {
         var notes: [String] = []
         var postData: HARDocument.PostData?
         var requestBodySize = 0
+        let confidential = response.bodiesAreConfidential
+        if confidential { notes.append("bodies not recorded: they went over the wire end-to-end encrypted") }
         switch request.body {
         case .empty: break
+        case .bytes(let data) where confidential:
+            requestBodySize = data.count
         case .bytes(let data):
             requestBodySize = data.count
             let shown = CurlCommand.redactedBody(data, contentType: request.headers["Content-Type"], redaction: redaction)
@@ -103,7 +107,7 @@ public final class HARRecorder: Sendable {
         if response.bodyFile != nil {
             content.size = Int(response.metrics?.bytesReceived ?? -1)
             notes.append("response body written to a file, not recorded")
-        } else if !response.body.isEmpty {
+        } else if !response.body.isEmpty, !confidential {
             let shown = CurlCommand.redactedBody(response.body, contentType: mimeType, redaction: redaction)
             (content.text, content.encoding) = encode(shown, note: "response body", notes: &notes)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceGzip
+import SluiceLogging
 import SluiceSigning
 import SluiceTestSupport
 import SluiceTesting
@@ -80,6 +81,24 @@ struct PayloadEncryptionMiddlewareTests {
             middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys), configuration: .init(cachesDecryptedResponses: true))],
             transport: CurlTransport())
         #expect(try await caching.send(HTTPRequest(url: server.url("/plans"))).headers["Cache-Control"] == nil)
+    }
+
+    /// A HAR file keeps neither body of an encrypted exchange, only a note saying why.
+    @Test func recordersLeaveTheBodiesOut() async throws {
+        let answer = Data("{\"plans\": \"world domination\"}".utf8)
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm")], body: try encrypt(answer)))
+        let recorder = HARRecorder()
+        let pipeline = Pipeline(
+            middlewares: [HARRecorderMiddleware(recorder: recorder), PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))],
+            transport: CurlTransport())
+        let response = try await pipeline.send(HTTPRequest(method: .post, url: server.url("/plans"), body: .bytes(Data("my secret question".utf8))))
+        #expect(response.body == answer && response.bodiesAreConfidential)
+        let scratch = try TemporaryDirectory(prefix: "sluice-encryption")
+        let file = URL(fileURLWithPath: scratch.filePath("exchange.har"))
+        try recorder.write(to: file)
+        let har = try String(contentsOf: file, encoding: .utf8)
+        #expect(!har.contains("world domination") && !har.contains("my secret question"))
+        #expect(har.contains("bodies not recorded: they went over the wire end-to-end encrypted"))
     }
 
     @Test func aRequestCanSendItsBodyInTheClear() async throws {

@@ -63,6 +63,15 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         get { storage.attempts }
         _modify { makeUnique(); yield &storage.attempts }
     }
+    /// Whether the exchange's bodies went over the wire end-to-end encrypted (a payload
+    /// encryption middleware encrypted the request's body or decrypted this body): what the app
+    /// sees is plaintext the server meant for it alone, so recorders (a HAR file) leave both
+    /// bodies out. Logging still shows them when its level asks for bodies.
+    public var bodiesAreConfidential: Bool {
+        get { storage.bodiesAreConfidential }
+        _modify { makeUnique(); yield &storage.bodiesAreConfidential }
+    }
+
     /// The body as it arrives, for a response to a streaming call (``Client/stream(_:context:)``);
     /// ``body`` is then empty. `nil` for every other response.
     public var bodyStream: ResponseBodyStream? {
@@ -111,6 +120,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var trace: PipelineTrace?
         @exclusivity(unchecked) var attempts = 1
         @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
+        @exclusivity(unchecked) var bodiesAreConfidential = false
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
             self.status = status
@@ -127,6 +137,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.trace = trace
             copy.attempts = attempts
             copy.bodyStream = bodyStream
+            copy.bodiesAreConfidential = bodiesAreConfidential
             return copy
         }
     }
