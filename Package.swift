@@ -172,7 +172,7 @@ let testTools: [Target] = [
         path: "Tests/Tools/sluice-reachability-probe", swiftSettings: strict),
     // An upload or a download in a process of its own (peak memory, kill and resume).
     .executableTarget(
-        name: "sluice-transfer-probe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart"],
+        name: "sluice-transfer-probe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart", "SluiceEncryption"],
         path: "Tests/Tools/sluice-transfer-probe", swiftSettings: strict),
     // The libFuzzer targets (`make fuzz`), and a replay mode that `make test` runs over their seed
     // corpora. The C driver calls libFuzzer only in fuzz builds.
@@ -203,7 +203,7 @@ let testTargets: [Target] = [
     tests("SluiceURLEncoding", ["SluiceCurl"]),
     tests("SluiceSigning", ["SluiceCurl"]),
     tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
-    tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging"]),
+    tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "sluice-transfer-probe"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "CSQLite", "sluice-cache-stress"]),

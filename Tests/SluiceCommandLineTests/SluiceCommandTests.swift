@@ -231,9 +231,13 @@ struct SluiceBinaryTests {
     }
 
     @Test func ctrlCEndsTheCallWith130() async throws {
-        let (process, stdout, stderr) = try Sluice.start(["\(httpbin)/delay/10"])
-        let started = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(700))
+        let server = try MockWebServer()
+        server.enqueue(MockWebServer.Response(status: 200, body: "late").with(headersDelay: .seconds(30)))
+        let (process, stdout, stderr) = try Sluice.start([server.url("/slow").absoluteString])
+        // Once the request is at the server, the program is set up and waiting for the answer.
+        for _ in 0..<1_000 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!server.requests.isEmpty)
+        let interrupted = ContinuousClock.now
         process.interrupt()  // SIGINT, as Ctrl-C sends
         let result = try await Blocking.run {
             let errors = Thread.detachedRead(stderr.fileHandleForReading)
@@ -244,7 +248,7 @@ struct SluiceBinaryTests {
         #expect(result.0 == 130 && result.1 == .exit)  // exited with 130, not killed by the signal
         #expect(result.2.isEmpty)
         #expect(result.3 == "sluice: interrupted\n")
-        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(8)), "the 10 s call was cancelled, not waited for")
+        #expect(interrupted.duration(to: .now) < TestTiming.scaled(.seconds(15)), "the 30 s call was cancelled, not waited for")
     }
 
     @Test func signingNeedsItsSecretFromTheEnvironment() async throws {

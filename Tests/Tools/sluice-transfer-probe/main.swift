@@ -3,6 +3,11 @@
 //     sluice-transfer-probe upload URL FILE      multipart upload of FILE (and a text field)
 //     sluice-transfer-probe download URL DEST    download to DEST (resuming what is there)
 //     sluice-transfer-probe stream URL MICROS    a streamed GET read slowly: MICROS µs after each chunk
+//     sluice-transfer-probe encrypted-upload URL FILE   a PUT of FILE, aes128gcm-encrypted as it is sent
+//     sluice-transfer-probe encrypted-stream URL DEST   a streamed GET of an aes128gcm body, decrypted
+//                                                       chunk by chunk into DEST
+// The encrypted modes take the secret from SLUICE_PROBE_SECRET (base64), key id "probe", and the
+// record size from SLUICE_PROBE_RECORD_SIZE (4096 without it).
 //
 // Prints one JSON line: the status, the bytes, and this process's peak resident memory (VmHWM),
 // so a test sees the transfer's own peak; or, for a download, the bytes it resumed from. A test
@@ -11,11 +16,13 @@ import Foundation
 import Sluice
 import SluiceCurl
 import SluiceDownload
+import SluiceEncryption
 import SluiceMultipart
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, ["upload", "download", "stream"].contains(arguments[1]), let url = URL(string: arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: sluice-transfer-probe upload|download|stream URL PATH|MICROS\n".utf8))
+let modes = ["upload", "download", "stream", "encrypted-upload", "encrypted-stream"]
+guard arguments.count == 4, modes.contains(arguments[1]), let url = URL(string: arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: sluice-transfer-probe upload|download|stream|encrypted-upload|encrypted-stream URL PATH|MICROS\n".utf8))
     exit(2)
 }
 
@@ -30,7 +37,28 @@ func peakResidentKiB() -> Int {
 var code: Int32 = 0
 do {
     let path = URL(fileURLWithPath: arguments[3])
-    if arguments[1] == "stream" {
+    if arguments[1].hasPrefix("encrypted-") {
+        let secret = Data(base64Encoded: ProcessInfo.processInfo.environment["SLUICE_PROBE_SECRET"] ?? "") ?? Data()
+        let recordSize = Int(ProcessInfo.processInfo.environment["SLUICE_PROBE_RECORD_SIZE"] ?? "") ?? 4096
+        let cipher = AES128GCMContentCoding(
+            keys: StaticKeyProvider(keys: ["probe": secret], current: "probe"), configuration: .init(recordSize: recordSize))
+        let client = Client(transport: CurlTransport(), middlewares: [PayloadEncryptionMiddleware(cipher: cipher)])
+        if arguments[1] == "encrypted-upload" {
+            let response = try await client.send(HTTPRequest(method: .put, url: url, body: .file(path)))
+            print(#"{"status": \#(response.status.code), "bytesSent": \#(response.metrics?.bytesSent ?? -1), "peakResidentKiB": \#(peakResidentKiB())}"#)
+        } else {
+            let response = try await client.stream(HTTPRequest(url: url))
+            FileManager.default.createFile(atPath: path.path, contents: nil)
+            let output = try FileHandle(forWritingTo: path)
+            var bytes = 0
+            for try await chunk in response.bodyStream! {
+                try output.write(contentsOf: chunk)
+                bytes += chunk.count
+            }
+            try output.close()
+            print(#"{"status": \#(response.status.code), "bytes": \#(bytes), "peakResidentKiB": \#(peakResidentKiB())}"#)
+        }
+    } else if arguments[1] == "stream" {
         let pause = Duration.microseconds(Int(arguments[3]) ?? 0)
         let response = try await Client(transport: CurlTransport()).stream(HTTPRequest(url: url))
         // The process's own floor (runtime, Foundation, curl and OpenSSL set up, one connection
