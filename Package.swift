@@ -203,7 +203,7 @@ let testTargets: [Target] = [
     tests("SluiceURLEncoding", ["SluiceCurl"]),
     tests("SluiceSigning", ["SluiceCurl"]),
     tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
-    tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "sluice-transfer-probe"]),
+    tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "SluiceCache", "sluice-transfer-probe"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "CSQLite", "sluice-cache-stress"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceCache
 import SluiceCurl
 import SluiceGzip
 import SluiceLogging
@@ -99,6 +100,26 @@ struct PayloadEncryptionMiddlewareTests {
         let har = try String(contentsOf: file, encoding: .utf8)
         #expect(!har.contains("world domination") && !har.contains("my secret question"))
         #expect(har.contains("bodies not recorded: they went over the wire end-to-end encrypted"))
+    }
+
+    /// The cache (outside encryption) sees the plaintext answer: it keeps it only when allowed.
+    @Test func theCacheKeepsADecryptedAnswerOnlyWhenAllowed() async throws {
+        let answer = Data("{\"plans\": 1}".utf8)
+        for allowed in [false, true] {
+            let server = try MockWebServer()
+            server.setHandler { _ in
+                MockWebServer.Response(
+                    status: 200, headers: [("Content-Encoding", "aes128gcm"), ("Cache-Control", "max-age=600")], body: (try? self.encrypt(answer)) ?? Data())
+            }
+            var builder = Client.Builder(transport: CurlTransport())
+            builder.environment = [:]
+            builder.add(CacheMiddleware(store: MemoryCacheStore()))
+            builder.add(
+                PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys), configuration: .init(cachesDecryptedResponses: allowed)))
+            let client = builder.build()
+            for _ in 0..<2 { #expect(try await client.send(HTTPRequest(url: server.url("/plans"))).body == answer) }
+            #expect(server.requests.count == (allowed ? 1 : 2), "caching allowed: \(allowed)")
+        }
     }
 
     @Test func aRequestCanSendItsBodyInTheClear() async throws {
