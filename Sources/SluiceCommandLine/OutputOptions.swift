@@ -39,7 +39,7 @@ struct OutputOptions {
     }
 
     /// The request: its head as the transport wrote it (`sentHead`, from
-    /// ``TransferMetrics/requestHead``), or, when nothing was sent (`--offline`), the head curl
+    /// `TransferMetrics.requestHead`), or, when nothing was sent (`--offline`), the head curl
     /// would write: its `Host` with a port that is not the scheme's, and curl's `User-Agent`,
     /// `Accept` and `Content-Length` where the request has none. Then (with `B`) the body.
     /// Credentials and secret query parameters are redacted, and what came from outside is shown

@@ -153,7 +153,7 @@ public final class CurlTransport: HTTPTransport {
         /// memory or in a Netscape cookie file that is loaded at start and saved whenever a
         /// response sets a cookie. See ``CurlTransport/cookies``.
         public var cookieJar: CookieJar?
-        /// Whether each response's ``TransferMetrics/requestHead`` holds the request's head as
+        /// Whether each response's `TransferMetrics.requestHead` holds the request's head as
         /// curl wrote it to the wire (curl's debug callback, with its verbose mode, runs for every
         /// transfer then). Off by default; the `sluice` command turns it on to print what was sent.
         public var recordsRequestHeads: Bool = false

@@ -5,7 +5,7 @@ import Sluice
 /// whose gateways require it: with RFC 8188's ``AES128GCMContentCoding``, JOSE's
 /// ``JWECompactCipher``, or an in-house ``PayloadCipher``.
 ///
-/// It sits between gzip and signing (``Sluice/MiddlewarePosition/encryption``): a body is
+/// It sits between gzip and signing (`MiddlewarePosition.encryption`): a body is
 /// compressed, then encrypted, then signed as it really goes out; an answer is decrypted before
 /// gzip decodes it. Per request, `request.encryptsBody` and `request.decryptsResponse` override
 /// the configuration, so one client talks to encrypted and plain endpoints alike. A decrypted

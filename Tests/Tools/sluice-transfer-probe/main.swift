@@ -48,7 +48,7 @@ do {
             print(#"{"status": \#(response.status.code), "bytesSent": \#(response.metrics?.bytesSent ?? -1), "peakResidentKiB": \#(peakResidentKiB())}"#)
         } else {
             let response = try await client.stream(HTTPRequest(url: url))
-            FileManager.default.createFile(atPath: path.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path.path, contents: nil)
             let output = try FileHandle(forWritingTo: path)
             var bytes = 0
             for try await chunk in response.bodyStream! {
