@@ -151,6 +151,21 @@ struct AES128GCMContentCodingTests {
         }
     }
 
+    /// Keys rotate: new messages use the current id, answers under an older id still decrypt,
+    /// and one under an id no longer known is refused by name.
+    @Test func keysRotateByID() async throws {
+        let old = Data(repeating: 0x11, count: 16), new = Data(repeating: 0x22, count: 16)
+        let coding = AES128GCMContentCoding(keys: StaticKeyProvider(keys: ["2026-11": old, "2026-12": new], current: "2026-12"))
+        let sent = try await coding.encrypt(HTTPRequest(method: .post, url: URL(string: "https://x.example/")!, body: .bytes(Data("hi".utf8))))
+        let message = try await sent.body.collect()
+        #expect(message[20] == 7 && message[21..<28] == Data("2026-12".utf8))  // the key id in the header
+        #expect(try Self.decrypt(message, keys: ["2026-12": new]) == Data("hi".utf8))
+        let underOld = try Self.encrypt(Data("still".utf8), secret: old, keyID: "2026-11", recordSize: 4096, salt: Data(repeating: 5, count: 16))
+        let response = HTTPResponse(status: .ok, headers: try HTTPFields(validating: [("Content-Encoding", "aes128gcm")]), body: underOld)
+        #expect(try await coding.decrypt(response).body == Data("still".utf8))
+        expectInvalid(underOld, keys: ["2026-12": new], #"no key is known for its key id "2026-11""#)
+    }
+
     // MARK: Interop with http-ece, both ways
 
     @Test(arguments: [0, 1, 4096 - 17, 1 << 20])
