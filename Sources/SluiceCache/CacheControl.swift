@@ -158,7 +158,7 @@ public struct CacheControl: Sendable, Hashable {
 
     /// The field names of a quoted list argument: `"Set-Cookie, X-A"`.
     private static func fieldNames(_ argument: String) -> [String] {
-        argument.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+        argument.split(separator: ",").map { $0.trimmingOptionalWhitespace() }.filter { !$0.isEmpty }
     }
 
     /// `name[=argument]` pairs of a comma-separated list; names lowercased, quoted arguments
@@ -210,16 +210,5 @@ public struct CacheControl: Sendable, Hashable {
             if !name.isEmpty { result.append((name, argument)) }
         }
         return result
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (HTTP's OWS).
-    func trimmingWhitespace() -> String {
-        let text = Substring(self)
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = text.utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = text.utf8.lastIndex(where: { !isSpace($0) })!
-        return String(text[first...last])
     }
 }

@@ -93,7 +93,7 @@ public struct CacheStrategy: Sendable {
         } else if directives.noStore {
             return false
         }
-        if response.headers.values(for: "Vary").contains(where: { $0.trimmingWhitespace() == "*" }) { return false }
+        if response.headers.values(for: "Vary").contains(where: { $0.trimmingOptionalWhitespace() == "*" }) { return false }
         if isShared {
             if directives.isPrivate && directives.privateFields.isEmpty { return false }
             if request.headers.contains("Authorization"),
@@ -119,7 +119,7 @@ public struct CacheStrategy: Sendable {
     public func storedFields(of response: HTTPResponse) -> HTTPFields {
         var named: Set<String> = []
         for value in response.headers.values(for: "Connection") {
-            for name in value.utf8.split(separator: UInt8(ascii: ",")) { named.insert(Substring(name).trimmingWhitespace().lowercased()) }
+            for name in value.utf8.split(separator: UInt8(ascii: ",")) { named.insert(Substring(name).trimmingOptionalWhitespace().lowercased()) }
         }
         if isShared {
             let directives = directives(of: response.headers)
@@ -187,7 +187,7 @@ public struct CacheStrategy: Sendable {
     /// list (`Age: 7200, 0` is 7200); 0 when that member is not a non-negative integer.
     static func ageValue(_ headers: HTTPFields) -> Int {
         guard let first = headers.values(for: "Age").first?.split(separator: ",", omittingEmptySubsequences: false).first else { return 0 }
-        return CacheControl.deltaSeconds(first.trimmingWhitespace()) ?? 0
+        return CacheControl.deltaSeconds(first.trimmingOptionalWhitespace()) ?? 0
     }
 
     /// The `Date` the origin sent, or the time the response arrived when it sent none or a bad one.
@@ -274,7 +274,7 @@ public struct CacheStrategy: Sendable {
         var values: [String: String?] = [:]
         for value in responseHeaders.values(for: "Vary") {
             for name in value.split(separator: ",") {
-                let field = name.trimmingWhitespace().lowercased()
+                let field = name.trimmingOptionalWhitespace().lowercased()
                 if field == "*" { return nil }
                 if field.isEmpty { continue }
                 guard request.headers.contains(field) else {
@@ -305,7 +305,7 @@ public struct CacheStrategy: Sendable {
         let noneMatch = request.headers.values(for: "If-None-Match")
         if !noneMatch.isEmpty {
             guard let etag = stored.headers["ETag"].map(Self.weak) else { return false }
-            let tags = noneMatch.flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace() }
+            let tags = noneMatch.flatMap { $0.split(separator: ",") }.map { $0.trimmingOptionalWhitespace() }
             return tags.contains("*") || tags.contains { Self.weak($0) == etag }
         }
         guard let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse),
@@ -316,7 +316,7 @@ public struct CacheStrategy: Sendable {
 
     /// An entity tag without its weakness mark, for weak comparison.
     private static func weak(_ tag: String) -> String {
-        let trimmed = tag.trimmingWhitespace()
+        let trimmed = tag.trimmingOptionalWhitespace()
         return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
     }
 
@@ -362,7 +362,7 @@ public struct CacheStrategy: Sendable {
     /// An unquoted tag (as some servers send) compares by its text.
     public static func weakCompare(_ a: String, _ b: String) -> Bool {
         func opaque(_ tag: String) -> Substring {
-            var tag = Substring(tag.trimmingWhitespace())
+            var tag = Substring(tag.trimmingOptionalWhitespace())
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             if tag.count >= 2, tag.first == "\"", tag.last == "\"" { tag = tag.dropFirst().dropLast() }
             return tag

@@ -33,7 +33,7 @@ extension HTTPFields {
             valueCopy.withUTF8 { valueBytes in check(name: nameBytes, value: valueBytes, nameString: name) }
         }
         if let error { throw invalid(error) }
-        return Field(validName: name, value: trimmed(value))
+        return Field(validName: name, value: value.trimmingOptionalWhitespace())
     }
 
     /// The first rule a field breaks, or nil: the name (non-empty, token characters, no CR/LF/NUL),
@@ -90,15 +90,6 @@ extension HTTPFields {
         while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
         while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
         return UnsafeBufferPointer(rebasing: bytes[start..<end])
-    }
-
-    static func trimmed(_ value: String) -> String {
-        var value = value
-        let shortened = value.withUTF8 { bytes -> String? in
-            let kept = trimmed(bytes)
-            return kept.count == bytes.count ? nil : String(decoding: kept, as: UTF8.self)
-        }
-        return shortened ?? value
     }
 
     /// Whether none of the eight bytes of `word` is below 0x20 or is 0x7F (exact tests from "Bit

@@ -9,24 +9,25 @@ extension Substring {
     /// "gzip, br".split(separator: ",").map { $0.trimmingOptionalWhitespace() }   // ["gzip", "br"]
     /// ```
     package func trimmingOptionalWhitespace() -> String {
-        var start = utf8.startIndex, end = utf8.endIndex
-        func isOWS(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-        while start < end, isOWS(utf8[start]) { utf8.formIndex(after: &start) }
-        while start < end {
-            let last = utf8.index(before: end)
-            guard isOWS(utf8[last]) else { break }
-            end = last
-        }
-        return String(self[start..<end])
+        var text = self
+        return text.withUTF8 { String(decoding: HTTPFields.trimmed($0), as: UTF8.self) }
     }
 }
 
 extension String {
     /// The text without leading and trailing spaces and tabs (RFC 9110's OWS); see
-    /// `Substring.trimmingOptionalWhitespace()`.
+    /// `Substring.trimmingOptionalWhitespace()`. A value with nothing to trim is returned as it
+    /// is, without a copy (every field a request sets goes through here).
     ///
     /// ```swift
     /// " gzip\t".trimmingOptionalWhitespace()   // "gzip"
     /// ```
-    package func trimmingOptionalWhitespace() -> String { self[...].trimmingOptionalWhitespace() }
+    package func trimmingOptionalWhitespace() -> String {
+        var value = self
+        let shortened = value.withUTF8 { bytes -> String? in
+            let kept = HTTPFields.trimmed(bytes)
+            return kept.count == bytes.count ? nil : String(decoding: kept, as: UTF8.self)
+        }
+        return shortened ?? value
+    }
 }
