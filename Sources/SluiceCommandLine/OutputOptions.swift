@@ -39,27 +39,21 @@ struct OutputOptions {
     }
 
     /// The request: its head as the transport wrote it (`sentHead`, from
-    /// `TransferMetrics.requestHead`), or, when nothing was sent (`--offline`), the head curl
+    /// `TransferMetrics.requestHeadParts`), or, when nothing was sent (`--offline`), the head curl
     /// would write: its `Host` with a port that is not the scheme's, and curl's `User-Agent`,
     /// `Accept` and `Content-Length` where the request has none. Then (with `B`) the body.
     /// Credentials and secret query parameters are redacted, and what came from outside is shown
     /// with its control characters escaped.
-    func describe(request: HTTPRequest, sentHead: String?, userAgent: String?) -> String {
+    func describe(
+        request: HTTPRequest, sentHead: (requestLine: String, fields: [(name: String, value: String)])?, userAgent: String?
+    ) -> String {
         var text = ""
         if requestHeaders {
-            let lines = sentHead.map(Self.lines(ofHead:)) ?? Self.lines(curlWouldSend: request, userAgent: userAgent)
+            let (requestLine, fields) = sentHead ?? Self.head(curlWouldSend: request, userAgent: userAgent)
             let redaction = Redaction.default
-            for (index, line) in lines.enumerated() {
-                if index == 0 {
-                    // METHOD TARGET VERSION: the target's query can hold a secret.
-                    let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-                    let shown = parts.count == 3 ? "\(parts[0]) \(redaction.url(text: parts[1])) \(parts[2])" : line
-                    text += paint(shown.escapingControlCharacters(), "1;34") + "\n"
-                } else if let colon = line.firstIndex(of: ":") {
-                    let name = String(line[..<colon])
-                    let value = String(line[line.index(after: colon)...]).trimmingOptionalWhitespace()
-                    text += paint(name.escapingControlCharacters(), "36") + ": " + redaction.value(ofHeader: name, value).escapingControlCharacters() + "\n"
-                }
+            text += paint(redaction.requestLine(requestLine).escapingControlCharacters(), "1;34") + "\n"
+            for (name, value) in fields {
+                text += paint(name.escapingControlCharacters(), "36") + ": " + redaction.value(ofHeader: name, value).escapingControlCharacters() + "\n"
             }
             text += "\n"
         }
@@ -74,27 +68,22 @@ struct OutputOptions {
         return text
     }
 
-    /// The lines of a head as the transport wrote it, without the empty line that ends it.
-    static func lines(ofHead head: String) -> [String] {
-        head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-    }
-
-    /// The head curl would write for `request`, as ``lines(ofHead:)`` gives a written one.
-    static func lines(curlWouldSend request: HTTPRequest, userAgent: String?) -> [String] {
+    /// The head curl would write for `request`: its request line and fields.
+    static func head(curlWouldSend request: HTTPRequest, userAgent: String?) -> (requestLine: String, fields: [(name: String, value: String)]) {
         let url = request.url
         let target = (url.path.isEmpty ? "/" : url.path(percentEncoded: true)) + (url.query(percentEncoded: true).map { "?" + $0 } ?? "")
-        var lines = ["\(request.method) \(target) HTTP/1.1"]
+        var fields: [(name: String, value: String)] = []
         if !request.headers.contains("Host") {
             let defaultPort = url.scheme?.lowercased() == "https" ? 443 : 80
-            lines.append("Host: " + (url.host ?? "") + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? ""))
+            fields.append(("Host", (url.host ?? "") + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")))
         }
-        if let userAgent, !request.headers.contains("User-Agent") { lines.append("User-Agent: " + userAgent) }
-        if !request.headers.contains("Accept") { lines.append("Accept: */*") }
-        lines += request.headers.map { "\($0.name): \($0.value)" }
-        if !request.headers.contains("Content-Length"), let length = request.body.length, length > 0 || request.method != .get {
-            if length > 0 || [.post, .put, .patch].contains(request.method) { lines.append("Content-Length: \(length)") }
+        if let userAgent, !request.headers.contains("User-Agent") { fields.append(("User-Agent", userAgent)) }
+        if !request.headers.contains("Accept") { fields.append(("Accept", "*/*")) }
+        fields += request.headers.map { ($0.name, $0.value) }
+        if !request.headers.contains("Content-Length"), let length = request.body.length, length > 0 || [.post, .put, .patch].contains(request.method) {
+            fields.append(("Content-Length", String(length)))
         }
-        return lines
+        return ("\(request.method) \(target) HTTP/1.1", fields)
     }
 
     /// The body. Piped or redirected, its exact bytes. On a terminal: JSON laid out from its

@@ -141,7 +141,7 @@ public struct SluiceCommand: Sendable {
         let response = try await client.send(request)
         try saveSession()
         if output.requestHeaders || output.requestBody, let sent = response.request {
-            Self.write(output.describe(request: sent, sentHead: response.metrics?.requestHead, userAgent: configuration.userAgent))
+            Self.write(output.describe(request: sent, sentHead: response.metrics?.requestHeadParts, userAgent: configuration.userAgent))
         }
         if output.responseHeaders { Self.write(output.head(of: response)) }
         if output.responseBody { Self.writeData(output.body(of: response)) }

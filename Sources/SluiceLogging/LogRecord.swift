@@ -72,7 +72,7 @@ struct LogRecord {
         if let (requestLine, fields) = sentHead {
             // What the transport wrote: the request line and every field curl added.
             line.append("\n> ")
-            line.append(contentsOf: Self.redactedRequestLine(requestLine, redaction).escapingControlCharacters())
+            line.append(contentsOf: redaction.requestLine(requestLine).escapingControlCharacters())
             Self.append(fields, marker: "\n> ", redaction, to: &line)
         } else {
             Self.append(request.headers.map { ($0.name, $0.value) }, marker: "\n> ", redaction, to: &line)
@@ -99,24 +99,11 @@ struct LogRecord {
         }
     }
 
-    /// The request's head as the transport wrote it (``TransferMetrics/requestHead``, when it
-    /// records heads): its request line and fields, with `Host`, `User-Agent` and the rest that
-    /// curl added.
-    var sentHead: (requestLine: String, fields: [(String, String)])? {
-        guard case .response(let response) = outcome, let head = response.metrics?.requestHead else { return nil }
-        let lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        guard let first = lines.first else { return nil }
-        let fields = lines.dropFirst().compactMap { line -> (String, String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingOptionalWhitespace())
-        }
-        return (first, fields)
-    }
-
-    /// `METHOD TARGET VERSION` with the target's secret query parameters hidden.
-    static func redactedRequestLine(_ line: String, _ redaction: Redaction) -> String {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        return parts.count == 3 ? "\(parts[0]) \(redaction.url(text: parts[1])) \(parts[2])" : line
+    /// The request's head as the transport wrote it, when it records heads: its request line and
+    /// fields, with `Host`, `User-Agent` and the rest that curl added.
+    var sentHead: (requestLine: String, fields: [(name: String, value: String)])? {
+        guard case .response(let response) = outcome else { return nil }
+        return response.metrics?.requestHeadParts
     }
 
     private static func append(_ bodyLines: [String], marker: StaticString, to line: inout LineBuffer) {
@@ -159,8 +146,8 @@ struct LogRecord {
         }
         if configuration.level >= .headers {
             if let (requestLine, fields) = sentHead {
-                json.pairs("requestHeaders", fields.map { ($0.0, redaction.value(ofHeader: $0.0, $0.1)) })
-                json.string("requestLine", Self.redactedRequestLine(requestLine, redaction))  // keys stay sorted
+                json.pairs("requestHeaders", fields.map { ($0.name, redaction.value(ofHeader: $0.name, $0.value)) })
+                json.string("requestLine", redaction.requestLine(requestLine))  // keys stay sorted
             } else {
                 json.pairs("requestHeaders", request.headers.map { ($0.name, redaction.value(ofHeader: $0.name, $0.value)) })
             }

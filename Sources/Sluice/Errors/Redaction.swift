@@ -198,6 +198,18 @@ public struct Redaction: Sendable, Hashable {
         self.url(text: url.absoluteString)
     }
 
+    /// A request line, `METHOD TARGET VERSION`, with its target's secrets hidden as ``url(text:)``
+    /// hides them; a line of another shape is returned as it is. `package`: for the logger and the
+    /// `sluice` command, which show the head a transport recorded.
+    ///
+    /// ```swift
+    /// Redaction.default.requestLine("GET /x?token=T&page=2 HTTP/1.1")   // "GET /x?token=<redacted>&page=2 HTTP/1.1"
+    /// ```
+    package func requestLine(_ line: String) -> String {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        return parts.count == 3 ? "\(parts[0]) \(url(text: parts[1])) \(parts[2])" : line
+    }
+
     /// A URL reference given as text (absolute or relative, as in a `Location` field), hidden the
     /// way ``url(_:)`` hides a URL's secrets.
     ///
