@@ -78,14 +78,13 @@ public struct AES128GCMContentCoding: PayloadCipher {
                     ? .replayable(length: length) { RecordStream.stream(encoder: encoder, source: .stream(stream)) }
                     : .oneShot(length: length, RecordStream.stream(encoder: encoder, source: .stream(stream))))
         }
-        let codings = request.headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",").map { $0.trimmingOptionalWhitespace() } }
-        try request.headers.set(name: "Content-Encoding", value: (codings.filter { !$0.isEmpty } + [Self.token]).joined(separator: ", "))
+        try request.headers.set(name: "Content-Encoding", value: (Self.codings(in: request.headers) + [Self.token]).joined(separator: ", "))
         request.headers.remove(name: "Content-Length")
         return request
     }
 
     public func isEncrypted(_ response: HTTPResponse) -> Bool {
-        Self.codings(of: response).last?.lowercased() == Self.token
+        Self.codings(in: response.headers).last?.lowercased() == Self.token
     }
 
     public func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse {
@@ -93,7 +92,7 @@ public struct AES128GCMContentCoding: PayloadCipher {
         guard response.bodyFile == nil else {
             throw SluiceError(.misconfigured, "an aes128gcm body saved to a file is not decrypted: read it in memory or as a stream")
         }
-        let remaining = Self.codings(of: response).dropLast()
+        let remaining = Self.codings(in: response.headers).dropLast()
         if remaining.isEmpty {
             response.headers.remove(name: "Content-Encoding")
         } else {
@@ -115,9 +114,9 @@ public struct AES128GCMContentCoding: PayloadCipher {
         return response
     }
 
-    /// The codings `response` lists, in order.
-    static func codings(of response: HTTPResponse) -> [String] {
-        response.headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",").map { $0.trimmingOptionalWhitespace() } }
+    /// The codings `headers` list in `Content-Encoding`, in order.
+    static func codings(in headers: HTTPFields) -> [String] {
+        headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",").map { $0.trimmingOptionalWhitespace() } }
             .filter { !$0.isEmpty }
     }
 }

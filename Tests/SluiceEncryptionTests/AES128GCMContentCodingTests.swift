@@ -20,9 +20,8 @@ func expectError(
     }
 }
 
-func b64url(_ text: String) -> Data {
-    Data(base64Encoded: text.replacing("-", with: "+").replacing("_", with: "/") + String(repeating: "=", count: (4 - text.count % 4) % 4))!
-}
+/// The bytes of base64url text (RFC 8188's examples are written so).
+func b64url(_ text: String) -> Data { Base64URL.decode(text)! }
 
 @Suite("aes128gcm (RFC 8188)")
 struct AES128GCMContentCodingTests {
@@ -176,7 +175,7 @@ struct AES128GCMContentCodingTests {
         let coding = AES128GCMContentCoding(keys: keys)
         let request = try await coding.encrypt(HTTPRequest(method: .post, url: URL(string: "https://x.example/")!, body: .bytes(plain)))
         let sealed = try await request.body.collect()
-        let keyText = secret.base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        let keyText = Base64URL.encode(secret)
         #expect(try await ReferenceImplementations.run("ece-decrypt", [keyText], input: sealed) == plain)
 
         let theirs = try await ReferenceImplementations.run("ece-encrypt", [keyText, "key-2026", "4096"], input: plain)

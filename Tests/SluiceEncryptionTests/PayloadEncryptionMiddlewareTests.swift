@@ -204,9 +204,7 @@ struct LargeEncryptedTransferTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
     }
 
-    static var keyText: String {
-        secret.base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
-    }
+    static var keyText: String { Base64URL.encode(secret) }
 
     @Test func aFileSluiceEncryptsAsItSendsIsReadByHTTPECE() async throws {
         let scratch = try TemporaryDirectory(prefix: "sluice-encryption")
