@@ -19,6 +19,12 @@ enum Crypto {
     /// The length of a GCM tag, in bytes.
     static let tagLength = 16
 
+    /// A literal as the C string libcrypto's parameters name: a static string lives for the whole
+    /// run and ends with a NUL.
+    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
     /// HKDF-SHA-256 (RFC 5869, extract then expand) of `ikm` with `salt` and `info`.
     static func hkdf(ikm: Data, salt: Data, info: Data, length: Int) throws(SluiceError) -> Data {
         guard let algorithm = hkdfAlgorithm.pointer, let context = EVP_KDF_CTX_new(algorithm) else {
@@ -29,25 +35,15 @@ enum Crypto {
         let derived = ikm.withUnsafeBytes { ikm in
             salt.withUnsafeBytes { salt in
                 info.withUnsafeBytes { info in
-                    "digest".withCString { digestKey in
-                        "SHA256".withCString { digestName in
-                            "key".withCString { keyKey in
-                                "salt".withCString { saltKey in
-                                    "info".withCString { infoKey in
-                                        var parameters = [
-                                            OSSL_PARAM_construct_utf8_string(digestKey, UnsafeMutablePointer(mutating: digestName), 0),
-                                            OSSL_PARAM_construct_octet_string(keyKey, UnsafeMutableRawPointer(mutating: ikm.baseAddress), ikm.count),
-                                            OSSL_PARAM_construct_octet_string(saltKey, UnsafeMutableRawPointer(mutating: salt.baseAddress), salt.count),
-                                            OSSL_PARAM_construct_octet_string(infoKey, UnsafeMutableRawPointer(mutating: info.baseAddress), info.count),
-                                            OSSL_PARAM_construct_end(),
-                                        ]
-                                        return output.withUnsafeMutableBytes { out in
-                                            EVP_KDF_derive(context, out.bindMemory(to: UInt8.self).baseAddress, length, &parameters)
-                                        }
-                                    }
-                                }
-                            }
-                        }
+                    var parameters = [
+                        OSSL_PARAM_construct_utf8_string(cString("digest"), UnsafeMutablePointer(mutating: cString("SHA256")), 0),
+                        OSSL_PARAM_construct_octet_string(cString("key"), UnsafeMutableRawPointer(mutating: ikm.baseAddress), ikm.count),
+                        OSSL_PARAM_construct_octet_string(cString("salt"), UnsafeMutableRawPointer(mutating: salt.baseAddress), salt.count),
+                        OSSL_PARAM_construct_octet_string(cString("info"), UnsafeMutableRawPointer(mutating: info.baseAddress), info.count),
+                        OSSL_PARAM_construct_end(),
+                    ]
+                    return output.withUnsafeMutableBytes { out in
+                        EVP_KDF_derive(context, out.bindMemory(to: UInt8.self).baseAddress, length, &parameters)
                     }
                 }
             }
