@@ -79,13 +79,18 @@ enum AES128GCMRecords {
             header = nil
             // A full record is sealed only once a byte after it shows it is not the last.
             var offset = pending.startIndex
-            while case let room = recordSize - overhead - min(padding(sequence), recordSize - overhead - 1), pending.endIndex - offset > room {
+            while pending.endIndex - offset > contentRoom {
+                let room = contentRoom
                 try seal(pending[offset..<(offset + room)], delimiter: 1, into: &output)
                 offset += room
             }
             if offset != pending.startIndex { pending = Data(pending[offset...]) }
             return output
         }
+
+        /// The content the next record carries when full: the record less its tag, delimiter and
+        /// padding (at least one byte of content).
+        private var contentRoom: Int { recordSize - overhead - min(padding(sequence), recordSize - overhead - 1) }
 
         /// The last record (and the header, for an empty message).
         func finish() throws(SluiceError) -> Data {
