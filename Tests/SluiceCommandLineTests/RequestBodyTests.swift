@@ -49,6 +49,12 @@ struct RequestBodyTests {
         let body = try result.json()
         // The raw JSON goes out as written: 1.10 stays 1.10.
         #expect(body["data"] as? String == #"{"bio": "Born in \"1815\"\n", "tags": ["math", 1.10], "n": 1.10}"#)
+        let binary = scratch.filePath("bytes.bin")
+        try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: binary))
+        let notText = try await Sluice.run(["POST", "\(httpbin)/post", "bio=@\(binary)"])
+        #expect(notText.status == 2 && notText.stderr == "sluice: bio=@\(binary): \(binary) is not UTF-8 text\n")
+        let badJSON = try await Sluice.run(["POST", "\(httpbin)/post", "tags:=@\(text)"])
+        #expect(badJSON.status == 2 && badJSON.stderr == "sluice: tags:=@\(text) is not valid JSON\n")
         let missing = try await Sluice.run(["POST", "\(httpbin)/post", "bio=@\(scratch.filePath("none.txt"))"])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("sluice: bio=@\(scratch.filePath("none.txt")): cannot read "))
@@ -100,6 +106,10 @@ struct RequestBodyTests {
         #expect(wrong.status == 4)
         let bad = try await Sluice.run(["-a", "s3cret-without-user", "\(httpbin)/get"])
         #expect(bad.status == 2 && bad.stderr == "sluice: --auth expects USER:PASSWORD for basic authentication\n")
+        let spaced = try await Sluice.run(["-A", "bearer", "-a", "t0k 3n", "\(httpbin)/get"])
+        #expect(spaced.status == 2 && spaced.stderr == "sluice: --auth expects a token without spaces for bearer authentication\n")
+        let digestWithoutUser = try await Sluice.run(["-A", "digest", "-a", ":pw", "\(httpbin)/get"])
+        #expect(digestWithoutUser.stderr == "sluice: --auth expects USER:PASSWORD for digest authentication\n")
     }
 
     /// --print H shows the head curl wrote: Host with its port, curl's User-Agent and

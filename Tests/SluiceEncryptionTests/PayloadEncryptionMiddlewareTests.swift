@@ -148,6 +148,26 @@ struct PayloadEncryptionMiddlewareTests {
         #expect(try decrypt(received.body) == content)
     }
 
+    @Test func configurationMistakesAreTypedErrorsBeforeAnythingIsSent() async throws {
+        let request = HTTPRequest(method: .post, url: server.url("/x"), body: .bytes(Data("hi".utf8)))
+        let noCurrent = AES128GCMContentCoding(keys: StaticKeyProvider(keys: ["a": secret], current: "b"))
+        let tiny = AES128GCMContentCoding(keys: keys, configuration: .init(recordSize: 17))
+        let missingFile = HTTPRequest(method: .put, url: server.url("/x"), body: .file(URL(fileURLWithPath: "/nonexistent/sluice-upload.bin")))
+        for (coding, request, code, message) in [
+            (noCurrent, request, SluiceError.Code.misconfigured, #"the current key id "b" has no key"#),
+            (tiny, request, .misconfigured, "an aes128gcm record size is 18 to 2^32 − 1 bytes, not 17"),
+            (AES128GCMContentCoding(keys: keys), missingFile, .invalidBody, "cannot read the size of the body file /nonexistent/sluice-upload.bin"),
+        ] {
+            do {
+                _ = try await coding.encrypt(request)
+                Issue.record("encrypted despite: \(message)")
+            } catch let error as SluiceError {
+                #expect(error.code == code && error.message == message, "\(error.message)")
+            }
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func aCorruptAnswerIsAnErrorNamingTheRequestNeverTheKey() async throws {
         var sealed = try encrypt(Data("top secret".utf8))
         sealed[sealed.count - 1] ^= 0x01
