@@ -158,12 +158,12 @@ public struct CacheStrategy: Sendable {
         if !directives.isTargeted, let expires = entry.headers["Expires"] {
             // An invalid Expires (such as "0") means already expired (RFC 9111 §5.3).
             guard let expiry = HTTPDate.parse(expires) else { return 0 }
-            return max(0, Int(expiry.timeIntervalSince(date)))
+            return max(0, Int(clamping: expiry.timeIntervalSince(date)))
         }
         guard Self.heuristicallyCacheable.contains(entry.status) || directives.isPublic,
             let lastModified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse)
         else { return 0 }
-        return max(0, Int(date.timeIntervalSince(lastModified) * heuristicFraction))
+        return max(0, Int(clamping: date.timeIntervalSince(lastModified) * heuristicFraction))
     }
 
     /// The entry's current age in seconds at `now` (RFC 9111 §4.2.3).

@@ -15,7 +15,7 @@ import SluiceSigning
 extension SluiceCommand {
     func transportConfiguration(_ invocation: Invocation, url: URL) throws -> CurlTransport.Configuration {
         var configuration = CurlTransport.Configuration()
-        if let seconds = invocation.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if let seconds = invocation.timeout { configuration.requestTimeout = .clampedSeconds(seconds) }
         if invocation.http2 { configuration.httpVersion = url.scheme == "https" ? .http2 : .http2PriorKnowledge }
         if let certificate = invocation.certificate {
             configuration.tls.clientCertificate = .init(path: certificate, format: .pem, keyPath: invocation.key)

@@ -340,6 +340,7 @@ public final class CurlTransport: HTTPTransport {
     /// Refuses a request whose URL is not `http` or `https` before curl sees it. A URL without a
     /// host passes here; curl refuses it as CURLE_URL_MALFORMAT, which is `.invalidURL` too.
     static func validate(_ request: HTTPRequest) throws(SluiceError) {
+        try request.headers.validated()
         guard Self.hasHTTPScheme(request.url.absoluteString) else {
             throw SluiceError(
                 .invalidURL,

@@ -275,7 +275,7 @@ final class ProgressReporter: Sendable {
         let completed = base + received
         let left = total.flatMap { total -> Duration? in
             guard let rate, rate > 0 else { return nil }
-            return .milliseconds(Int64(Double(max(0, total - completed)) / rate * 1000))
+            return .clampedSeconds(Double(max(0, total - completed)) / rate)
         }
         sink(DownloadProgress(completedBytes: completed, totalBytes: total, bytesPerSecond: rate, estimatedTimeRemaining: left))
     }

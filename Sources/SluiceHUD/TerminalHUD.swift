@@ -61,13 +61,13 @@ public final class TerminalHUD: HUDPresenter {
         let seconds = elapsed.timeInterval
         let rate = seconds > 0 ? Double(progress.completedBytes) / seconds : 0
         guard let total = progress.totalBytes, total > 0 else {
-            return "\(size(progress.completedBytes)), \(size(Int64(rate)))/s"
+            return "\(size(progress.completedBytes)), \(size(Int64(Int(clamping: rate))))/s"
         }
         let fraction = min(1, Double(progress.completedBytes) / Double(total))
         let filled = Int(fraction * 20)
-        let left = rate > 0 ? Int((Double(total - progress.completedBytes) / rate).rounded(.up)) : nil
+        let left = rate > 0 ? Int(clamping: (Double(total - progress.completedBytes) / rate).rounded(.up)) : nil
         return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled) + "] "
-            + "\(size(progress.completedBytes)) / \(size(total)), \(size(Int64(rate)))/s" + (left.map { ", \($0) s left" } ?? "")
+            + "\(size(progress.completedBytes)) / \(size(total)), \(size(Int64(Int(clamping: rate))))/s" + (left.map { ", \($0) s left" } ?? "")
     }
 
     static func size(_ bytes: Int64) -> String {

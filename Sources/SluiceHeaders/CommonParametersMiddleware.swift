@@ -73,7 +73,7 @@ public struct CommonParametersMiddleware: Middleware {
         let os = ProcessInfo.processInfo.operatingSystemVersionString
         return {
             let pairs: [(name: String, value: String)] = [
-                ("device", device), ("os", os), ("timestamp", String(Int(clock().timeIntervalSince1970))),
+                ("device", device), ("os", os), ("timestamp", String(Int(clamping: clock().timeIntervalSince1970))),
                 ("token", try await token()), ("device_id", deviceID), ("channel", channel), ("app_version", appVersion),
             ]
             return pairs.filter { !$0.value.isEmpty }

@@ -48,9 +48,10 @@ public struct HeadersMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        var added = configuration.fields
+        // A field a literal left out (see `HTTPFields.invalidLiteral`) is an error, not a gap.
+        var added = try configuration.fields.validated()
         for provider in configuration.providers {
-            for field in try await provider() { try added.set(name: field.name, value: field.value) }
+            for field in try await provider().validated() { try added.set(name: field.name, value: field.value) }
         }
         guard !added.isEmpty else { return try await next(request, context) }
         var request = request

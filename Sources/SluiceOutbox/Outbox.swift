@@ -104,9 +104,11 @@ public final class Outbox: Sendable {
     /// Stores `request` and returns its `Idempotency-Key`, once the write is committed.
     ///
     /// - Throws: `.invalidBody` for a file or stream body (only in-memory bodies are kept);
-    ///   `.writeFailed` when the database cannot be written.
+    ///   `.invalidHeader` when a field of the request's literal was invalid
+    ///   (`HTTPFields.invalidLiteral`); `.writeFailed` when the database cannot be written.
     @discardableResult
     public func enqueue(_ request: HTTPRequest) throws(SluiceError) -> String {
+        try request.headers.validated()
         var request = request
         let key = request.headers["Idempotency-Key"] ?? UUID().uuidString.lowercased()
         try request.headers.set(name: "Idempotency-Key", value: key)

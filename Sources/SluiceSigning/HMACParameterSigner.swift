@@ -75,7 +75,7 @@ public struct HMACParameterSigner: Signer {
     /// `request` with the timestamp, the nonce and the signature.
     public func sign(_ request: HTTPRequest, date: Date) throws(SluiceError) -> HTTPRequest {
         let added = SigningText.encoded([
-            (configuration.timestampName, String(Int(date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce()),
+            (configuration.timestampName, String(Int(clamping: date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce()),
         ])
         let formPairs = SigningText.formPairs(request)
         let isForm =

@@ -99,7 +99,7 @@ public struct OAuth1Signer: Signer {
         if let token = configuration.token { oauth.append(("oauth_token", token)) }
         oauth += [
             ("oauth_signature_method", configuration.method.rawValue),
-            ("oauth_timestamp", String(Int(date.timeIntervalSince1970))), ("oauth_nonce", configuration.nonce()),
+            ("oauth_timestamp", String(Int(clamping: date.timeIntervalSince1970))), ("oauth_nonce", configuration.nonce()),
         ]
         if let callback = configuration.callback { oauth.append(("oauth_callback", callback)) }
         if let verifier = configuration.verifier { oauth.append(("oauth_verifier", verifier)) }

@@ -450,6 +450,15 @@ struct CurlTransportTests {
         #expect(CurlError(code: 1, summary: "", detail: "Protocol \"ftp\" not supported").sluiceCode == .invalidURL)
         #expect(CurlError(code: 1, summary: "", detail: "Received HTTP/0.9 when not allowed").sluiceCode == .invalidResponse)
     }
+
+    @Test func aFieldALiteralLeftOutIsRefusedBeforeCurlSeesTheRequest() async throws {
+        let server = try MockWebServer()
+        let request = HTTPRequest(url: server.url("/x"), headers: ["X-Key": "k\u{0}"])
+        let error = await #expect(throws: SluiceError.self) { _ = try await makeTransport().send(request, context: RequestContext()) }
+        #expect(error?.code == .invalidHeader)
+        #expect(error?.message == #"value of header "X-Key" has NUL (0x00) at byte 1; CR, LF and NUL are never allowed in header fields"#)
+        #expect(server.requests.isEmpty)
+    }
 }
 
 /// The name of the thread this runs on, as the kernel knows it (the event threads name themselves).

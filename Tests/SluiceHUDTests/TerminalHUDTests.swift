@@ -62,6 +62,13 @@ import Testing
         #expect(TerminalHUD.describe(started, elapsed: .zero) == "[                    ] 0 B / 100 B, 0 B/s")
     }
 
+    @Test func aServersHugeLengthAndATrickleGiveAClampedTimeLeftNotATrap() {
+        // 2^63-1 bytes announced, one byte in 1,000 s: the time left does not fit an Int.
+        let trickle = TransferProgress(direction: .download, completedBytes: 1, totalBytes: .max)
+        let text = TerminalHUD.describe(trickle, elapsed: .seconds(1_000))
+        #expect(text.hasSuffix(", \(Int.max) s left"))
+    }
+
     func readAvailable(_ descriptor: Int32) -> String {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4_096)

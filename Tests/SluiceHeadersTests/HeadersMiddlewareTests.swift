@@ -74,4 +74,15 @@ struct HeadersMiddlewareTests {
         #expect(headers["User-Agent"] == CurlTransport.defaultUserAgent)
         #expect(CurlTransport.defaultUserAgent == "Sluice/\(SluiceVersion.current) libcurl/\(CurlTransport.curlVersion)")
     }
+
+    @Test func aFieldTheConfigurationsLiteralLeftOutIsAnErrorNotAGap() async throws {
+        let message = #"value of header "X-Key" has LF (0x0A) at byte 1; CR, LF and NUL are never allowed in header fields"#
+        let fixed = MiddlewareHarness(HeadersMiddleware(configuration: .init(fields: ["X-Key": "k\n"])), replies: [.status(.ok)])
+        let provided = MiddlewareHarness(HeadersMiddleware(configuration: .init(providers: [{ ["X-Key": "k\n"] }])), replies: [.status(.ok)])
+        for harness in [fixed, provided] {
+            let error = await #expect(throws: SluiceError.self) { _ = try await harness.send(HTTPRequest(url: url)) }
+            #expect(error?.code == .invalidHeader && error?.message == message)
+            #expect(harness.forwarded.isEmpty)
+        }
+    }
 }

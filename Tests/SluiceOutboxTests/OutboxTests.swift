@@ -101,6 +101,15 @@ struct OutboxTests {
         #expect(try outbox.pendingCount() == 0)
     }
 
+    @Test func aRequestWhoseLiteralLeftAFieldOutIsNotStored() throws {
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        let write = HTTPRequest(method: .post, url: server.url("/notes"), headers: ["Authorization": "Bearer t\r\n"])
+        let error = #expect(throws: SluiceError.self) { try outbox.enqueue(write) }
+        #expect(error?.code == .invalidHeader)
+        #expect(error?.message == #"value of header "Authorization" has CR (0x0D) at byte 8; CR, LF and NUL are never allowed in header fields"#)
+        #expect(try outbox.pendingCount() == 0)
+    }
+
     @Test func theMiddlewareSendsNowWhenItCanAndQueuesWhenOffline() async throws {
         server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
         let monitor = ManualMonitor()

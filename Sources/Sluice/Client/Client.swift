@@ -136,6 +136,7 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
         let context = context ?? makeContext()
+        try request.headers.validated()
         let request = try encodedWithOwnEncoder(request)
         let pipeline =
             extra.isEmpty
@@ -167,11 +168,13 @@ public struct Client: Sendable {
 
     /// A request for `path` (relative to the base URL, or absolute).
     ///
-    /// - Throws: `.invalidURL` when `path` is not a URL or is relative with no base URL.
+    /// - Throws: `.invalidURL` when `path` is not a URL or is relative with no base URL;
+    ///   `.invalidHeader` when a field of the `headers` literal was invalid
+    ///   (``HTTPFields/invalidLiteral``).
     public func makeRequest(
         _ method: HTTPMethod, _ path: String, headers: HTTPFields = [:], body: HTTPBody = .empty
     ) throws(SluiceError) -> HTTPRequest {
-        HTTPRequest(method: method, url: try url(for: path), headers: headers, body: body)
+        HTTPRequest(method: method, url: try url(for: path), headers: try headers.validated(), body: body)
     }
 
     /// A request whose body is `value` as JSON, encoded by the configured encoder, with

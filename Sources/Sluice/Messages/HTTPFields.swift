@@ -26,9 +26,21 @@
 /// try headers.set(name: "X-Token", value: "a\r\nEvil: 1")   // throws .invalidHeader
 /// ```
 ///
-/// A dictionary literal is source code, not input: like a `Dictionary` literal with a repeated key,
-/// an invalid literal stops the program with a message naming the field. Build fields from run-time
-/// data with ``init(validating:)``, ``append(name:value:)`` or ``set(name:value:)``, which throw.
+/// A dictionary literal often holds run-time data (`["Authorization": "Bearer \(token)"]`, with a
+/// token read from a file that ends in a newline), so an invalid literal never stops the program:
+/// the bad field is left out and remembered (``invalidLiteral``), and sending a request or
+/// returning a response that carries it throws that field's `.invalidHeader` error: a `Pipeline`
+/// checks the fields of each request it is given and that reaches its transport, and of each
+/// response it returns; `CurlTransport` checks again. ``validated()`` throws the same error where
+/// the literal is written.
+///
+/// ```swift
+/// let token = "abc\n"                                      // as read from a file
+/// let headers: HTTPFields = ["Authorization": "Bearer \(token)"]
+/// headers.invalidLiteral?.description
+/// // "value of header \"Authorization\" has LF (0x0A) at byte 10; CR, LF and NUL are never allowed in header fields"
+/// try headers.validated()                                  // throws .invalidHeader
+/// ```
 public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
     CustomStringConvertible
 {
@@ -38,6 +50,14 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     // first turns the block into fields.
     var fields: [Field]
     var block: RawFieldBlock?
+    /// The first field a dictionary literal could not take, kept so that sending it throws.
+    private var literalProblem: LiteralProblem?
+
+    /// A box, so that fields without a problem stay one pointer larger, not one error larger.
+    private final class LiteralProblem: Sendable {
+        let error: FieldError
+        init(_ error: FieldError) { self.error = error }
+    }
 
     /// No fields.
     public init() { fields = [] }
@@ -48,18 +68,40 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         for (name, value) in pairs { try append(name: name, value: value) }
     }
 
-    /// Fields from a literal. An invalid name or value stops the program with a message naming it;
-    /// see the type's documentation.
+    /// Fields from a literal. A field with an invalid name or value is left out, and the first
+    /// such field's error is kept in ``invalidLiteral``: sending these fields throws it (see the
+    /// type's documentation). Nothing traps.
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = []
         fields.reserveCapacity(elements.count)
         for (name, value) in elements {
-            do {
+            do throws(SluiceError) {
                 try append(name: name, value: value)
             } catch {
-                preconditionFailure("invalid HTTPFields literal: \(error.message)")
+                if literalProblem == nil, let fieldError = error.underlying as? FieldError {
+                    literalProblem = LiteralProblem(fieldError)
+                }
             }
         }
+    }
+
+    /// Why a field of the dictionary literal these fields were made from was left out (the first
+    /// such field), or `nil` when every field was valid. Fields made any other way never have one:
+    /// ``append(name:value:)``, ``set(name:value:)`` and ``init(validating:)`` throw instead.
+    public var invalidLiteral: FieldError? { literalProblem?.error }
+
+    /// These fields, or the `.invalidHeader` error of the field their literal left out.
+    ///
+    /// ```swift
+    /// let token = "abc"
+    /// let headers = try (["Authorization": "Bearer \(token)"] as HTTPFields).validated()
+    /// ```
+    ///
+    /// - Throws: ``SluiceError/Code/invalidHeader`` with the ``FieldError`` of ``invalidLiteral``.
+    @discardableResult
+    public func validated() throws(SluiceError) -> HTTPFields {
+        if let literalProblem { throw Self.invalid(literalProblem.error) }
+        return self
     }
 
     // MARK: Collection
@@ -69,7 +111,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public subscript(position: Int) -> Field { block?.field(at: position) ?? fields[position] }
 
     public static func == (lhs: HTTPFields, rhs: HTTPFields) -> Bool {
-        lhs.count == rhs.count && lhs.elementsEqual(rhs)
+        lhs.count == rhs.count && lhs.invalidLiteral == rhs.invalidLiteral && lhs.elementsEqual(rhs)
     }
 
     public func hash(into hasher: inout Hasher) {

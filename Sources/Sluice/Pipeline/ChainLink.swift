@@ -46,6 +46,8 @@ final class TransportLink: ChainLink, @unchecked Sendable {
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         do {
+            // A field a middleware added from an invalid literal never reaches the transport.
+            try request.headers.validated()
             var response = try await transport.send(request, context: context)
             if response.request == nil { response.request = request }
             return response

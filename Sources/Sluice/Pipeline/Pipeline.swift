@@ -68,12 +68,19 @@ public struct Pipeline: HTTPTransport {
     ///
     /// - Throws: ``SluiceError`` naming the stage that failed; `CancellationError` unchanged.
     ///   `.misconfigured` before anything is sent when the request sets an option that nothing in
-    ///   the chain reads (naming the option and the middleware that would).
+    ///   the chain reads (naming the option and the middleware that would);
+    ///   `.invalidHeader` before anything is sent when a field of the request's dictionary literal
+    ///   was invalid (``HTTPFields/invalidLiteral``), and for a response whose literal was.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
-        if request.options.count > 0 {
-            return try await sendChecked(try checkedOptions(request), context: context)
-        }
-        return try await sendChecked(request, context: context)
+        try request.headers.validated()
+        let response =
+            if request.options.count > 0 {
+                try await sendChecked(try checkedOptions(request), context: context)
+            } else {
+                try await sendChecked(request, context: context)
+            }
+        try response.headers.validated()
+        return response
     }
 
     private func sendChecked(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
