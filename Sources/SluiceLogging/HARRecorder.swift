@@ -80,6 +80,7 @@ public final class HARRecorder: Sendable {
         let redaction = configuration.redaction
         let version = response.metrics?.httpVersion.map { "HTTP/" + ($0.contains(".") || $0 == "2" || $0 == "3" ? $0 : $0 + ".0") } ?? "HTTP/1.1"
         let url = redaction.url(request.url)
+        let secrets = redaction.secretValues(of: request, body: true)
         let query =
             URLComponents(string: url)?.percentEncodedQueryItems?.map {
                 HARDocument.NameValue(name: PercentEncoding.decode($0.name) ?? $0.name, value: PercentEncoding.decode($0.value ?? "") ?? $0.value ?? "")
@@ -110,6 +111,8 @@ public final class HARRecorder: Sendable {
         } else if !response.body.isEmpty, !confidential {
             let shown = CurlCommand.redactedBody(response.body, contentType: mimeType, redaction: redaction)
             (content.text, content.encoding) = encode(shown, note: "response body", notes: &notes)
+            // A server that echoes the request puts its secrets where no name rule looks.
+            if content.encoding == nil, let text = content.text { content.text = secrets.masking(text) }
         }
         let metrics = response.metrics
         func ms(_ duration: Duration?) -> Double? {
@@ -143,7 +146,7 @@ public final class HARRecorder: Sendable {
                 queryString: query, postData: postData, bodySize: requestBodySize),
             response: .init(
                 status: response.status.code, statusText: response.status.reasonPhrase, httpVersion: version,
-                headers: response.headers.map { .init(name: $0.name, value: redaction.value(ofHeader: $0.name, $0.value)) },
+                headers: response.headers.map { .init(name: $0.name, value: secrets.masking(redaction.value(ofHeader: $0.name, $0.value))) },
                 content: content, redirectURL: response.headers["Location"].map { redaction.url(text: $0) } ?? "",
                 bodySize: Int(metrics?.bytesReceived ?? Int64(response.body.count))),
             timings: timings,

@@ -217,13 +217,20 @@ struct LogRecord {
         return body(response.body, contentType: response.headers["Content-Type"], configuration)
     }
 
-    /// JSON pretty-printed (redacted), forms redacted, other text as it is, up to the limit;
-    /// anything else as its size.
+    /// The bytes as they were sent or received, up to the limit: JSON with the values of hidden
+    /// keys replaced where they stand (pretty-printed only on a terminal), forms with hidden
+    /// parameters replaced, other text as it is; anything else as its size.
     static func body(_ data: Data, contentType: String?, _ configuration: LoggingMiddleware.Configuration) -> [String] {
         guard !data.isEmpty else { return [] }
         let type = contentType?.lowercased() ?? ""
         let limit = configuration.bodyLimit
         let isJSON = type.hasPrefix("application/json") || type.contains("+json")
+        if isJSON, !configuration.sink.isTerminal, data.count <= 1 << 22, let raw = String(data: data, encoding: .utf8) {
+            guard let redacted = configuration.redaction.jsonText(raw) else {
+                return ["(JSON whose hidden field could not be read, \(size(Int64(data.count))))"]
+            }
+            return lines(of: Data(redacted.utf8), limit: limit)
+        }
         if isJSON, data.count <= limit,
             let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
@@ -243,6 +250,15 @@ struct LogRecord {
         if type.hasPrefix("application/x-www-form-urlencoded") { text = configuration.redaction.form(text) }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if data.count > shown.count { lines.append("… (\(data.count - shown.count) more bytes)") }
+        return lines
+    }
+
+    /// UTF-8 text cut at `limit` bytes (at a character's start), in lines, with what was left out said.
+    private static func lines(of data: Data, limit: Int) -> [String] {
+        var cut = min(limit, data.count)
+        while cut > 0, cut < data.count, data[data.startIndex + cut] & 0xC0 == 0x80 { cut -= 1 }
+        var lines = String(decoding: data.prefix(cut), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if data.count > cut { lines.append("… (\(data.count - cut) more bytes)") }
         return lines
     }
 }

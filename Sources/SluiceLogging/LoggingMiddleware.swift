@@ -170,12 +170,18 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         }
     }
 
-    /// The record as the configured format and level write it.
+    /// The record as the configured format and level write it, with every secret value the
+    /// request carried hidden wherever it appears: a server that echoes a token, a password or a
+    /// signature (httpbin's `/anything` echoes them all) puts it in a body or a field the name
+    /// rules do not cover.
     func render(_ record: LogRecord) -> String {
-        switch configuration.format {
-        case .text: record.text(configuration, colours: configuration.sink.isTerminal)
-        case .jsonLines: record.jsonLine(configuration)
-        }
+        let text =
+            switch configuration.format {
+            case .text: record.text(configuration, colours: configuration.sink.isTerminal)
+            case .jsonLines: record.jsonLine(configuration)
+            }
+        let secrets = configuration.redaction.secretValues(of: record.request, body: configuration.level >= .body)
+        return secrets.isEmpty ? text : secrets.masking(text)
     }
 }
 

@@ -82,11 +82,30 @@ let loginReply = MockTransport.Reply.response(
             ])
     }
 
-    @Test func bodyAddsPrettyJSONRedacted() async throws {
+    @Test func bodyShowsTheBytesSentWithHiddenValuesReplacedWhereTheyStand() async throws {
         let records = Records()
         _ = try await MiddlewareHarness(logger(.body, records), replies: [loginReply]).send(loginRequest())
         #expect(
             records.all == [
+                """
+                POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
+                > Content-Type: application/json
+                > Authorization: <redacted>
+                > Accept: application/json
+                > {"user":"ann","password":"<redacted>"}
+                < Content-Type: application/json
+                < Set-Cookie: <redacted>
+                < {"ok":true,"token":"<redacted>"}
+                """
+            ])
+    }
+
+    @Test func bodyOnATerminalIsPrettyJSONRedacted() async throws {
+        let records = Records()
+        _ = try await MiddlewareHarness(logger(.body, records, terminal: true), replies: [loginReply]).send(loginRequest())
+        let plain = records.all.map { $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression) }
+        #expect(
+            plain == [
                 """
                 POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network
                 > Content-Type: application/json
@@ -228,7 +247,7 @@ let loginReply = MockTransport.Reply.response(
                 ["Content-Type", "application/json"], ["Authorization", "<redacted>"], ["Accept", "application/json"],
             ])
         #expect(object["responseHeaders"] as? [[String]] == [["Content-Type", "application/json"], ["Set-Cookie", "<redacted>"]])
-        #expect((object["requestBody"] as? String)?.contains(#""password" : "<redacted>""#) == true)
+        #expect(object["requestBody"] as? String == #"{"user":"ann","password":"<redacted>"}"#)
         #expect((object["responseBody"] as? String)?.contains("xyz") == false)
     }
 }

@@ -170,7 +170,7 @@ public struct Redaction: Sendable, Hashable {
 
     /// A JSON key is hidden when it is a hidden parameter or header name (an echo of the request's
     /// `Authorization` field, for example).
-    private func hidesKey(_ key: String) -> Bool {
+    func hidesKey(_ key: String) -> Bool {
         hidesParameter(key) || hidesHeader(key)
     }
 

@@ -1,0 +1,165 @@
+import Foundation
+
+extension Redaction {
+    /// The secret values one request carries, in every spelling a server that echoes them may use,
+    /// so that text quoting the call (a log record, a response body) can hide them wherever they
+    /// appear: httpbin's `/anything` sends a request's `Authorization`, its `?token=` and its
+    /// JSON `password` back in its body.
+    ///
+    /// A value is hidden where it stands (its field, parameter or JSON key) by the rest of
+    /// ``Redaction``; this catches its echoes. Values shorter than ``minimumLength`` are not
+    /// looked for elsewhere: hiding every `7` in a log would hide the log, not the secret.
+    package struct SecretValues: Sendable {
+        /// The shortest value whose echoes are hidden.
+        package static let minimumLength = 4
+
+        /// Every spelling, longest first, so that a longer one is replaced before a part of it.
+        package private(set) var spellings: [String] = []
+
+        package init() {}
+
+        package var isEmpty: Bool { spellings.isEmpty }
+
+        /// Adds `value`, with the spellings of it that a URL, a form or JSON would use.
+        package mutating func add(_ value: String) {
+            guard value.utf8.count >= Self.minimumLength, value != Redaction.placeholder else { return }
+            var new = [value]
+            new.append(PercentEncoding.encode(value, keeping: .queryItem))
+            new.append(PercentEncoding.encode(value, keeping: .queryItem).replacingOccurrences(of: "%20", with: "+"))
+            let json = Self.jsonEscaped(value, asciiOnly: false)
+            new.append(json)
+            new.append(json.replacingOccurrences(of: "/", with: "\\/"))
+            new.append(Self.jsonEscaped(value, asciiOnly: true))
+            for spelling in new where !spellings.contains(spelling) { spellings.append(spelling) }
+            spellings.sort { $0.utf8.count > $1.utf8.count }
+        }
+
+        /// `text` with every spelling of every value replaced by ``Redaction/placeholder``.
+        package func masking(_ text: String) -> String {
+            var text = text
+            for spelling in spellings where text.contains(spelling) {
+                text = text.replacingOccurrences(of: spelling, with: Redaction.placeholder)
+            }
+            return text
+        }
+
+        /// `value` as the inside of a JSON string: quotes, backslashes and controls escaped; with
+        /// `asciiOnly`, everything past ASCII as `\uXXXX` too (Python's `json.dumps` by default).
+        static func jsonEscaped(_ value: String, asciiOnly: Bool) -> String {
+            var result = ""
+            func hex(_ unit: UInt16) {
+                let digits = String(unit, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            }
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\r": result += "\\r"
+                case "\t": result += "\\t"
+                default:
+                    if scalar.value < 0x20 || (asciiOnly && scalar.value > 0x7E) {
+                        for unit in String(scalar).utf16 { hex(unit) }
+                    } else {
+                        result.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            return result
+        }
+    }
+
+    /// The secret values `request` carries: the values of hidden header fields (and a scheme's
+    /// credentials after it: `Bearer T` gives `T`; `Basic` also its decoded `user:password` and
+    /// the password; `Cookie` each cookie's value), of hidden query parameters (as sent and
+    /// decoded) and, with `body`, of hidden form and JSON fields of an in-memory body.
+    package func secretValues(of request: HTTPRequest, body: Bool) -> SecretValues {
+        var secrets = SecretValues()
+        guard isEnabled else { return secrets }
+        for field in request.headers where hidesHeader(field.name) {
+            addHeaderValue(field.name, field.value, to: &secrets)
+        }
+        if let query = request.url.query(percentEncoded: true), hidesAnyParameter(in: request.url) {
+            addFormValues(query[...], hidden: hidesQueryParameter, to: &secrets)
+        }
+        if body, case .bytes(let data) = request.body, !data.isEmpty {
+            addBodyValues(data, contentType: request.headers["Content-Type"], to: &secrets)
+        }
+        return secrets
+    }
+
+    private func addHeaderValue(_ name: String, _ value: String, to secrets: inout SecretValues) {
+        secrets.add(value)
+        let lowered = name.lowercased()
+        if lowered == "cookie" || lowered == "set-cookie" {
+            // Each cookie's value; a Set-Cookie's attributes after its first pair are not secret.
+            let pairs = value.split(separator: ";")
+            for pair in lowered == "cookie" ? pairs[...] : pairs.prefix(1) {
+                guard let equals = pair.firstIndex(of: "=") else { continue }
+                secrets.add(String(pair[pair.index(after: equals)...]))
+            }
+            return
+        }
+        guard let space = value.firstIndex(of: " ") else { return }
+        let credentials = value[value.index(after: space)...].trimmingOptionalWhitespace()
+        secrets.add(credentials)
+        if value[..<space].lowercased() == "basic", let decoded = Data(base64Encoded: credentials),
+            let text = String(data: decoded, encoding: .utf8)
+        {
+            secrets.add(text)
+            if let colon = text.firstIndex(of: ":") { secrets.add(String(text[text.index(after: colon)...])) }
+        }
+    }
+
+    /// The values of hidden `name=value` pairs, as written and decoded.
+    private func addFormValues(_ form: Substring, hidden: (String) -> Bool, to secrets: inout SecretValues) {
+        for pair in form.split(separator: "&") {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let name = PercentEncoding.decode(pair[..<equals], plusIsSpace: true) ?? String(pair[..<equals])
+            guard hidden(name) else { continue }
+            let value = pair[pair.index(after: equals)...]
+            secrets.add(String(value))
+            if let decoded = PercentEncoding.decode(value, plusIsSpace: true) { secrets.add(decoded) }
+        }
+    }
+
+    /// The values of hidden fields of a form or JSON body.
+    package func addBodyValues(_ data: Data, contentType: String?, to secrets: inout SecretValues) {
+        let type = contentType?.lowercased() ?? ""
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            if let text = String(data: data, encoding: .utf8) { addFormValues(text[...], hidden: hidesParameter, to: &secrets) }
+        } else if type.contains("json") || type.isEmpty, data.count <= 1 << 22,
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        {
+            addJSONValues(object, to: &secrets, depth: 0)
+        }
+    }
+
+    private func addJSONValues(_ value: Any, to secrets: inout SecretValues, depth: Int) {
+        guard depth < 64 else { return }
+        if let object = value as? [String: Any] {
+            for (key, inner) in object {
+                if hidesParameter(key) || hidesHeader(key) {
+                    Self.addScalars(inner, to: &secrets, depth: depth + 1)
+                } else {
+                    addJSONValues(inner, to: &secrets, depth: depth + 1)
+                }
+            }
+        } else if let array = value as? [Any] {
+            for inner in array { addJSONValues(inner, to: &secrets, depth: depth + 1) }
+        }
+    }
+
+    /// Every string and number under a hidden key.
+    private static func addScalars(_ value: Any, to secrets: inout SecretValues, depth: Int) {
+        guard depth < 64 else { return }
+        switch value {
+        case let text as String: secrets.add(text)
+        case let number as NSNumber: secrets.add(number.stringValue)
+        case let object as [String: Any]: for inner in object.values { addScalars(inner, to: &secrets, depth: depth + 1) }
+        case let array as [Any]: for inner in array { addScalars(inner, to: &secrets, depth: depth + 1) }
+        default: break
+        }
+    }
+}
