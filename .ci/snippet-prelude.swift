@@ -1,5 +1,6 @@
-// The names README and CONTRIBUTING samples take as given, as an app would have them. Type-checked
-// with every sample by .ci/check-snippets; never run.
+// The values the doc comments' samples take as given, as an app would have them where the sample
+// would sit (the app's own types are in snippet-prelude-app.swift). Type-checked with every doc
+// comment sample by .ci/check-snippets; never run.
 import Foundation
 import Sluice
 import SluiceCache
@@ -8,9 +9,6 @@ import SluiceHeaders
 import SluiceLogging
 import SluiceTesting
 
-struct User: Codable, Sendable { let id: Int; let name: String }
-struct NewUser: Codable, Sendable { let name: String }
-struct Order: Codable, Sendable { let id: Int }
 
 let transport = MockTransport.successful()
 let client = Client(transport: transport)
@@ -19,7 +17,6 @@ nonisolated(unsafe) var request = HTTPRequest(url: url)
 nonisolated(unsafe) var builder = Client.Builder(transport: transport)
 let file = FileHandle.standardOutput
 
-enum Tokens { static func current() async throws -> String { "token" } }
 let tokens = Tokens.self
 
 // For the doc comments' samples: the values an app has at hand where the sample would sit.
@@ -46,12 +43,7 @@ let recorder = HARRecorder()
 let staleToken = "stale"
 let session = "session"
 
-enum Keychain {
-    static func accessToken() async throws -> String { "token" }
-    static func token() async throws -> String { "token" }
-}
 let keychain = Keychain.self
-enum AuthClient { static func refreshAccessToken() async throws -> String { "token" } }
 let authClient = AuthClient.self
 
 func showOfflineBanner() {}
@@ -61,11 +53,6 @@ func update(_ value: Any) {}
 func pauseReading() {}
 func resumeReading() {}
 
-struct AuditMiddleware: Middleware {
-    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        try await next(request, context)
-    }
-}
 typealias MyMiddleware = AuditMiddleware
 let isoURL = URL(string: "https://cdimage.debian.org/debian.iso")!
 let fileURL = URL(fileURLWithPath: "/tmp/upload.bin")
@@ -79,7 +66,6 @@ let json = "{}"
 let order = Order(id: 1)
 let handle = FileHandle.standardOutput
 let chunk = Data()
-struct NewOrder: Codable, Sendable { let item: String }
 let chunks = AsyncThrowingStream<Data, any Error> { $0.finish() }
 let apiKey = "k3y"
 let chain: ChainHandle = { fatalError("type-checked only") }()
@@ -87,12 +73,6 @@ struct TimingMiddleware: Middleware {
     func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         try await next(request, context)
     }
-}
-struct Feed: Codable, Sendable { let items: [String] }
-enum Banner {
-    static func show(_ text: String) async {}
-    static func progress(_ fraction: Double?) async {}
-    static func hide() async {}
 }
 let banner = Banner.self
 

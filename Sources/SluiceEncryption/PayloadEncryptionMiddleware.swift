@@ -25,15 +25,28 @@ public struct PayloadEncryptionMiddleware: Middleware {
         public var decryptsResponses: Bool
         /// Let a cache store the decrypted answer.
         public var cachesDecryptedResponses: Bool
+        /// Refuse a success (2xx) answer with a body that is not in the cipher's format when the
+        /// request's body went out encrypted: `.invalidResponse`, with the answer attached. On by
+        /// default: a server that can read the request holds the key, so a plain answer means
+        /// something on the way stripped the encryption or the server ignored it, and RFC 8188
+        /// §4 asks recipients that rely on the coding for origin authentication to refuse it.
+        /// Error answers (4xx, 5xx) pass as they are: gateways and proxies that hold no key send
+        /// them, and the stages above need their status (a 401 still refreshes a token).
+        public var requiresEncryptedResponses: Bool
 
         /// Settings with each value given, or its default.
-        public init(encryptsRequests: Bool = true, decryptsResponses: Bool = true, cachesDecryptedResponses: Bool = false) {
+        public init(
+            encryptsRequests: Bool = true, decryptsResponses: Bool = true, cachesDecryptedResponses: Bool = false,
+            requiresEncryptedResponses: Bool = true
+        ) {
             self.encryptsRequests = encryptsRequests
             self.decryptsResponses = decryptsResponses
             self.cachesDecryptedResponses = cachesDecryptedResponses
+            self.requiresEncryptedResponses = requiresEncryptedResponses
         }
 
-        /// Encrypt every body, decrypt every encrypted answer, never cache plaintext.
+        /// Encrypt every body, decrypt every encrypted answer, refuse a plain success answer to an
+        /// encrypted request, never cache plaintext.
         public static let `default` = Configuration()
     }
 
@@ -60,6 +73,14 @@ public struct PayloadEncryptionMiddleware: Middleware {
         }
         var response = try await next(request, context)
         guard request.decryptsResponse ?? configuration.decryptsResponses, cipher.isEncrypted(response) else {
+            if encrypted, configuration.requiresEncryptedResponses, request.decryptsResponse != false, response.status.isSuccess,
+                Self.hasBody(response)
+            {
+                throw SluiceError(
+                    .invalidResponse,
+                    "\(request) went out encrypted, but its answer (\(response.status)) is not in the cipher's format: "
+                        + "refused (requiresEncryptedResponses)", response: response)
+            }
             if encrypted { response.bodiesAreConfidential = true }
             return response
         }
@@ -71,5 +92,12 @@ public struct PayloadEncryptionMiddleware: Middleware {
         if !configuration.cachesDecryptedResponses { try response.headers.append(name: "Cache-Control", value: "no-store") }
         response.bodiesAreConfidential = true
         return response
+    }
+
+    /// Whether the answer carries a body: bytes, a file or a stream that is not known to be empty.
+    static func hasBody(_ response: HTTPResponse) -> Bool {
+        if !response.body.isEmpty || response.bodyFile != nil { return true }
+        if response.bodyStream != nil { return response.headers["Content-Length"] != "0" }
+        return false
     }
 }

@@ -28,10 +28,11 @@ package final class SQLiteConnection: @unchecked Sendable {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (or creates) the database at `path`.
+    /// Opens (or creates) the database at `path`, and the folders it is in that do not exist yet
+    /// (mode 0700: a cache or an outbox holds answers and requests that are its owner's alone).
     ///
-    /// - Throws: ``SQLiteError`` with `SQLITE_CANTOPEN` and the system's reason when the file cannot
-    ///   be created, or SQLite's code when it is not a database (`SQLITE_NOTADB`) or is damaged.
+    /// - Throws: ``SQLiteError`` with `SQLITE_CANTOPEN` and the system's reason when the file or a
+    ///   folder for it cannot be created, or SQLite's code when it is not a database (`SQLITE_NOTADB`) or is damaged.
     package init(path: String, busyTimeout: Duration) throws(SQLiteError) {
         self.path = path
         // Nobody can plant a link for the store to write through: the database, its WAL and its
@@ -42,6 +43,7 @@ package final class SQLiteConnection: @unchecked Sendable {
                 throw SQLiteError(code: SQLITE_CANTOPEN, message: "\(path + suffix) is a symbolic link; a database is never opened through one")
             }
         }
+        try Self.createFolder(of: path)
         // A new database is created 0600 first (SQLite gives its -wal and -shm the same mode). An
         // existing one is left alone: closing a descriptor of our own on a file that another
         // connection in this process has open would drop that connection's POSIX locks (they
@@ -76,6 +78,22 @@ package final class SQLiteConnection: @unchecked Sendable {
             }
         }
         try execute("PRAGMA synchronous=NORMAL")
+    }
+
+    /// Makes each missing folder on the way to `path`, 0700, outermost first.
+    private static func createFolder(of path: String) throws(SQLiteError) {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var folder = ""
+        for (index, component) in components.enumerated() {
+            folder += (index == 0 ? "" : "/") + component
+            guard !component.isEmpty, component != ".", component != ".." else { continue }
+            var status = stat()
+            if stat(folder, &status) == 0 { continue }
+            if mkdir(folder, 0o700) != 0, errno != EEXIST {
+                throw SQLiteError(
+                    code: SQLITE_CANTOPEN, message: "cannot create the folder \(folder) for \(path): \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     deinit {

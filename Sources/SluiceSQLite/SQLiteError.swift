@@ -3,8 +3,8 @@ import CSQLite
 /// What SQLite said went wrong: its primary result code and message.
 ///
 /// ```swift
-/// do { _ = try SQLiteConnection(path: "/no/such/folder/db.sqlite", busyTimeout: .seconds(1)) }
-/// catch { print(error) }   // SQLite error 14: cannot open or create /no/such/folder/db.sqlite: No such file or directory
+/// do { _ = try SQLiteConnection(path: "/etc/passwd/db.sqlite", busyTimeout: .seconds(1)) }
+/// catch { print(error) }   // SQLite error 14: cannot open or create /etc/passwd/db.sqlite: Not a directory
 /// ```
 package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     package let code: Int32

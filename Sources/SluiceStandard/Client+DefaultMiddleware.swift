@@ -26,16 +26,23 @@ extension Client {
     /// - `GzipMiddleware`: compressed answers decoded, request bodies sent as written.
     ///
     /// ```swift
+    /// import Foundation
+    /// import Sluice
+    /// import SluiceStandard
+    ///
+    /// struct User: Decodable { let id: Int; let name: String }
+    ///
     /// let client = try Client.standard(
-    ///     baseURL: URL(string: "https://api.example.com/v1"), cache: .sqlite("/var/cache/app/http.sqlite"),
-    ///     auth: .bearer { try await keychain.accessToken() })
+    ///     baseURL: URL(string: "https://api.example.com/v1"), cache: .userCache(app: "my-app"),
+    ///     auth: .bearer { "my-token" })
     /// let user = try await client.get("users/42", as: User.self)
     /// ```
     ///
     /// - Parameters:
     ///   - customize: changes to the builder before the client is built (add your own middleware,
     ///     replace one of these).
-    /// - Throws: when the cache file cannot be opened or the network cannot be watched.
+    /// - Throws: when the cache file cannot be opened or the network cannot be watched;
+    ///   `.misconfigured` for a ``StandardStack/Cache/userCache(app:)`` whose name is not one folder.
     public static func standard(
         baseURL: URL? = nil, cache: StandardStack.Cache = .memory, auth: StandardStack.Auth? = nil, hud: (any HUDPresenter)? = nil,
         transport: any HTTPTransport = CurlTransport(), configuration: Configuration = .default,
@@ -56,6 +63,9 @@ extension Client {
         case .none: break
         case .memory: builder.add(CacheMiddleware(store: MemoryCacheStore()))
         case .sqlite(let path): builder.add(CacheMiddleware(store: try SQLiteCacheStore(path: path)))
+        case .userCache(let app):
+            let path = try StandardStack.Cache.userCachePath(app: app, environment: ProcessInfo.processInfo.environment)
+            builder.add(CacheMiddleware(store: try SQLiteCacheStore(path: path)))
         case .store(let store): builder.add(CacheMiddleware(store: store))
         }
         builder.add(RetryMiddleware(budget: RetryBudget()))

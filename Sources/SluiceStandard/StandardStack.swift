@@ -7,9 +7,13 @@ import SluiceSigning
 /// where the cache lives and how requests are authorised.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceStandard
+///
 /// let client = try Client.standard(
-///     baseURL: URL(string: "https://api.example.com/v1"), cache: .sqlite("/var/cache/app/http.sqlite"),
-///     auth: .bearer { try await keychain.accessToken() })
+///     baseURL: URL(string: "https://api.example.com/v1"), cache: .userCache(app: "my-app"),
+///     auth: .bearer { "my-token" })
 /// ```
 public enum StandardStack {
     /// Where responses are cached.
@@ -18,8 +22,14 @@ public enum StandardStack {
         case none
         /// In memory, for the process's lifetime.
         case memory
-        /// In a SQLite file at this path (created 0600), across runs.
+        /// In a SQLite file at this path (created 0600, and the folders on the way to it that do
+        /// not exist yet, 0700), across runs.
         case sqlite(String)
+        /// In a SQLite file `http.sqlite` in `app`'s folder of the user's cache directory:
+        /// `$XDG_CACHE_HOME/app/`, else `$HOME/.cache/app/` (made 0700 when missing), else the
+        /// temporary directory's. Where a new app should start: no path to choose, none that needs
+        /// root. `app` is one folder name; anything else is `.misconfigured`.
+        case userCache(app: String)
         /// In a store of your own (Redis, or anything that is a `CacheStore`).
         case store(any CacheStore)
     }
@@ -36,5 +46,26 @@ public enum StandardStack {
         public static func bearer(_ token: @escaping @Sendable () async throws -> String) -> Auth {
             .bearer(token: token, refresh: token)
         }
+    }
+}
+
+extension StandardStack.Cache {
+    /// The file ``userCache(app:)`` names, for `environment`.
+    ///
+    /// - Throws: `.misconfigured` when `app` is not one folder name.
+    static func userCachePath(app: String, environment: [String: String]) throws(SluiceError) -> String {
+        guard !app.isEmpty, app != ".", app != "..", !app.contains("/"), !app.utf8.contains(0) else {
+            throw SluiceError(
+                .misconfigured, "the cache's app name \(String(reflecting: app)) must be one folder name: not empty, not . or .., no / or NUL")
+        }
+        let base: String
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            base = home + "/.cache"
+        } else {
+            base = NSTemporaryDirectory()
+        }
+        return (base.hasSuffix("/") ? base : base + "/") + app + "/http.sqlite"
     }
 }

@@ -782,3 +782,19 @@ struct CacheToFileTests {
         #expect(server.requests.count == 2)
     }
 }
+
+@Suite("Client.cacheStore")
+struct ClientCacheStoreTests {
+    @Test func theClientsCacheIsReachableToCountAndClear() async throws {
+        let store = MemoryCacheStore()
+        let transport = MockTransport { _, _ in .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "hi") }
+        let client = Client(transport: transport, middlewares: [CacheMiddleware(store: store)])
+        _ = try await client.get("https://api.example.com/a")
+        let cache = try #require(client.cacheStore)
+        #expect(try await cache.entryCount() == 1)
+        #expect(try await cache.totalSize() > 0)
+        try await cache.clear()
+        #expect(try await store.entryCount() == 0)
+        #expect(Client(transport: transport).cacheStore == nil)
+    }
+}

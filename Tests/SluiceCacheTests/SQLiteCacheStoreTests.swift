@@ -277,12 +277,26 @@ struct SQLiteCacheStoreTests {
         #expect(try await store.entryCount() == 1)
     }
 
-    @Test func aFolderThatCannotHoldTheFileIsAClearError() {
+    @Test func aFolderThatCannotHoldTheFileIsAClearError() throws {
+        // A regular file where a folder should be: nothing can create the folder.
+        let blocker = folder.filePath("plain-file")
+        try Data().write(to: URL(fileURLWithPath: blocker))
         #expect {
-            _ = try SQLiteCacheStore(path: "/nonexistent-\(UUID().uuidString)/cache.sqlite")
+            _ = try SQLiteCacheStore(path: blocker + "/inner/cache.sqlite")
         } throws: { error in
             (error as? SQLiteCacheError)?.code == SQLITE_CANTOPEN
-                && (error as? SQLiteCacheError)?.message.contains("No such file or directory") == true
+                && (error as? SQLiteCacheError)?.message
+                    == "SQLite error 14: cannot create the folder \(blocker)/inner for \(blocker)/inner/cache.sqlite: Not a directory"
+        }
+    }
+
+    @Test func missingFoldersAreCreatedForTheOwnerOnly() async throws {
+        let path = folder.filePath("a/b/cache.sqlite")
+        let store = try SQLiteCacheStore(path: path)
+        try await store.put(sampleEntry(), for: "k")
+        #expect(try await store.entryCount() == 1)
+        for made in [folder.filePath("a"), folder.filePath("a/b")] {
+            #expect(try FileManager.default.attributesOfItem(atPath: made)[.posixPermissions] as? Int == 0o700)
         }
     }
 

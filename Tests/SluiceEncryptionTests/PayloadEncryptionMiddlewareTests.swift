@@ -36,7 +36,7 @@ struct PayloadEncryptionMiddlewareTests {
     /// Compressed, then encrypted, then signed: the signature's payload hash is the hash of the
     /// bytes the server received, which decrypt and then gunzip to the body.
     @Test func gzipThenEncryptionThenSigningOnTheBytesReceived() async throws {
-        server.enqueue(.init(status: 200, body: "ok"))
+        server.enqueue(.init(status: 204, body: ""))
         var builder = Client.Builder(transport: CurlTransport())
         builder.environment = [:]
         builder.add(
@@ -123,7 +123,7 @@ struct PayloadEncryptionMiddlewareTests {
     }
 
     @Test func aRequestCanSendItsBodyInTheClear() async throws {
-        server.enqueue(.init(status: 200, body: "ok"), .init(status: 200, body: "ok"))
+        server.enqueue(.init(status: 200, body: "ok"), .init(status: 204, body: ""))
         let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
         var plain = HTTPRequest(method: .post, url: server.url("/public"), body: .bytes(Data("hello".utf8)))
         plain.encryptsBody = false
@@ -133,9 +133,45 @@ struct PayloadEncryptionMiddlewareTests {
         #expect(try decrypt(server.requests[1].body) == Data("hello".utf8))
     }
 
+    /// RFC 8188 §4: a recipient that relies on the coding refuses a plain answer. A success with a
+    /// body to an encrypted request must be encrypted; an error answer passes, and so does any
+    /// answer when the configuration allows it.
+    @Test func aPlainSuccessAnswerToAnEncryptedRequestIsRefused() async throws {
+        let middleware = PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))
+        let pipeline = Pipeline(middlewares: [middleware], transport: CurlTransport())
+        let request = HTTPRequest(method: .post, url: server.url("/private"), body: .bytes(Data("hello".utf8)))
+        server.enqueue(.init(status: 200, body: "stripped"))
+        let error = await #expect(throws: SluiceError.self) { _ = try await pipeline.send(request) }
+        #expect(error?.code == .invalidResponse)
+        #expect(
+            error?.message
+                == "POST \(server.url("/private").absoluteString) went out encrypted, but its answer (200 OK) is not in the cipher's format: "
+                + "refused (requiresEncryptedResponses)")
+        #expect(error?.response?.status.code == 200)
+
+        // An encrypted answer is read; a gateway's plain 401 and a body-less 204 pass.
+        var encrypted = MockWebServer.Response(status: 200, body: "")
+        encrypted.body = try encrypt(Data("secret answer".utf8))
+        encrypted.headers = [("Content-Encoding", "aes128gcm")]
+        server.enqueue(encrypted, .init(status: 401, body: "log in"), .init(status: 204, body: ""))
+        #expect(try await pipeline.send(request).body == Data("secret answer".utf8))
+        #expect(try await pipeline.send(request).status.code == 401)
+        #expect(try await pipeline.send(request).status.code == 204)
+
+        // Allowed by the configuration, or not encrypted to begin with: the plain answer stands.
+        let lenient = Pipeline(
+            middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys), configuration: .init(requiresEncryptedResponses: false))],
+            transport: CurlTransport())
+        server.enqueue(.init(status: 200, body: "plain"), .init(status: 200, body: "plain"))
+        #expect(try await lenient.send(request).body == Data("plain".utf8))
+        var clear = request
+        clear.encryptsBody = false
+        #expect(try await pipeline.send(clear).body == Data("plain".utf8))
+    }
+
     /// A file body is encrypted record by record as it is sent, with the length announced.
     @Test func aFileBodyIsEncryptedAsItIsSent() async throws {
-        server.enqueue(.init(status: 200, body: "ok"))
+        server.enqueue(.init(status: 204, body: ""))
         let scratch = try TemporaryDirectory(prefix: "sluice-encryption")
         let file = URL(fileURLWithPath: scratch.filePath("upload.bin"))
         let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 17) })
@@ -230,10 +266,10 @@ struct LargeEncryptedTransferTests {
         let scratch = try TemporaryDirectory(prefix: "sluice-encryption")
         let file = try Self.makeFile(in: scratch)
         let server = try MockWebServer(recordedBodyLimit: 110 << 20)
-        server.setHandler { _ in .init(status: 200, body: "ok") }
+        server.setHandler { _ in .init(status: 204, body: "") }
         let report = try await Self.probe(["encrypted-upload", server.url("/big").absoluteString, file.path])
         print("100 MiB encrypted upload: peak resident \(report["peakResidentKiB"] ?? -1) KiB")
-        #expect(report["status"] == 200)
+        #expect(report["status"] == 204)
         let received = try #require(server.requests.first)
         #expect(received.header("Content-Encoding") == "aes128gcm")
         #expect(received.bodyLength == received.body.count && received.header("Content-Length") == String(received.bodyLength))

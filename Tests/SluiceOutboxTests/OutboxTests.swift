@@ -188,14 +188,15 @@ struct OutboxTests {
         }
     }
 
-    @Test func anOutboxThatCannotBeOpenedIsWriteFailedNamingThePathAndTheReason() {
-        let path = database + ".missing-folder/outbox.sqlite"
+    @Test func anOutboxThatCannotBeOpenedIsWriteFailedNamingThePathAndTheReason() throws {
+        try Data().write(to: URL(fileURLWithPath: database + ".file"))
+        let path = database + ".file/outbox.sqlite"
         #expect {
             _ = try Outbox(path: path, transport: CurlTransport())
         } throws: { error in
             (error as? SluiceError)?.code == .writeFailed
                 && (error as? SluiceError)?.message
-                    == "cannot open the outbox at \(path): SQLite error 14: cannot open or create \(path): No such file or directory"
+                    == "cannot open the outbox at \(path): SQLite error 14: cannot open or create \(path): Not a directory"
         }
     }
 

@@ -100,3 +100,16 @@ struct DurationClampingTests {
         #expect(Duration.seconds(-2).wholeMilliseconds == -2_000)
     }
 }
+
+@Suite("Client and Pipeline descriptions")
+struct DescriptionTests {
+    @Test func aShortDescriptionNamesTheChainAndTheDebugOneHasTheRest() {
+        let client = Client(
+            transport: MockTransport.successful(), middlewares: [FakeLogging()],
+            configuration: .init(baseURL: URL(string: "https://ann:pw@api.example.com/v1")))
+        #expect(client.description == "Client(https://ann:<redacted>@api.example.com/v1: RedirectMiddleware → Fake<LoggingRole> → MockTransport)")
+        #expect(client.pipeline.description == "Pipeline(RedirectMiddleware → Fake<LoggingRole> → MockTransport)")
+        #expect("\(client)".count < 200)
+        #expect(client.debugDescription.contains("configuration:") && client.debugDescription.contains("transport: "))
+    }
+}

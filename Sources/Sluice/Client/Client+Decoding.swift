@@ -85,13 +85,18 @@ extension Client {
     /// let text = try await client.send(request, decoder: StringResponseDecoder())
     /// ```
     public func send<Decoder: ResponseDecoder>(
-        _ request: HTTPRequest, decoder: Decoder, context: RequestContext? = nil
+        _ request: HTTPRequest, decoder: Decoder, context: RequestContext? = nil, timeout: Duration? = nil,
+        deadline: ContinuousClock.Instant? = nil
     ) async throws -> Decoder.Output {
-        try decoder.decode(validate(try await send(request, context: context)))
+        try decoder.decode(validate(try await send(request, context: context, timeout: timeout, deadline: deadline)))
     }
 
-    /// Sends `request`, validates the response, and decodes the body as `T`.
-    public func send<T: Decodable>(_ request: HTTPRequest, decoding type: T.Type, context: RequestContext? = nil) async throws -> T {
-        try decode(T.self, from: validate(try await send(request, context: context)))
+    /// Sends `request`, validates the response, and decodes the body as `T`; `timeout` and
+    /// `deadline` as ``send(_:context:timeout:deadline:with:)`` takes them.
+    public func send<T: Decodable>(
+        _ request: HTTPRequest, decoding type: T.Type, context: RequestContext? = nil, timeout: Duration? = nil,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try decode(T.self, from: validate(try await send(request, context: context, timeout: timeout, deadline: deadline)))
     }
 }

@@ -29,8 +29,10 @@ extension Client {
     /// }
     /// let greeting = try await client.send(Greeting())
     /// ```
-    public func send<E: Endpoint>(_ endpoint: E, context: RequestContext? = nil) async throws -> E.Response {
-        let response = try validate(try await send(try request(for: endpoint), context: context))
+    public func send<E: Endpoint>(
+        _ endpoint: E, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> E.Response {
+        let response = try validate(try await send(try request(for: endpoint), context: context, timeout: timeout, deadline: deadline))
         return try endpoint.decode(response, with: self)
     }
 }

@@ -14,10 +14,15 @@ extension Client {
     /// guard response.status.isSuccess else { throw SluiceError(.unacceptableStatus, "the export answered \(response.status)") }
     /// for try await chunk in response.bodyStream! { try file.write(contentsOf: chunk) }
     /// ```
-    public func stream(_ request: HTTPRequest, context: RequestContext? = nil) async throws -> HTTPResponse {
+    ///
+    /// `timeout` and `deadline` bound the whole call, the body's reading included (curl's transfer
+    /// ends at the deadline); the head must arrive before it.
+    public func stream(
+        _ request: HTTPRequest, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
         var request = request
         request.streamsResponseBody = true
-        var response = try await send(request, context: context)
+        var response = try await send(request, context: context, timeout: timeout, deadline: deadline)
         if response.bodyStream == nil {
             response.bodyStream = ResponseBodyStream(response.body)
             response.body = Data()

@@ -1,55 +1,81 @@
 import Foundation
 
+// Every verb takes `timeout:` (the whole call's limit from now: the queue, redirects, retries and
+// their back-off included) and `deadline:` (an instant); the earliest of them and the client's own
+// `Configuration.timeout` applies, and a call still running then throws `.timedOut`.
 extension Client {
     // MARK: Responses as they are
 
     /// `GET path`, with `query` added to the URL.
     ///
+    /// `timeout` limits the whole call from now (the queue, redirects, retries and their back-off
+    /// included), and `deadline` ends it at an instant; the earliest of them and the client's own
+    /// ``Client/Configuration/timeout`` applies, and a call still running then throws `.timedOut`.
+    /// Every verb takes both.
+    ///
     /// ```swift
-    /// let response = try await client.get("search", query: ["q": "café", "page": 2])
+    /// let response = try await client.get("search", query: ["q": "café", "page": 2], timeout: .seconds(5))
     /// ```
-    public func get(_ path: String, query: ParameterValue = .dictionary([]), headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try request(.get, path, query: query, headers: headers))
+    public func get(
+        _ path: String, query: ParameterValue = .dictionary([]), headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try request(.get, path, query: query, headers: headers), timeout: timeout, deadline: deadline)
     }
 
     /// `POST path` with `body` as it is.
-    public func post(_ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try makeRequest(.post, path, headers: headers, body: body))
+    public func post(
+        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.post, path, headers: headers, body: body), timeout: timeout, deadline: deadline)
     }
 
     /// `POST path` with `value` encoded as JSON by the configured encoder.
-    public func post(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try jsonRequest(.post, path, value, headers: headers))
+    public func post(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.post, path, value, headers: headers), timeout: timeout, deadline: deadline)
     }
 
     /// `PUT path` with `body` as it is.
-    public func put(_ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try makeRequest(.put, path, headers: headers, body: body))
+    public func put(
+        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.put, path, headers: headers, body: body), timeout: timeout, deadline: deadline)
     }
 
     /// `PUT path` with `value` encoded as JSON by the configured encoder.
-    public func put(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try jsonRequest(.put, path, value, headers: headers))
+    public func put(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.put, path, value, headers: headers), timeout: timeout, deadline: deadline)
     }
 
     /// `PATCH path` with `body` as it is.
-    public func patch(_ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try makeRequest(.patch, path, headers: headers, body: body))
+    public func patch(
+        _ path: String, body: HTTPBody = .empty, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.patch, path, headers: headers, body: body), timeout: timeout, deadline: deadline)
     }
 
     /// `PATCH path` with `value` encoded as JSON by the configured encoder.
-    public func patch(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try jsonRequest(.patch, path, value, headers: headers))
+    public func patch(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.patch, path, value, headers: headers), timeout: timeout, deadline: deadline)
     }
 
     /// `DELETE path`.
-    public func delete(_ path: String, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try makeRequest(.delete, path, headers: headers))
+    public func delete(
+        _ path: String, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try makeRequest(.delete, path, headers: headers), timeout: timeout, deadline: deadline)
     }
 
     /// `DELETE path` with `value` encoded as JSON by the configured encoder.
-    public func delete(_ path: String, json value: some Encodable, headers: HTTPFields = [:]) async throws -> HTTPResponse {
-        try await send(try jsonRequest(.delete, path, value, headers: headers))
+    public func delete(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
+        try await send(try jsonRequest(.delete, path, value, headers: headers), timeout: timeout, deadline: deadline)
     }
 
     // MARK: Typed: the status and media type checked, the body decoded as `T`
@@ -59,8 +85,11 @@ extension Client {
     /// ```swift
     /// let users = try await client.get("users", query: ["page": 2], as: [User].self)
     /// ```
-    public func get<T: Decodable>(_ path: String, query: ParameterValue = .dictionary([]), headers: HTTPFields = [:], as type: T.Type) async throws -> T {
-        try await send(try request(.get, path, query: query, headers: headers), decoding: T.self)
+    public func get<T: Decodable>(
+        _ path: String, query: ParameterValue = .dictionary([]), headers: HTTPFields = [:], as type: T.Type,
+        timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try await send(try request(.get, path, query: query, headers: headers), decoding: T.self, timeout: timeout, deadline: deadline)
     }
 
     /// `POST path` with `value` as JSON, validated, and the answer decoded as `T`.
@@ -68,28 +97,43 @@ extension Client {
     /// ```swift
     /// let created = try await client.post("users", json: NewUser(name: "Ada"), as: User.self)
     /// ```
-    public func post<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
-        try await send(try jsonRequest(.post, path, value, headers: headers), decoding: T.self)
+    public func post<T: Decodable>(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type,
+        timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try await send(try jsonRequest(.post, path, value, headers: headers), decoding: T.self, timeout: timeout, deadline: deadline)
     }
 
     /// `PUT path` with `value` as JSON, validated, and the answer decoded as `T`.
-    public func put<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
-        try await send(try jsonRequest(.put, path, value, headers: headers), decoding: T.self)
+    public func put<T: Decodable>(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type,
+        timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try await send(try jsonRequest(.put, path, value, headers: headers), decoding: T.self, timeout: timeout, deadline: deadline)
     }
 
     /// `PATCH path` with `value` as JSON, validated, and the answer decoded as `T`.
-    public func patch<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
-        try await send(try jsonRequest(.patch, path, value, headers: headers), decoding: T.self)
+    public func patch<T: Decodable>(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type,
+        timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try await send(try jsonRequest(.patch, path, value, headers: headers), decoding: T.self, timeout: timeout, deadline: deadline)
     }
 
     /// `DELETE path`, validated, and the answer decoded as `T`.
-    public func delete<T: Decodable>(_ path: String, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
-        try await send(try makeRequest(.delete, path, headers: headers), decoding: T.self)
+    public func delete<T: Decodable>(
+        _ path: String, headers: HTTPFields = [:], as type: T.Type,
+        timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try await send(try makeRequest(.delete, path, headers: headers), decoding: T.self, timeout: timeout, deadline: deadline)
     }
 
     /// `DELETE path` with `value` as JSON, validated, and the answer decoded as `T`.
-    public func delete<T: Decodable>(_ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type) async throws -> T {
-        try await send(try jsonRequest(.delete, path, value, headers: headers), decoding: T.self)
+    public func delete<T: Decodable>(
+        _ path: String, json value: some Encodable, headers: HTTPFields = [:], as type: T.Type,
+        timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> T {
+        try await send(try jsonRequest(.delete, path, value, headers: headers), decoding: T.self, timeout: timeout, deadline: deadline)
     }
 
     /// A request for `path` with `query` as its ``HTTPRequest/queryParameters``.

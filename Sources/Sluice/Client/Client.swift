@@ -119,23 +119,45 @@ public struct Client: Sendable {
         RequestContext(deadline: configuration.timeout.map { .now + $0 }, isTracing: configuration.isTracing)
     }
 
+    /// `context` (or a fresh one) with its deadline moved to the earliest of its own, `now +
+    /// timeout` and `deadline`.
+    func context(_ context: RequestContext?, timeout: Duration?, deadline: ContinuousClock.Instant?) -> RequestContext {
+        var context = context ?? makeContext()
+        for limit in [timeout.map { ContinuousClock.now + $0 }, deadline] {
+            guard let limit else { continue }
+            context.deadline = min(context.deadline ?? limit, limit)
+        }
+        return context
+    }
+
     // MARK: Sending
 
     /// Sends `request` through the pipeline, once the concurrency limit lets it.
     ///
+    /// ```swift
+    /// let response = try await client.send(try client.makeRequest(.get, "feed"), timeout: .seconds(3))
+    /// ```
+    ///
     /// - Parameters:
     ///   - request: what to send.
     ///   - context: the call's context; by default ``makeContext()``.
+    ///   - timeout: the whole call's limit from now: the queue, redirects, retries and their
+    ///     back-off included.
+    ///   - deadline: the instant the call ends by. The earliest of `timeout`, `deadline` and the
+    ///     context's own deadline (the client's ``Configuration/timeout``) applies.
     ///   - extra: middleware for this call only. They run outside (before) the client's own, so a
     ///     header they add is still signed and logged.
     /// - Returns: the response, whatever its status.
-    /// - Throws: `CancellationError` when the call's task is cancelled or the call is cancelled
-    ///   through ``cancelAll()`` and its kin (`SluiceError` `.cancelled` with
+    /// - Throws: `.timedOut` when the call is still running at its deadline (the transfer is
+    ///   cancelled then, wherever it is); `CancellationError` when the call's task is cancelled or
+    ///   the call is cancelled through ``cancelAll()`` and its kin (`SluiceError` `.cancelled` with
     ///   ``Configuration/reportsCancellationAsError``).
     public func send(
-        _ request: HTTPRequest, context: RequestContext? = nil, with extra: [any Middleware] = []
+        _ request: HTTPRequest, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil,
+        with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
-        let context = context ?? makeContext()
+        let start = ContinuousClock.now
+        let context = self.context(context, timeout: timeout, deadline: deadline)
         try request.headers.validated()
         let request = try encodedWithOwnEncoder(request)
         let pipeline =
@@ -147,9 +169,44 @@ public struct Client: Sendable {
         // onto the event thread measured no faster, and would make a middleware that blocks
         // hold up every transfer.
         let executor = EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
-        return try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
-            try await pipeline.send(request, context: context)
+        let dispatcher = self.dispatcher, cancellationIsError = configuration.reportsCancellationAsError
+        guard let deadline = context.deadline else {
+            return try await dispatcher.run(request, on: executor, cancellationIsError: cancellationIsError) {
+                try await pipeline.send(request, context: context)
+            }
         }
+        // Every stage obeys the deadline where it waits on the network; this ends the waits that
+        // are not the network's (the queue, a token refresh, a middleware of the app's own).
+        return try await Self.within(deadline, since: start, request) {
+            try await dispatcher.run(request, on: executor, cancellationIsError: cancellationIsError) {
+                try await pipeline.send(request, context: context)
+            }
+        }
+    }
+
+    /// `work`'s answer, or `.timedOut` once `deadline` passes (and `work` is cancelled).
+    static func within(
+        _ deadline: ContinuousClock.Instant, since start: ContinuousClock.Instant, _ request: HTTPRequest,
+        _ work: @escaping @Sendable () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            if let first = try await group.next(), let response = first { return response }
+            let limit = start.duration(to: deadline)
+            throw SluiceError(
+                .timedOut, "\(request) did not finish within its deadline (\(Self.seconds(limit)) from the call's start)", stage: .client)
+        }
+    }
+
+    /// `2 s`, `0.25 s`.
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = max(0, duration.wholeMilliseconds)
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
     }
 
     /// `request` with a body set by ``HTTPRequest/setJSONBody(_:)`` encoded again by this client's
