@@ -61,6 +61,7 @@ EXAMPLES := sluice-quickstart sluice-tour sluice-example-custom-pipeline sluice-
 test: deps
 	swift build --build-tests
 	.ci/check-snippets
+	.ci/check-readme-samples
 	.ci/check-doc-comments
 	@for example in $(EXAMPLES); do swift build --product "$$example" || exit 1; done
 	.ci/check-new-middleware

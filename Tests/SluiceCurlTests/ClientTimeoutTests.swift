@@ -1,9 +1,10 @@
 import Foundation
-@testable import Sluice
 import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 /// A per-call `timeout:` and `deadline:` on every verb and on `send`: the whole call's limit,
 /// the client's queue included.

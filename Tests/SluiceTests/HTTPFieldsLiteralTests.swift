@@ -19,7 +19,8 @@ struct HTTPFieldsLiteralTests {
         } catch let error as SluiceError {
             #expect(error.code == .invalidHeader)
             #expect(error.message == expected)
-            #expect(error.underlying as? HTTPFields.FieldError == HTTPFields.FieldError(name: "Authorization", part: .value, problem: .forbiddenCharacter(0x0A), byteOffset: 14))
+            let fieldError = HTTPFields.FieldError(name: "Authorization", part: .value, problem: .forbiddenCharacter(0x0A), byteOffset: 14)
+            #expect(error.underlying as? HTTPFields.FieldError == fieldError)
         } catch {
             Issue.record("unexpected error \(error)")
         }
