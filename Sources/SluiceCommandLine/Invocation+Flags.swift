@@ -8,20 +8,41 @@ extension Invocation {
     public static let flags: [CommandLineFlag] = [
         // What is printed
         CommandLineFlag(
-            ["-v", "--verbose"], "log each call to standard error: -v a line, -vv its headers too",
-            "(as sent), -vvv its bodies too (secrets redacted)"
+            ["-v", "--verbose"], "print the request and the response, heads and bodies (--print HBhb);",
+            "-vv adds the middleware log on standard error, -vvv its bodies too"
         ) { invocation, _ in invocation.verbosity += 1 },
         CommandLineFlag(
             ["-p", "--print"], value: "WHAT", "what to print: H request headers, B request body, h response",
             "headers, b response body (default: hb on a terminal, b otherwise)"
         ) { invocation, text throws(UsageError) in invocation.print = try printLetters(text ?? "") },
+        CommandLineFlag(["-b", "--body"], "print the response body only (--print b)") { invocation, _ in invocation.print = "b" },
+        CommandLineFlag(["-S", "--stream"], "print the body as it arrives, chunk by chunk") { invocation, _ in invocation.stream = true },
+        CommandLineFlag(["--pretty"], value: "STYLE", "all, colors, format or none (default: all on a terminal, none piped)") {
+            invocation, text throws(UsageError) in
+            guard let style = text.flatMap(Pretty.init(rawValue:)) else {
+                throw UsageError("--pretty must be all, colors, format or none, not \(String(reflecting: text ?? ""))")
+            }
+            invocation.pretty = style
+        },
+        CommandLineFlag(["--keep-encoding"], "print a gzip or deflate answer's bytes as they came (decoded otherwise)") {
+            invocation, _ in invocation.keepEncoding = true
+        },
         CommandLineFlag(["--offline"], "print the request that would be sent (--print HB) and send nothing") { invocation, _ in
             invocation.offline = true
         },
+        CommandLineFlag(
+            ["--redact"], "hide credentials and secret query values in --print and --offline too",
+            "(otherwise only what middleware added is hidden: what you typed is shown)"
+        ) { invocation, _ in invocation.redact = true },
         CommandLineFlag(["--har"], value: "FILE", "record the exchange as a HAR 1.2 file") { invocation, file in invocation.har = file },
-        CommandLineFlag(["--check-status"], "exit 3, 4 or 5 for a 3xx, 4xx or 5xx answer") { invocation, _ in invocation.checkStatus = true },
+        CommandLineFlag(["--check-status"], "exit 3, 4 or 5 for a 3xx, 4xx or 5xx answer, with a warning on stderr") { invocation, _ in
+            invocation.checkStatus = true
+        },
         // The body
-        CommandLineFlag(["-j", "--json"], "data items as a JSON object (the default)") { invocation, _ in invocation.bodyKind = .json },
+        CommandLineFlag(["-j", "--json"], "data items as a JSON object (the default); asks for JSON on any method") { invocation, _ in
+            invocation.bodyKind = .json
+            invocation.jsonGiven = true
+        },
         CommandLineFlag(
             ["-f", "--form"], "data items as a form: url-encoded, or multipart/form-data when a",
             "field@file item is given"
@@ -29,8 +50,8 @@ extension Invocation {
         CommandLineFlag(["-I", "--ignore-stdin"], "never read a body from standard input") { invocation, _ in invocation.ignoreStdin = true },
         // Credentials
         CommandLineFlag(
-            ["-a", "--auth"], value: "USER:PASSWORD", "credentials (a token with --auth-type bearer); kept out of logs,",
-            "--print and HAR files"
+            ["-a", "--auth"], value: "USER[:PASSWORD]", "credentials (a token with --auth-type bearer); kept out of logs",
+            "and HAR files; without a password, asked for on the terminal"
         ) { invocation, text in invocation.auth = text },
         CommandLineFlag(["-A", "--auth-type"], value: "TYPE", "basic (the default), bearer or digest") { invocation, text throws(UsageError) in
             guard let type = text.flatMap(AuthType.init(rawValue:)) else {
@@ -102,14 +123,21 @@ extension Invocation {
             "SLUICE_OAUTH1_TOKEN_SECRET)"
         ) { invocation, _ in invocation.oauth1 = true },
         // Downloads
-        CommandLineFlag(["-d", "--download"], value: "FILE", "save the body to FILE (atomically, when it is whole)") { invocation, file in
-            invocation.download = file
+        CommandLineFlag(
+            ["-d", "--download"], value: "FILE", optional: true, "save the body to a file (atomically, when it is whole): -o FILE,",
+            "--download=FILE, or one named after the URL (never over an existing one)"
+        ) { invocation, file in invocation.download = file ?? "" },
+        CommandLineFlag(["-o", "--output"], value: "FILE", "write the body to FILE instead of standard output") { invocation, file in
+            invocation.output = file
         },
         CommandLineFlag(["-c", "--continue"], "continue a --download that an earlier run left unfinished") { invocation, _ in
             invocation.resume = true
         },
         // The transport
-        CommandLineFlag(["--timeout"], value: "SECONDS", "give up after this long") { invocation, text throws(UsageError) in
+        CommandLineFlag(
+            ["--timeout"], value: "SECONDS", "give up after this long: the whole call, redirects, retries and a",
+            "download's resumes included (exit 28)"
+        ) { invocation, text throws(UsageError) in
             guard let seconds = text.flatMap({ Double($0) }), seconds > 0, seconds.isFinite else {
                 throw UsageError("--timeout expects a number of seconds above 0, not \(String(reflecting: text ?? ""))")
             }
@@ -126,6 +154,23 @@ extension Invocation {
             invocation.pin = text
         },
         CommandLineFlag(["--insecure"], "do not verify TLS certificates or host names (warns)") { invocation, _ in invocation.insecure = true },
+        CommandLineFlag(["--verify"], value: "yes|no|FILE", "verify TLS (yes), do not (no, as --insecure), or trust the CAs in FILE") {
+            invocation, text throws(UsageError) in
+            guard let text, !text.isEmpty else { throw UsageError("--verify expects yes, no or a CA file") }
+            switch text.lowercased() {
+            case "yes", "true": invocation.verify = nil
+            case "no", "false": invocation.insecure = true
+            default: invocation.verify = text
+            }
+        },
+        CommandLineFlag(["--proxy"], value: "SCHEME:URL", "the proxy for URLs of that scheme: --proxy http:http://proxy:3128") {
+            invocation, text throws(UsageError) in
+            guard let text, let colon = text.firstIndex(of: ":"), colon != text.startIndex, text[text.index(after: colon)...].contains("://")
+            else {
+                throw UsageError("--proxy expects SCHEME:URL (like http:http://proxy:3128), not \(String(reflecting: text ?? ""))")
+            }
+            invocation.proxies[text[..<colon].lowercased()] = String(text[text.index(after: colon)...])
+        },
         // About sluice
         CommandLineFlag(["-h", "--help"], "this text") { invocation, _ in invocation.help = true },
         CommandLineFlag(["--version"], "the versions of Sluice and libcurl") { invocation, _ in invocation.version = true },

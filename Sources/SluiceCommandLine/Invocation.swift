@@ -17,7 +17,9 @@ public struct Invocation: Sendable {
     public var url = ""
     /// The request items: headers, query parameters, fields, files.
     public var items: [RequestItem] = []
-    /// 0 to 3: `-v` logs a line per call, `-vv` adds headers, `-vvv` bodies (to standard error).
+    /// 0 to 3: `-v` prints the request and the response, heads and bodies, as httpie does; `-vv`
+    /// adds the middleware log (a line per call and its fields, on standard error), `-vvv` its
+    /// bodies too.
     public var verbosity = 0
     /// `--cache` alone: the default folder (`""`); `--cache=PATH`: that folder.
     public var cache: String?
@@ -37,8 +39,30 @@ public struct Invocation: Sendable {
     public var oauth1 = false
     /// `--har FILE`: record the exchange as a HAR file.
     public var har: String?
-    /// `-d`, `--download FILE`: save the body to a file, atomically when it is whole.
+    /// `-d`, `--download`: save the body to a file, atomically when it is whole: the `-o` file,
+    /// `--download=FILE`'s, or (`""`) one named after the URL.
     public var download: String?
+    /// `-o`, `--output FILE`: the body goes to this file instead of standard output (with `-d`,
+    /// the download's file).
+    public var output: String?
+    /// `-S`, `--stream`: print the body as it arrives.
+    public var stream = false
+    /// `--pretty all|colors|format|none`: colours and JSON layout on a terminal (`all` there,
+    /// `none` when piped, unless given).
+    public var pretty: Pretty?
+    /// `--verify yes|no|CA_FILE`: verify TLS (`yes`), skip it with a warning (`no`), or trust the
+    /// certificates in a file.
+    public var verify: String?
+    /// `--proxy PROTOCOL:URL`, repeatable: the proxy for URLs of that scheme.
+    public var proxies: [String: String] = [:]
+    /// `--keep-encoding`: print a compressed answer's bytes as they came (gzip and deflate are
+    /// decoded otherwise).
+    public var keepEncoding = false
+    /// `--redact`: hide credentials and secret query values in `--print` and `--offline` too
+    /// (only what middleware added is hidden otherwise).
+    public var redact = false
+    /// Whether `--json` or `-j` was given (it then sets `Accept` on any method).
+    public var jsonGiven = false
     /// `-c`: continue a download from the bytes an earlier run left.
     public var resume = false
     /// `--timeout SECONDS`: the whole call's limit.
@@ -77,6 +101,18 @@ public struct Invocation: Sendable {
     public var help = false
     /// `--version`.
     public var version = false
+
+    /// httpie's `--pretty`.
+    public enum Pretty: String, Sendable, Hashable, CaseIterable {
+        /// Colours and JSON layout.
+        case all
+        /// Colours only.
+        case colors
+        /// JSON layout only.
+        case format
+        /// The bytes as they came.
+        case none
+    }
 
     /// How data items become the body.
     public enum BodyKind: Sendable, Hashable {
@@ -132,7 +168,8 @@ public struct Invocation: Sendable {
                 var letters = argument.dropFirst()
                 while let letter = letters.popFirst() {
                     guard let flag = flagsByName["-\(letter)"] else { throw UsageError("unknown option -\(letter); see sluice --help") }
-                    if flag.value == nil {
+                    if flag.value == nil || flag.valueIsOptional {
+                        // A one-letter flag whose value is optional takes none (-d; --download=FILE names one).
                         try flag.apply(&invocation, nil)
                     } else {
                         try flag.apply(&invocation, try value("-\(letter)", letters.isEmpty ? nil : String(letters)))
@@ -178,7 +215,13 @@ public struct Invocation: Sendable {
             throw UsageError("--max-redirects limits --follow (-F, -L): give that too, or redirects are not followed at all")
         }
         if invocation.resume && invocation.download == nil {
-            throw UsageError("-c continues a download: give --download FILE too")
+            throw UsageError("-c continues a download: give --download (-d) too")
+        }
+        if let download = invocation.download, !download.isEmpty, let output = invocation.output, output != download {
+            throw UsageError("--download=\(download) and --output \(output) name two files: give one")
+        }
+        if invocation.stream && invocation.download != nil {
+            throw UsageError("--stream prints the body as it arrives; a --download saves it: give one")
         }
         return invocation
     }
@@ -199,12 +242,17 @@ public struct Invocation: Sendable {
         return HTTPMethod(rawValue: text)
     }
 
-    /// `example.com/x` → `http://example.com/x`; `:8080/x` → `http://localhost:8080/x`; other
-    /// schemes than http and https are refused.
+    /// `example.com/x` → `http://example.com/x`; `:8080/x` → `http://localhost:8080/x`, `:/x` →
+    /// `http://localhost/x` (httpie's shorthands); other schemes than http and https are refused.
+    /// Only a scheme at the start counts: `example.com/go?to=http://elsewhere` gets `http://`.
     static func normalizedURL(_ text: String) throws(UsageError) -> String {
         var candidate = text
-        if candidate.hasPrefix(":") { candidate = "localhost" + candidate }
-        if !candidate.contains("://") { candidate = "http://" + candidate }
+        if candidate.hasPrefix(":/") {
+            candidate = "localhost" + candidate.dropFirst()
+        } else if candidate.hasPrefix(":") {
+            candidate = "localhost" + candidate
+        }
+        if !hasScheme(candidate) { candidate = "http://" + candidate }
         guard let url = URL(string: candidate), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw UsageError("\(String(reflecting: text)) is not a URL")
         }
@@ -212,5 +260,13 @@ public struct Invocation: Sendable {
             throw UsageError("\(String(reflecting: text)) is not an http or https URL")
         }
         return candidate
+    }
+
+    /// Whether `text` starts with `scheme://` (RFC 3986's scheme characters).
+    static func hasScheme(_ text: String) -> Bool {
+        guard let separator = text.range(of: "://") else { return false }
+        let scheme = text[..<separator.lowerBound]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first) else { return false }
+        return scheme.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0)) }
     }
 }

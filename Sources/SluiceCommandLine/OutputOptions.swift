@@ -10,16 +10,49 @@ struct OutputOptions {
     let responseHeaders: Bool
     let responseBody: Bool
     let colours: Bool
+    /// Whether JSON is laid out (and other text escaped) rather than written as its bytes.
+    let formats: Bool
     let isTerminal: Bool
+    /// What the request's hidden fields and query values may show: what the user typed is shown
+    /// as typed (so `--print` and `--offline` can be pasted and run), what middleware added is
+    /// hidden; with `--redact`, everything secret is hidden.
+    let shown: ShownSecrets
 
-    init(_ invocation: Invocation, isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
-        let letters = invocation.print ?? (invocation.offline ? "HB" : isTerminal ? "hb" : "b")
+    init(_ invocation: Invocation, isTerminal: Bool = isatty(STDOUT_FILENO) == 1, typed: ShownSecrets = ShownSecrets()) {
+        let letters = invocation.print ?? (invocation.offline ? "HB" : invocation.verbosity > 0 ? "HBhb" : isTerminal ? "hb" : "b")
         requestHeaders = letters.contains("H")
         requestBody = letters.contains("B")
         responseHeaders = letters.contains("h")
         responseBody = letters.contains("b")
         self.isTerminal = isTerminal
-        colours = isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        let pretty = invocation.pretty ?? (isTerminal ? .all : .none)
+        colours = (pretty == .all || pretty == .colors) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        formats = pretty == .all || pretty == .format
+        shown = invocation.redact ? ShownSecrets(hidesEverything: true) : typed
+    }
+
+    /// The secret values the user typed (header items, `--auth`, the URL and its `==` items),
+    /// which `--print` and `--offline` show as they are.
+    struct ShownSecrets {
+        var fields: [(name: String, value: String)] = []
+        var queryNames: Set<String> = []
+        /// `--redact`: the response's hidden fields are hidden too.
+        var hidesEverything = false
+
+        /// `value` of the field `name` as it may be shown.
+        func value(ofHeader name: String, _ value: String) -> String {
+            let typed = fields.contains { $0.name.lowercased() == name.lowercased() && $0.value == value }
+            return typed ? value : Redaction.default.value(ofHeader: name, value)
+        }
+
+        /// A request line with the values of secret query parameters the user did not type hidden.
+        func requestLine(_ line: String) -> String {
+            let names = Redaction.default
+            let redaction = Redaction(
+                headerNames: names.headerNames, parameterNames: names.parameterNames.subtracting(queryNames),
+                queryParameterNames: names.queryParameterNames.subtracting(queryNames))
+            return redaction.requestLine(line)
+        }
     }
 
     private func paint(_ text: String, _ code: String) -> String {
@@ -34,7 +67,11 @@ struct OutputOptions {
         // What the server sent is shown with its control characters escaped: a reason phrase or
         // a value could otherwise drive the terminal.
         var text = paint("HTTP/\(version) \(response.status)".escapingControlCharacters(), "1;\(colour)") + "\n"
-        for field in response.headers { text += paint(field.name, "36") + ": " + field.value.escapingControlCharacters() + "\n" }
+        for field in response.headers {
+            // With --redact, what the server sets (a Set-Cookie, a token in a field) is hidden too.
+            let value = shown.hidesEverything ? Redaction.default.value(ofHeader: field.name, field.value) : field.value
+            text += paint(field.name, "36") + ": " + value.escapingControlCharacters() + "\n"
+        }
         return text + "\n"
     }
 
@@ -42,7 +79,8 @@ struct OutputOptions {
     /// `TransferMetrics.requestHeadParts`), or, when nothing was sent (`--offline`), the head curl
     /// would write: its `Host` with a port that is not the scheme's, and curl's `User-Agent`,
     /// `Accept` and `Content-Length` where the request has none. Then (with `B`) the body.
-    /// Credentials and secret query parameters are redacted, and what came from outside is shown
+    /// Credentials and secret query values are shown as the user typed them and hidden where
+    /// middleware added them (all hidden with `--redact`), and what came from outside is shown
     /// with its control characters escaped.
     func describe(
         request: HTTPRequest, sentHead: (requestLine: String, fields: [(name: String, value: String)])?, userAgent: String?
@@ -50,10 +88,9 @@ struct OutputOptions {
         var text = ""
         if requestHeaders {
             let (requestLine, fields) = sentHead ?? Self.head(curlWouldSend: request, userAgent: userAgent)
-            let redaction = Redaction.default
-            text += paint(redaction.requestLine(requestLine).escapingControlCharacters(), "1;34") + "\n"
+            text += paint(shown.requestLine(requestLine).escapingControlCharacters(), "1;34") + "\n"
             for (name, value) in fields {
-                text += paint(name.escapingControlCharacters(), "36") + ": " + redaction.value(ofHeader: name, value).escapingControlCharacters() + "\n"
+                text += paint(name.escapingControlCharacters(), "36") + ": " + shown.value(ofHeader: name, value).escapingControlCharacters() + "\n"
             }
             text += "\n"
         }
@@ -91,11 +128,12 @@ struct OutputOptions {
     /// (line breaks and tabs kept), and binary data described rather than written.
     func body(of response: HTTPResponse) -> Data {
         let body = response.body
-        guard isTerminal, !body.isEmpty else { return body }
+        guard isTerminal || formats, !body.isEmpty else { return body }
         let type = response.headers["Content-Type"]?.lowercased() ?? ""
-        if type.contains("json"), let pretty = JSONPrettyPrinter(colours: colours).format(body) {
+        if formats, type.contains("json"), let pretty = JSONPrettyPrinter(colours: colours).format(body) {
             return Data((pretty + "\n").utf8)
         }
+        guard isTerminal else { return body }
         guard !body.contains(0), let text = String(data: body, encoding: .utf8) else {
             return Data("(\(body.count) bytes of binary data not shown on a terminal: use --download FILE or redirect the output)\n".utf8)
         }

@@ -5,6 +5,8 @@ import Foundation
 ///
 /// ```swift
 /// try RequestItem(parsing: "X-Api-Key:abc")      // .header("X-Api-Key", "abc")
+/// try RequestItem(parsing: "User-Agent:")        // .removeHeader("User-Agent")
+/// try RequestItem(parsing: "X-Empty;")           // .header("X-Empty", "")
 /// try RequestItem(parsing: "q==café")            // .query("q", "café")
 /// try RequestItem(parsing: "name=Ada")           // .field("name", "Ada")
 /// try RequestItem(parsing: "age:=36")            // .jsonField("age", "36")
@@ -14,10 +16,15 @@ import Foundation
 /// ```
 ///
 /// The separator that comes first wins; at the same place the longer one does (`:=` before `:`,
-/// `==` before `=`, `=@` before `=`, `:=@` before `:=`). A backslash before a separator character keeps it in the name.
+/// `==` before `=`, `=@` before `=`, `:=@` before `:=`). A backslash before a separator character
+/// keeps it in the name. As in httpie, `Header:` with nothing after it removes the header (one
+/// curl would add, like `User-Agent` or `Accept`), and `Header;` sends it empty. A JSON field's
+/// name may be a path (`user[name]=Bob`, `tags[]=a`, `list[0]:=1`): see ``JSONPath``.
 public enum RequestItem: Sendable, Hashable {
-    /// `Name:value`: a header field.
+    /// `Name:value`: a header field (`Name;`: an empty one).
     case header(String, String)
+    /// `Name:`: the field is left out, even one the transport adds by default.
+    case removeHeader(String)
     /// `name==value`: a query parameter.
     case query(String, String)
     /// `name=value`: a string field of the JSON or form body.
@@ -38,7 +45,7 @@ public enum RequestItem: Sendable, Hashable {
         var index = 0
         while index < characters.count {
             let character = characters[index]
-            if character == "\\", index + 1 < characters.count, ":=@".contains(characters[index + 1]) {
+            if character == "\\", index + 1 < characters.count, ":=@;".contains(characters[index + 1]) {
                 name.append(characters[index + 1])
                 index += 2
                 continue
@@ -58,7 +65,10 @@ public enum RequestItem: Sendable, Hashable {
             case "@":
                 self = .file(name, rest)
             case ":":
-                self = .header(name, rest.hasPrefix(" ") ? String(rest.dropFirst()) : rest)
+                let value = rest.hasPrefix(" ") ? String(rest.dropFirst()) : rest
+                self = value.isEmpty ? .removeHeader(name) : .header(name, value)
+            case ";" where rest.isEmpty:
+                self = .header(name, "")
             default:
                 name.append(character)
                 index += 1
@@ -70,7 +80,7 @@ public enum RequestItem: Sendable, Hashable {
             return
         }
         throw UsageError(
-            "\(String(reflecting: text)) is not an item: use Header:Value, name==value, field=value, field:=json, field=@file, "
-                + "field:=@file or field@file")
+            "\(String(reflecting: text)) is not an item: use Header:Value, Header:, Header;, name==value, field=value, field:=json, "
+                + "field=@file, field:=@file or field@file")
     }
 }

@@ -22,6 +22,17 @@ extension SluiceCommand {
         }
         if let pin = invocation.pin { configuration.tls.pinnedPublicKey = pin }
         if invocation.insecure { configuration.tls.verifyPeer = false }  // the transport warns on standard error
+        if let file = invocation.verify {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                throw UsageError("--verify \(file): no such CA file (yes, no or the path of a PEM file)")
+            }
+            configuration.tls.caFile = file
+        }
+        if let proxy = invocation.proxies[url.scheme?.lowercased() ?? "http"] { configuration.proxy = proxy }
+        // `Header:` items: a field curl would add is left out too.
+        for name in Self.omittedFields(invocation) {
+            if name.lowercased() == "user-agent" { configuration.userAgent = nil } else { configuration.omittedDefaultFields.append(name) }
+        }
         if invocation.authType == .digest, let credentials = invocation.auth, let colon = credentials.firstIndex(of: ":") {
             // curl answers the server's challenge, for the URL's origin only.
             configuration.digestCredentials = .init(
@@ -35,10 +46,13 @@ extension SluiceCommand {
         let redirects: RedirectPolicy = invocation.follow ? .follow(max: invocation.maxRedirects ?? 30) : .none
         builder.replace(RedirectMiddleware.self, with: RedirectMiddleware(configuration: .init(policy: redirects)))
         if isatty(STDERR_FILENO) == 1 { builder.add(HUDMiddleware(presenter: TerminalHUD())) }
-        if invocation.verbosity > 0 {
-            let level: LogLevel = [.basic, .headers, .body][invocation.verbosity - 1]
+        // -v prints the exchange itself (see OutputOptions); -vv and -vvv add the middleware's log.
+        if invocation.verbosity > 1 {
+            let level: LogLevel = invocation.verbosity == 2 ? .headers : .body
             builder.add(LoggingMiddleware(level: level, sink: .standardError))
         }
+        let omitted = Self.omittedFields(invocation)
+        if !omitted.isEmpty { builder.add(OmittedFieldsMiddleware(names: omitted), at: .network) }
         if let recorder { builder.add(HARRecorderMiddleware(recorder: recorder)) }
         if let folder = invocation.cache {
             let directory = folder.isEmpty ? defaultCacheDirectory() : folder
@@ -52,8 +66,14 @@ extension SluiceCommand {
         if let retries = invocation.retry {
             builder.add(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(maximumAttempts: retries + 1))))
         }
-        // Asked for on the command line: request bodies of 1 KiB or more are compressed too.
-        if invocation.gzip { builder.add(GzipMiddleware(configuration: .init(requestCompression: .always))) }
+        // As httpie: gzip and deflate answers are asked for and decoded (--keep-encoding prints their
+        // bytes; a download keeps what the server sent, so a resume's ranges stay the server's).
+        // --gzip also compresses request bodies of 1 KiB or more.
+        if invocation.gzip {
+            builder.add(GzipMiddleware(configuration: .init(requestCompression: .always)))
+        } else if !invocation.keepEncoding, invocation.download == nil {
+            builder.add(GzipMiddleware())
+        }
         let signers = [invocation.sign != nil, invocation.awsSigV4 != nil, invocation.oauth1].filter { $0 }.count
         guard signers <= 1 else { throw UsageError("--sign, --aws-sigv4 and --oauth1 cannot be combined") }
         if let keyID = invocation.sign {
@@ -106,5 +126,18 @@ extension HeadersMiddleware {
     /// `X-Key-Id: KEYID` for `--sign`.
     fileprivate init(keyID: String) {
         self.init(configuration: .init(fields: ["X-Key-Id": keyID]))
+    }
+}
+
+/// Takes out the fields `Header:` items name, whichever stage added them (`Accept-Encoding` from
+/// the gzip middleware, say): at `.network`, just before the transport.
+struct OmittedFieldsMiddleware: Middleware {
+    static let defaultPosition = MiddlewarePosition.network
+    let names: [String]
+
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var request = request
+        for name in names { request.headers.remove(name: name) }
+        return try await next(request, context)
     }
 }

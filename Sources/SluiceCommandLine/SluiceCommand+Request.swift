@@ -18,6 +18,7 @@ extension SluiceCommand {
         var headers = HTTPFields()
         var query: [String] = []
         var fields: [(String, String)] = []  // name, JSON text
+        var fieldItems: [String] = []  // each field's item as typed, for errors
         var textFields: [(String, String)] = []
         var files: [(String, String)] = []
         var jsonOnly: String?  // the first item a form cannot carry
@@ -29,20 +30,26 @@ extension SluiceCommand {
                 } catch {
                     throw UsageError("the header \(String(reflecting: name)) cannot be sent: \(error.message)")
                 }
+            case .removeHeader:
+                break  // left out below the chain: see `omittedFields`
             case .query(let name, let value):
                 query.append(URLQuery.encode(name) + "=" + URLQuery.encode(value))
             case .field(let name, let value):
                 fields.append((name, Self.jsonString(value)))
+                fieldItems.append("\(name)=\(value)")
                 textFields.append((name, value))
             case .fieldFromFile(let name, let path):
                 let text = try Self.text(ofFile: path, for: "\(name)=@\(path)")
                 fields.append((name, Self.jsonString(text)))
+                fieldItems.append("\(name)=@\(path)")
                 textFields.append((name, text))
             case .jsonField(let name, let raw):
                 fields.append((name, try Self.checkedJSON(raw, for: "\(name):=\(raw)")))
+                fieldItems.append("\(name):=\(raw)")
                 jsonOnly = jsonOnly ?? "\(name):=\(raw)"
             case .jsonFieldFromFile(let name, let path):
                 fields.append((name, try Self.checkedJSON(try Self.text(ofFile: path, for: "\(name):=@\(path)"), for: "\(name):=@\(path)")))
+                fieldItems.append("\(name):=@\(path)")
                 jsonOnly = jsonOnly ?? "\(name):=@\(path)"
             case .file(let name, let path):
                 files.append((name, Self.expandingTilde(path)))
@@ -68,10 +75,16 @@ extension SluiceCommand {
             body = try form.makeBody()
             try setDefault("Content-Type", form.contentType)
         } else if !fields.isEmpty {
+            if !invocation.ignoreStdin, Self.standardInputIsABody() {
+                throw UsageError(
+                    "a body piped to standard input and data items (field=value) cannot be mixed: give one, or -I (--ignore-stdin) "
+                        + "to send the items")
+            }
             switch invocation.bodyKind {
             case .json:
-                let json = "{" + fields.map { Self.jsonString($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
-                body = .bytes(Data(json.utf8))
+                var object = JSONPath.Object()
+                for (item, (name, json)) in zip(fieldItems, fields) { try object.set(name, to: json, item: item) }
+                body = .bytes(Data(object.text.utf8))
                 try setDefault("Content-Type", "application/json")
                 try setDefault("Accept", "application/json, */*;q=0.5")
             case .form:
@@ -84,6 +97,8 @@ extension SluiceCommand {
             body = .bytes(piped)
             try setDefault("Content-Type", invocation.bodyKind == .form ? "application/x-www-form-urlencoded; charset=utf-8" : "application/json")
         }
+        // As httpie: --json asks for JSON whatever the method, with or without a body.
+        if invocation.jsonGiven { try setDefault("Accept", "application/json, */*;q=0.5") }
         let method = invocation.method ?? (body.length == 0 ? .get : .post)
         return HTTPRequest(method: method, url: target, headers: headers, body: body)
     }
@@ -108,6 +123,21 @@ extension SluiceCommand {
             }
             return nil
         }
+    }
+
+    /// The header fields `Name:` items leave out, even ones curl adds by default.
+    static func omittedFields(_ invocation: Invocation) -> [String] {
+        invocation.items.compactMap { if case .removeHeader(let name) = $0 { name } else { nil } }
+    }
+
+    /// Whether standard input is a pipe, a file or a socket: a body, as httpie takes it. A
+    /// terminal is not, and neither is a character device such as /dev/null (what a job without
+    /// input gets), so a script is not refused for its empty input.
+    static func standardInputIsABody() -> Bool {
+        var status = stat()
+        guard isatty(STDIN_FILENO) == 0, fstat(STDIN_FILENO, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFREG || kind == S_IFSOCK
     }
 
     /// What was piped to standard input, or nil when it is a terminal or gave nothing.

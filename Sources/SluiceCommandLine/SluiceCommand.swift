@@ -49,7 +49,9 @@ public struct SluiceCommand: Sendable {
             return 0
         }
         do {
-            return try await perform(invocation).rawValue
+            guard let seconds = invocation.timeout else { return try await perform(invocation).rawValue }
+            // --timeout is the whole call's limit: redirects, retries and a download's resumes.
+            return try await Self.within(seconds) { try await perform(invocation) }.rawValue
         } catch let error as UsageError {
             Self.error(error.message)
             return ExitCode.usage.rawValue
@@ -70,13 +72,30 @@ public struct SluiceCommand: Sendable {
 
     // MARK: The call
 
+    /// `work`'s result, or `.timedOut` once `seconds` have passed (and `work` is cancelled).
+    static func within(_ seconds: Double, _ work: @escaping @Sendable () async throws -> ExitCode) async throws -> ExitCode {
+        try await withThrowingTaskGroup(of: ExitCode?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: .clampedSeconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            if let first = try await group.next(), let code = first { return code }
+            throw SluiceError(.timedOut, "--timeout \(seconds.formatted()) s passed before the call ended")
+        }
+    }
+
     private func perform(_ given: Invocation) async throws -> ExitCode {
-        let url = URL(string: given.url)!
+        guard let url = URL(string: given.url) else { throw UsageError("\(String(reflecting: given.url)) is not a URL") }
         var invocation = given
+        if let auth = invocation.auth, invocation.authType != .bearer, !auth.contains(":") {
+            invocation.auth = auth + ":" + (try Self.askPassword(user: auth, host: url.host ?? ""))
+        }
         let sessionPath = given.session.map { Session.path(name: $0, url: url, environment: environment) }
         var session = try sessionPath.map { (path) throws(UsageError) in try Session.load(from: path) }
         if let session { invocation = session.applied(to: given) }
-        let output = OutputOptions(invocation)
+        let output = OutputOptions(invocation, typed: try Self.typedSecrets(invocation))
         var configuration = try transportConfiguration(invocation, url: url)
         // What --print H and -vv show is the head curl wrote, recorded only when it is shown.
         configuration.recordsRequestHeads = output.requestHeaders || invocation.verbosity >= 2
@@ -124,7 +143,8 @@ public struct SluiceCommand: Sendable {
             return .success
         }
 
-        if let path = invocation.download {
+        if let download = invocation.download {
+            let path = invocation.output ?? (download.isEmpty ? Self.downloadName(for: url, resuming: invocation.resume) : download)
             let destination = URL(fileURLWithPath: path)
             if !invocation.resume {
                 for suffix in [".sluice-partial", ".sluice-partial.json", ".sluice-partial.next"] { unlink(path + suffix) }
@@ -135,16 +155,33 @@ public struct SluiceCommand: Sendable {
             if output.responseHeaders { Self.write(output.head(of: result.response)) }
             let resumed = result.resumedFrom > 0 ? " (continued from byte \(result.resumedFrom))" : ""
             FileHandle.standardError.write(Data("sluice: saved \(result.bytes) bytes to \(path)\(resumed)\n".utf8))
-            return ExitCode(status: result.response.status.code, checkStatus: invocation.checkStatus)
+            return Self.exitCode(result.response, invocation)
         }
 
-        let response = try await client.send(request)
+        let response = try await invocation.stream ? client.stream(request) : client.send(request)
         try saveSession()
         if output.requestHeaders || output.requestBody, let sent = response.request {
             Self.write(output.describe(request: sent, sentHead: response.metrics?.requestHeadParts, userAgent: configuration.userAgent))
         }
         if output.responseHeaders { Self.write(output.head(of: response)) }
-        if output.responseBody { Self.writeData(output.body(of: response)) }
-        return ExitCode(status: response.status.code, checkStatus: invocation.checkStatus)
+        if let path = invocation.output {
+            try await Self.save(response, to: path)
+        } else if output.responseBody, let stream = response.bodyStream {
+            // --stream: each chunk as it comes, as its bytes (a terminal gets text escaped).
+            for try await chunk in stream { Self.writeData(output.isTerminal ? Data(String(decoding: chunk, as: UTF8.self).escapingControlCharacters(keepingLineBreaks: true).utf8) : chunk) }
+        } else if output.responseBody {
+            Self.writeData(output.body(of: response))
+        }
+        return Self.exitCode(response, invocation)
+    }
+
+    /// The exit code for `response`; with `--check-status`, a 3xx, 4xx or 5xx is also said on
+    /// standard error, as httpie does.
+    static func exitCode(_ response: HTTPResponse, _ invocation: Invocation) -> ExitCode {
+        let code = ExitCode(status: response.status.code, checkStatus: invocation.checkStatus)
+        if invocation.checkStatus, code != .success {
+            error("warning: HTTP \(response.status)".escapingControlCharacters())
+        }
+        return code
     }
 }

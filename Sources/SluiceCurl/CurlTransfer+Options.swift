@@ -163,7 +163,7 @@ extension CurlTransfer {
     }
 
     func configureHeaders(_ handle: UnsafeMutableRawPointer) throws {
-        if request.headers.isEmpty {
+        if request.headers.isEmpty, omittedDefaultFields.isEmpty {
             sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, Self.noExpectList.pointer)
             return
         }
@@ -172,6 +172,10 @@ extension CurlTransfer {
             // "Name;" is curl's way to send a header with an empty value.
             let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
             list = curl_slist_append(list, line)
+        }
+        // "Name:" with nothing after it is curl's way to leave out a field it would add.
+        for name in omittedDefaultFields where !request.headers.contains(name) {
+            list = curl_slist_append(list, "\(name):")
         }
         // No "Expect: 100-continue" round trip unless the caller asks for it.
         if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }

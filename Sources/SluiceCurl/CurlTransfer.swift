@@ -27,6 +27,8 @@ final class CurlTransfer: @unchecked Sendable {
     let recordsRequestHead: Bool
     /// The transport's digest credentials, if it has any.
     let digestCredentials: CurlTransport.DigestCredentials?
+    /// Fields curl would add that this request leaves out (`Configuration.omittedDefaultFields`).
+    let omittedDefaultFields: [String]
     /// The head of the request as curl wrote it: the last one, when curl sent the request more
     /// than once (an authentication round, a connection that had closed).
     @exclusivity(unchecked) var requestHead: [UInt8] = []
@@ -88,6 +90,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.requestTimeout = configuration.requestTimeout
         self.recordsRequestHead = configuration.recordsRequestHeads
         self.digestCredentials = configuration.digestCredentials
+        self.omittedDefaultFields = configuration.omittedDefaultFields
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
         self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head
     }

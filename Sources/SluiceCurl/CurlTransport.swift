@@ -148,6 +148,10 @@ public final class CurlTransport: HTTPTransport {
         public var idleHandlePoolSize: Int = 64
         /// The `User-Agent` sent when a request has none of its own; `nil` sends none.
         public var userAgent: String? = CurlTransport.defaultUserAgent
+        /// Fields curl adds by default (`Accept: */*`, `Host`) that are left out of a request that
+        /// has none of its own, as httpie's `Header:` asks. `Expect` and `User-Agent` have
+        /// settings of their own.
+        public var omittedDefaultFields: [String] = []
         /// curl's cookie engine, off by default: cookies the servers set are kept and sent back
         /// by curl's rules (domain, path, expiry, `Secure`), shared by every event thread, in
         /// memory or in a Netscape cookie file that is loaded at start and saved whenever a

@@ -19,11 +19,11 @@ esac
 
 venv=${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}
 # http-ece and jwcrypto are the reference implementations the payload-encryption tests check
-# Sluice against, both ways.
-if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto" 2>/dev/null; then
+# Sluice against, both ways; httpie is what the sluice command's tests compare it with.
+if [ ! -x "$venv/bin/gunicorn" ] || [ ! -x "$venv/bin/http" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto, httpie" 2>/dev/null; then
   mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5"
+  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5" "httpie>=3.2"
 fi
 if [ "$action" = venv ]; then echo "$venv/bin/python"; exit 0; fi
 : "${dir:?state directory}"

@@ -27,6 +27,10 @@ import Testing
     @Test func urlsAreCompletedAndSchemesChecked() throws {
         #expect(try Invocation.parse([":8080/x"]).url == "http://localhost:8080/x")
         #expect(try Invocation.parse(["https://example.com"]).url == "https://example.com")
+        // Only a scheme at the start counts, as httpie has it: a URL in the query is not one.
+        #expect(try Invocation.parse(["127.0.0.1:5000/redirect-to?url=http://example.com/"]).url == "http://127.0.0.1:5000/redirect-to?url=http://example.com/")
+        #expect(try Invocation.parse([":/x"]).url == "http://localhost/x")
+        #expect(try Invocation.parse(["HTTPS://example.com/"]).url == "HTTPS://example.com/")
         #expect(try Invocation.parse(["GET"]).url == "http://GET")  // one word is a host, not a method
         #expect(throws: UsageError(#""ftp://example.com/f" is not an http or https URL"#)) { try Invocation.parse(["ftp://example.com/f"]) }
     }
@@ -46,7 +50,12 @@ import Testing
             ["--cache-policy", "never", "x"],
             #"--cache-policy must be one of use-protocol, reload, return-cache-else-load, return-cache-dont-load, offline-fallback, not "never""#
         ),
-        (["-c", "x"], "-c continues a download: give --download FILE too"),
+        (["-c", "x"], "-c continues a download: give --download (-d) too"),
+        (["--download=a.bin", "-o", "b.bin", "x"], "--download=a.bin and --output b.bin name two files: give one"),
+        (["-S", "-d", "x"], "--stream prints the body as it arrives; a --download saves it: give one"),
+        (["--pretty", "loud", "x"], #"--pretty must be all, colors, format or none, not "loud""#),
+        (["--proxy", "http://p:3128", "x"], #"--proxy expects SCHEME:URL (like http:http://proxy:3128), not "http://p:3128""#),
+        (["--verify", "", "x"], "--verify expects yes, no or a CA file"),
         (["--key", "k.pem", "x"], "--key needs --cert: the key belongs to a client certificate"),
         (["-vvvv", "x"], "-v can be given at most three times (-vvv)"),
         (["x", "-p"], "-p needs a value; see sluice --help"),
@@ -67,8 +76,11 @@ import Testing
         (["-F", "x"], "follow", "true"), (["-L", "x"], "follow", "true"), (["--follow", "x"], "follow", "true"),
         (["x"], "follow", "false"), (["-L", "--max-redirects", "3", "x"], "maxRedirects", "3"),
         (["-p", "Hh", "x"], "print", "Hh"), (["-pHhb", "x"], "print", "Hhb"), (["-vp", "b", "x"], "print", "b"),
-        (["-d", "out.bin", "x"], "download", "out.bin"), (["-dout.bin", "x"], "download", "out.bin"),
-        (["-cd", "out.bin", "x"], "download", "out.bin"), (["-Lvv", "x"], "verbosity", "2"), (["-h"], "help", "true"),
+        (["-d", "x"], "download", ""), (["-do", "out.bin", "x"], "output", "out.bin"), (["--download=out.bin", "x"], "download", "out.bin"),
+        (["-cd", "-o", "out.bin", "x"], "output", "out.bin"), (["-Lvv", "x"], "verbosity", "2"), (["-h"], "help", "true"),
+        (["-b", "x"], "print", "b"), (["-S", "x"], "stream", "true"), (["--pretty=format", "x"], "pretty", "format"),
+        (["--verify", "no", "x"], "insecure", "true"), (["--proxy", "http:http://p:3128", "x"], "proxy", "http://p:3128"),
+        (["-j", "x"], "jsonGiven", "true"), (["x"], "jsonGiven", "false"),
         (["-f", "x"], "bodyKind", "form"), (["-fj", "x"], "bodyKind", "json"), (["-I", "x"], "ignoreStdin", "true"),
         (["-a", "u:p", "x"], "auth", "u:p"), (["-au:p", "-A", "digest", "x"], "authType", "digest"),
         (["-a", "t", "-Abearer", "x"], "authType", "bearer"), (["--session", "work", "x"], "session", "work"),
@@ -81,6 +93,12 @@ import Testing
             case "maxRedirects": invocation.maxRedirects.map(String.init) ?? "nil"
             case "print": invocation.print ?? "nil"
             case "download": invocation.download ?? "nil"
+            case "output": invocation.output ?? "nil"
+            case "stream": String(invocation.stream)
+            case "pretty": invocation.pretty?.rawValue ?? "nil"
+            case "insecure": String(invocation.insecure)
+            case "proxy": invocation.proxies["http"] ?? "nil"
+            case "jsonGiven": String(invocation.jsonGiven)
             case "verbosity": String(invocation.verbosity)
             case "bodyKind": invocation.bodyKind == .form ? "form" : "json"
             case "ignoreStdin": String(invocation.ignoreStdin)
@@ -126,7 +144,7 @@ import Testing
             for name in flag.names {
                 var arguments = [name]
                 if let value = flag.value, !flag.valueIsOptional { arguments.append(Self.sampleValue(value)) }
-                arguments += name == "-c" || name == "--continue" ? ["--download", "f", "x"] : ["x"]
+                arguments += name == "-c" || name == "--continue" ? ["--download", "x"] : ["x"]
                 if name == "--max-redirects" { arguments.insert("-L", at: 0) }
                 if name == "-A" || name == "--auth-type" { arguments.insert(contentsOf: ["-a", "u:p"], at: 0) }
                 if name == "--key" { arguments.insert(contentsOf: ["--cert", "c.pem"], at: 0) }
@@ -145,6 +163,9 @@ import Testing
         case "hmac:KEYID": "hmac:k"
         case "REGION:SERVICE": "us-east-1:s3"
         case "sha256//BASE64": "sha256//AAAA"
+        case "STYLE": "none"
+        case "SCHEME:URL": "http:http://proxy:3128"
+        case "yes|no|FILE": "yes"
         default: "value"
         }
     }
@@ -155,6 +176,7 @@ import Testing
             "-v, --verbose", "--har", "--cache[=DIR]", "--cache-policy", "--offline-fallback", "--retry", "--gzip", "--sign hmac:KEYID",
             "--aws-sigv4", "--oauth1", "--download", "--continue", "--timeout", "--http2", "--cert", "--key", "--pin",
             "--insecure", "--check-status", "-p, --print", "-h, --help", "--version", "-d, --download", "-F, -L, --follow", "--max-redirects",
+            "-o, --output", "-b, --body", "-S, --stream", "--pretty", "--verify", "--proxy", "--keep-encoding", "--redact",
         ] {
             #expect(help.contains(flag), "help does not mention \(flag)")
         }

@@ -76,21 +76,34 @@ struct RequestBodyTests {
     }
 
     /// --offline prints what would be sent, to a port where nothing listens: a send would fail.
+    /// What the user typed is shown as typed, so the output can be pasted and run; --redact
+    /// hides it, and what a middleware adds is hidden either way.
     @Test func offlinePrintsTheRequestAndSendsNothing() async throws {
         let dead = Loopback.RefusedPort()
         let url = dead.url("/notes?page=2&token=T0K3N").absoluteString
         let result = try await Sluice.run(["--offline", "-a", "ann:s3cret", "POST", url, "name=Ada", "X-Trace:1"])
-        withExtendedLifetime(dead) {}
         #expect(result.status == 0)
         let lines = result.text.components(separatedBy: "\n")
-        #expect(lines.first == "POST /notes?page=2&token=<redacted> HTTP/1.1")
+        #expect(lines.first == "POST /notes?page=2&token=T0K3N HTTP/1.1")
         #expect(lines.contains("Host: 127.0.0.1:\(dead.port)"))
         #expect(lines.contains { $0.hasPrefix("User-Agent: Sluice/") })
-        #expect(lines.contains("Authorization: <redacted>"))
+        #expect(lines.contains("Authorization: Basic " + Data("ann:s3cret".utf8).base64EncodedString()))
         #expect(lines.contains("X-Trace: 1"))
         #expect(lines.contains("Content-Length: 15"))
         #expect(lines.contains(#"{"name": "Ada"}"#))
-        #expect(!result.text.contains("s3cret") && !result.text.contains("T0K3N"))
+
+        let redacted = try await Sluice.run(["--offline", "--redact", "-a", "ann:s3cret", "POST", url, "name=Ada"])
+        let redactedLines = redacted.text.components(separatedBy: "\n")
+        #expect(redactedLines.first == "POST /notes?page=2&token=<redacted> HTTP/1.1")
+        #expect(redactedLines.contains("Authorization: <redacted>"))
+        #expect(!redacted.text.contains("T0K3N") && !redacted.text.contains(Data("ann:s3cret".utf8).base64EncodedString()))
+
+        // HMAC signing adds a signature the user never typed: hidden without --redact too.
+        let signed = try await Sluice.run(["--offline", "--sign", "hmac:k1", url], environment: ["SLUICE_HMAC_SECRET": "hmac-secret"])
+        let signedLines = signed.text.components(separatedBy: "\n")
+        #expect(signedLines.first?.contains("token=T0K3N") == true)
+        #expect(signedLines.contains("X-Signature: <redacted>"), "\(signedLines)")
+        withExtendedLifetime(dead) {}
     }
 
     @Test func credentialsForBasicBearerAndDigest() async throws {
@@ -104,8 +117,12 @@ struct RequestBodyTests {
         #expect(try digest.json()["user"] as? String == "ann")
         let wrong = try await Sluice.run(["--check-status", "-A", "digest", "-a", "ann:wrong", "\(httpbin)/digest-auth/auth/ann/s3cret"])
         #expect(wrong.status == 4)
-        let bad = try await Sluice.run(["-a", "s3cret-without-user", "\(httpbin)/get"])
-        #expect(bad.status == 2 && bad.stderr == "sluice: --auth expects USER:PASSWORD for basic authentication\n")
+        // A user without a password is asked for one on a terminal; there is none here.
+        let bad = try await Sluice.run(["-a", "ann", "\(httpbin)/get"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "sluice: --auth ann has no password and there is no terminal to ask for one on: give USER:PASSWORD\n")
+        let noUser = try await Sluice.run(["-a", ":s3cret", "\(httpbin)/get"])
+        #expect(noUser.status == 2 && noUser.stderr == "sluice: --auth expects USER:PASSWORD for basic authentication\n")
         let spaced = try await Sluice.run(["-A", "bearer", "-a", "t0k 3n", "\(httpbin)/get"])
         #expect(spaced.status == 2 && spaced.stderr == "sluice: --auth expects a token without spaces for bearer authentication\n")
         let digestWithoutUser = try await Sluice.run(["-A", "digest", "-a", ":pw", "\(httpbin)/get"])
@@ -113,19 +130,21 @@ struct RequestBodyTests {
     }
 
     /// --print H shows the head curl wrote: Host with its port, curl's User-Agent and
-    /// Content-Length, the version used, credentials redacted.
+    /// Content-Length, the version used, the credentials as typed (--redact hides them).
     @Test func printHShowsTheRequestAsSent() async throws {
         let port = try #require(URL(string: httpbin)?.port)
         let result = try await Sluice.run(["-p", "H", "-a", "ann:s3cret", "POST", "\(httpbin)/post?api_key=K3Y", "name=Ada"])
         #expect(result.status == 0)
         let lines = result.text.components(separatedBy: "\n")
-        #expect(lines.first == "POST /post?api_key=<redacted> HTTP/1.1")
+        #expect(lines.first == "POST /post?api_key=K3Y HTTP/1.1")
         #expect(lines.contains("Host: 127.0.0.1:\(port)"))
         #expect(lines.contains { $0.hasPrefix("User-Agent: Sluice/") && $0.contains("libcurl/") })
         #expect(lines.contains("Content-Length: 15"))
-        #expect(lines.contains("Authorization: <redacted>"))
+        #expect(lines.contains("Authorization: Basic " + Data("ann:s3cret".utf8).base64EncodedString()))
         #expect(lines.contains("Accept: application/json, */*;q=0.5"))
-        #expect(!result.text.contains("s3cret") && !result.text.contains("K3Y"))
+        let redacted = try await Sluice.run(["-p", "H", "--redact", "-a", "ann:s3cret", "POST", "\(httpbin)/post?api_key=K3Y", "name=Ada"])
+        #expect(redacted.text.components(separatedBy: "\n").first == "POST /post?api_key=<redacted> HTTP/1.1")
+        #expect(redacted.text.contains("Authorization: <redacted>") && !redacted.text.contains("K3Y"))
     }
 
     /// Over HTTP/2 the head shows the version curl used.

@@ -142,8 +142,9 @@ struct SecretAuditTests {
         #expect(errors.count == 5 * 5, "every failing call failed: \(errors.count / 5)")
 
         // The command line: verbose output, a HAR file and a cache of its own, and an error.
+        // -v prints the request as typed (so it can be pasted); --redact hides what was typed too.
         let cli = try await Sluice.run([
-            "-vv", "--har", folder.filePath("cli.har"), "--cache=\(folder.filePath("cli-cache"))", Self.secretURL(server, "/feed").absoluteString,
+            "-vv", "--redact", "--har", folder.filePath("cli.har"), "--cache=\(folder.filePath("cli-cache"))", Self.secretURL(server, "/feed").absoluteString,
             "Authorization:Bearer \(Self.secret("Authorization"))", "X-Api-Key:\(Self.secret("X-Api-Key"))", "Cookie:session=\(Self.secret("Cookie"))",
         ])
         #expect(cli.status == 0, "\(cli.stderr)")

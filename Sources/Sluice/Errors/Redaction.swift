@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Hidden by default (names compared without case):
 /// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`,
-///   `X-Amz-Security-Token`, `X-Api-Key`, `Api-Key`, `X-Auth-Token` and `X-Access-Token`;
+///   `X-Amz-Security-Token`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`, `X-Access-Token` and
+///   `X-Signature` (where `HMACParameterSigner` puts its signature by default);
 /// - query, form and JSON parameters named `password`, `secret`, `token`, `sign`, `signature`,
 ///   `sig`, `api_key`, `apikey`, `access_token`, `refresh_token`, `id_token`, `client_secret`,
 ///   `code`, `session`, `auth`, `x-amz-signature`, `x-amz-credential` and `x-amz-security-token`;
@@ -125,7 +126,7 @@ public struct Redaction: Sendable, Hashable {
     public static let `default` = Redaction(
         headerNames: [
             "authorization", "proxy-authorization", "cookie", "set-cookie", "x-amz-security-token", "x-api-key", "api-key", "x-auth-token",
-            "x-access-token",
+            "x-access-token", "x-signature",
         ],
         parameterNames: [
             "signature", "sign", "token", "password", "secret", "sig", "api_key", "apikey", "access_token", "refresh_token",
