@@ -32,7 +32,7 @@ extension Invocation {
         },
         CommandLineFlag(
             ["--redact"], "hide credentials and secret query values in --print and --offline too",
-            "(otherwise only what middleware added is hidden: what you typed is shown)"
+            "(else only what middleware added is hidden; what you typed is shown)"
         ) { invocation, _ in invocation.redact = true },
         CommandLineFlag(["--har"], value: "FILE", "record the exchange as a HAR 1.2 file") { invocation, file in invocation.har = file },
         CommandLineFlag(["--check-status"], "exit 3, 4 or 5 for a 3xx, 4xx or 5xx answer, with a warning on stderr") { invocation, _ in

@@ -168,7 +168,10 @@ public struct SluiceCommand: Sendable {
             try await Self.save(response, to: path)
         } else if output.responseBody, let stream = response.bodyStream {
             // --stream: each chunk as it comes, as its bytes (a terminal gets text escaped).
-            for try await chunk in stream { Self.writeData(output.isTerminal ? Data(String(decoding: chunk, as: UTF8.self).escapingControlCharacters(keepingLineBreaks: true).utf8) : chunk) }
+            for try await chunk in stream {
+                let shown = output.isTerminal ? String(decoding: chunk, as: UTF8.self).escapingControlCharacters(keepingLineBreaks: true) : nil
+                Self.writeData(shown.map { Data($0.utf8) } ?? chunk)
+            }
         } else if output.responseBody {
             Self.writeData(output.body(of: response))
         }

@@ -16,7 +16,34 @@ public final class TerminalHUD: HUDPresenter {
     private struct State {
         var tip = "Loading"
         var frame = 0
-        var started: ContinuousClock.Instant?
+        var rate = RateWindow()
+    }
+
+    /// The rate over the last few seconds, from samples of the bytes done: not the average since
+    /// the start, which a resumed download (bytes done before this run) or a burst at the start
+    /// would inflate for the whole transfer.
+    struct RateWindow {
+        /// How far back the rate looks.
+        static let span = Duration.seconds(3)
+        /// The least time the samples must cover before there is a rate.
+        static let least = Duration.milliseconds(250)
+        private var samples: [(at: ContinuousClock.Instant, bytes: Int64)] = []
+
+        /// Adds the bytes done at `now`; the rate in bytes a second, or nil while too little time
+        /// is covered.
+        mutating func add(_ bytes: Int64, at now: ContinuousClock.Instant) -> Double? {
+            if let last = samples.last, bytes < last.bytes { samples.removeAll() }  // a new transfer
+            if let last = samples.last, last.at.duration(to: now) < .milliseconds(50) {
+                samples[samples.count - 1].bytes = bytes  // at most twenty samples a second
+            } else {
+                samples.append((now, bytes))
+            }
+            while samples.count > 2, samples[1].at.duration(to: now) >= Self.span { samples.removeFirst() }
+            guard let first = samples.first else { return nil }
+            let covered = first.at.duration(to: now)
+            guard covered >= Self.least else { return nil }
+            return Double(bytes - first.bytes) / covered.timeInterval
+        }
     }
 
     /// The descriptor drawn on.
@@ -36,7 +63,7 @@ public final class TerminalHUD: HUDPresenter {
         let line = state.withLock { state -> String in
             state.tip = tip ?? "Loading"
             state.frame = 0
-            state.started = .now
+            state.rate = RateWindow()
             return "\(Self.frames[0]) \(state.tip)"
         }
         draw(line)
@@ -45,8 +72,8 @@ public final class TerminalHUD: HUDPresenter {
     public func update(progress: TransferProgress) async {
         let line = state.withLock { state -> String in
             state.frame = (state.frame + 1) % Self.frames.count
-            let elapsed = state.started.map { $0.duration(to: .now) } ?? .zero
-            return "\(Self.frames[state.frame]) \(state.tip) " + Self.describe(progress, elapsed: elapsed)
+            let rate = state.rate.add(progress.completedBytes, at: .now)
+            return "\(Self.frames[state.frame]) \(state.tip) " + Self.describe(progress, bytesPerSecond: rate)
         }
         draw(line)
     }
@@ -55,26 +82,34 @@ public final class TerminalHUD: HUDPresenter {
         draw("")
     }
 
-    /// The progress text after the tip: `[##########          ] 512 KB / 1.0 MB, 2.0 MB/s, 1 s left`
-    /// with a total, `2 KB, 1 KB/s` without one.
+    /// The progress text after the tip, with the rate of the bytes done over `elapsed`:
+    /// `[##########          ] 512 KiB / 1.0 MiB, 2.0 MiB/s, 1 s left` with a total,
+    /// `2 KiB, 1 KiB/s` without one. Sizes are in units of 1,024 and say so.
     public static func describe(_ progress: TransferProgress, elapsed: Duration) -> String {
         let seconds = elapsed.timeInterval
-        let rate = seconds > 0 ? Double(progress.completedBytes) / seconds : 0
-        guard let total = progress.totalBytes, total > 0 else {
-            return "\(size(progress.completedBytes)), \(size(Int64(Int(clamping: rate))))/s"
-        }
-        let fraction = min(1, Double(progress.completedBytes) / Double(total))
-        let filled = Int(fraction * 20)
-        let left = rate > 0 ? Int(clamping: (Double(total - progress.completedBytes) / rate).rounded(.up)) : nil
-        return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled) + "] "
-            + "\(size(progress.completedBytes)) / \(size(total)), \(size(Int64(Int(clamping: rate))))/s" + (left.map { ", \($0) s left" } ?? "")
+        return describe(progress, bytesPerSecond: seconds > 0 ? Double(progress.completedBytes) / seconds : 0)
     }
 
+    /// The progress text with a rate measured elsewhere (`nil`: not known yet, shown as `…/s`).
+    static func describe(_ progress: TransferProgress, bytesPerSecond rate: Double?) -> String {
+        let rateText = rate.map { "\(size(Int64(Int(clamping: max(0, $0)))))/s" } ?? "…/s"
+        guard let total = progress.totalBytes, total > 0 else {
+            return "\(size(progress.completedBytes)), \(rateText)"
+        }
+        let fraction = min(1, max(0, Double(progress.completedBytes) / Double(total)))
+        let filled = Int(fraction * 20)
+        let left = rate.flatMap { $0 > 0 ? Int(clamping: (Double(total - progress.completedBytes) / $0).rounded(.up)) : nil }
+        return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled) + "] "
+            + "\(size(progress.completedBytes)) / \(size(total)), \(rateText)" + (left.map { ", \(max(0, $0)) s left" } ?? "")
+    }
+
+    /// `512 B`, `3 KiB`, `4.8 MiB`, `1.2 GiB`: units of 1,024, named as such.
     static func size(_ bytes: Int64) -> String {
         switch bytes {
         case ..<1_024: return "\(bytes) B"
-        case ..<(1 << 20): return String(format: "%.0f KB", Double(bytes) / 1_024)
-        default: return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+        case ..<(1 << 20): return String(format: "%.0f KiB", Double(bytes) / 1_024)
+        case ..<(1 << 30): return String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+        default: return String(format: "%.1f GiB", Double(bytes) / 1_073_741_824)
         }
     }
 

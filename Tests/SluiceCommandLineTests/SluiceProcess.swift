@@ -22,10 +22,13 @@ struct Sluice {
     }
 
     /// Starts it with `input` on its standard input (nothing, as from /dev/null, by default).
-    static func start(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> (Process, Pipe, Pipe) {
+    static func start(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, directory: String? = nil, executable: URL? = nil
+    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try executable ?? binary()
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "SLUICE_LOG")
         for (key, value) in environment { merged[key] = value }
@@ -49,9 +52,19 @@ struct Sluice {
         return (process, stdout, stderr)
     }
 
+    /// httpie's `http` (from the test servers' virtual environment, beside their python), run
+    /// the same way, never reading standard input: the reference for the behaviours sluice takes
+    /// from it.
+    static func httpie(_ arguments: [String], directory: String? = nil) async throws -> Result {
+        let python = try InteropServers.value("SLUICE_PYTHON")
+        let http = URL(fileURLWithPath: python).deletingLastPathComponent().appendingPathComponent("http")
+        return try await run(["--ignore-stdin"] + arguments, directory: directory, executable: http)
+    }
+
     /// Runs it on a pseudo-terminal (through `script`), as a user at a terminal does, with
-    /// `NO_COLOR` set; its output with the terminal's CRLF line ends made LF again.
-    static func runOnATerminal(_ arguments: [String]) async throws -> Result {
+    /// `NO_COLOR` set; its output with the terminal's CRLF line ends made LF again. `typed` is
+    /// what the user types at the terminal.
+    static func runOnATerminal(_ arguments: [String], typed: Data? = nil) async throws -> Result {
         let quoted = ([try binary().path] + arguments).map { "'" + $0.replacing("'", with: "'\\''") + "'" }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
@@ -63,8 +76,18 @@ struct Sluice {
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        if let typed {
+            let keyboard = Pipe()
+            process.standardInput = keyboard
+            try process.run()
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.5)  // once the prompt has turned echo off
+                keyboard.fileHandleForWriting.write(typed)
+            }
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
         return try await Blocking.run {
             let errors = Thread.detachedRead(stderr.fileHandleForReading)
             let out = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -75,8 +98,10 @@ struct Sluice {
     }
 
     /// Runs it to the end, waiting on a thread of its own (not one of the cooperative threads).
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) async throws -> Result {
-        let (process, stdout, stderr) = try start(arguments, environment: environment, input: input)
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, directory: String? = nil, executable: URL? = nil
+    ) async throws -> Result {
+        let (process, stdout, stderr) = try start(arguments, environment: environment, input: input, directory: directory, executable: executable)
         return try await Blocking.run {
             // Standard error is read on another thread at the same time, so neither pipe fills.
             let errors = Thread.detachedRead(stderr.fileHandleForReading)

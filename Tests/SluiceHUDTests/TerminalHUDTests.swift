@@ -1,9 +1,10 @@
 import Foundation
 import Sluice
-import SluiceHUD
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
+@testable import SluiceHUD
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +33,7 @@ import Testing
         await hud.dismiss()
 
         let output = readAvailable(master)
-        #expect(output.hasPrefix("\r⠋ Fetching\u{1B}[K\r⠙ Fetching [##########          ] 512 KB / 1.0 MB, "))
+        #expect(output.hasPrefix("\r⠋ Fetching\u{1B}[K\r⠙ Fetching [##########          ] 512 KiB / 1.0 MiB, …/s"))
         #expect(output.contains("/s"))
         #expect(output.hasSuffix("\r\u{1B}[K"))
     }
@@ -55,11 +56,34 @@ import Testing
         let half = TransferProgress(direction: .download, completedBytes: 1_048_576, totalBytes: 2_097_152)
         #expect(
             TerminalHUD.describe(half, elapsed: .seconds(1))
-                == "[##########          ] 1.0 MB / 2.0 MB, 1.0 MB/s, 1 s left")
+                == "[##########          ] 1.0 MiB / 2.0 MiB, 1.0 MiB/s, 1 s left")
         let unknown = TransferProgress(direction: .download, completedBytes: 2_048, totalBytes: nil)
-        #expect(TerminalHUD.describe(unknown, elapsed: .seconds(2)) == "2 KB, 1 KB/s")
+        #expect(TerminalHUD.describe(unknown, elapsed: .seconds(2)) == "2 KiB, 1 KiB/s")
         let started = TransferProgress(direction: .upload, completedBytes: 0, totalBytes: 100)
         #expect(TerminalHUD.describe(started, elapsed: .zero) == "[                    ] 0 B / 100 B, 0 B/s")
+    }
+
+    @Test func sizesSayTheirUnits() {
+        #expect(TerminalHUD.size(5_000_000) == "4.8 MiB")
+        #expect(TerminalHUD.size(3_000) == "3 KiB")
+        #expect(TerminalHUD.size(3 << 30) == "3.0 GiB")
+    }
+
+    /// A resumed download starts with the bytes an earlier run got: the rate is the last few
+    /// seconds' bytes, not everything done since the start (which read 7,439 MB/s before).
+    @Test func theRateComesFromAMovingWindow() {
+        var window = TerminalHUD.RateWindow()
+        let start = ContinuousClock.now
+        #expect(window.add(50_000_000, at: start) == nil)  // 50 MB already on disk
+        #expect(window.add(50_000_100, at: start + .milliseconds(100)) == nil)  // too little time yet
+        // 3.2 MB/s from here on, for 10 s, sampled every 100 ms.
+        var rate: Double?
+        for tenth in 2...100 { rate = window.add(50_000_000 + Int64(tenth) * 320_000, at: start + .milliseconds(100 * tenth)) }
+        let measured = try? #require(rate)
+        #expect(measured.map { abs($0 - 3_200_000) < 50_000 } == true, "\(String(describing: measured))")
+        let progress = TransferProgress(direction: .download, completedBytes: 82_000_000, totalBytes: 98_000_000)
+        #expect(TerminalHUD.describe(progress, bytesPerSecond: measured).contains("3.1 MiB/s, 5 s left"))
+        #expect(TerminalHUD.describe(progress, bytesPerSecond: nil).hasSuffix("…/s"))
     }
 
     @Test func aServersHugeLengthAndATrickleGiveAClampedTimeLeftNotATrap() {
