@@ -119,7 +119,8 @@ struct HttpieParityTests {
         let ours = try await Sluice.run(["-o", "ours.json", "\(httpbin)/json"], directory: scratch.path)
         #expect(ours.status == 0 && theirs.status == 0)
         #expect(ours.stdout.isEmpty)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.filePath("ours.json"))) == Data(contentsOf: URL(fileURLWithPath: scratch.filePath("theirs.json"))))
+        let written = try Data(contentsOf: URL(fileURLWithPath: scratch.filePath("ours.json")))
+        #expect(written == (try Data(contentsOf: URL(fileURLWithPath: scratch.filePath("theirs.json")))))
     }
 
     /// --timeout bounds the whole call: a throttled download that would finish through automatic
