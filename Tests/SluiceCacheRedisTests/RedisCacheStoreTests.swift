@@ -13,24 +13,37 @@ import Testing
 
 /// A redis-server of the test's own, on a port it keeps across a kill and a restart.
 final class OwnRedis: Sendable {
-    let port: Int
+    var port: Int { state.withLock { $0.port } }
+    private let state = Locked((port: Loopback.freePort(), started: false))
     private let process = Locked<Process?>(nil)
-
-    init() {
-        port = Loopback.freePort()
-    }
 
     deinit { kill() }
 
+    /// Starts it on its port. The first start takes another free port when the server exits at
+    /// once (another process took the port between its pick and the bind); a restart keeps it.
     func start() async throws {
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", "\(port)", "--save", "", "--appendonly", "no"]
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        process.withLock { $0 = server }
-        let port = self.port
-        try await Wait.until("redis-server on port \(port) answers") { Loopback.accepts(port) }
+        for attempt in 1...3 {
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            server.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", "\(port)", "--save", "", "--appendonly", "no"]
+            server.standardOutput = FileHandle.nullDevice
+            try server.run()
+            process.withLock { $0 = server }
+            let port = self.port
+            try await Wait.until("redis-server on port \(port) answers") { Loopback.accepts(port) || !server.isRunning }
+            if server.isRunning {
+                state.withLock { $0.started = true }
+                return
+            }
+            guard attempt < 3, !state.withLock({ $0.started }) else { break }
+            state.withLock { $0.port = Loopback.freePort() }
+        }
+        throw Exited(port: port)
+    }
+
+    struct Exited: Error, CustomStringConvertible {
+        let port: Int
+        var description: String { "redis-server exited at once on port \(port), three times" }
     }
 
     /// SIGSTOP or SIGCONT: a server that stops answering without closing its connections.

@@ -285,8 +285,7 @@ struct SQLiteCacheStoreTests {
             _ = try SQLiteCacheStore(path: blocker + "/inner/cache.sqlite")
         } throws: { error in
             (error as? SQLiteCacheError)?.code == SQLITE_CANTOPEN
-                && (error as? SQLiteCacheError)?.message
-                    == "SQLite error 14: cannot create the folder \(blocker)/inner for \(blocker)/inner/cache.sqlite: Not a directory"
+                && "\(error)" == "SQLite error 14: cannot create the folder \(blocker)/inner for \(blocker)/inner/cache.sqlite: Not a directory"
         }
     }
 
