@@ -19,7 +19,7 @@ import Foundation
 /// `==` before `=`, `=@` before `=`, `:=@` before `:=`). A backslash before a separator character
 /// keeps it in the name. As in httpie, `Header:` with nothing after it removes the header (one
 /// curl would add, like `User-Agent` or `Accept`), and `Header;` sends it empty. A JSON field's
-/// name may be a path (`user[name]=Bob`, `tags[]=a`, `list[0]:=1`): see ``JSONPath``.
+/// name may be a path (`user[name]=Bob`, `tags[]=a`, `list[0]:=1`), as httpie nests them.
 public enum RequestItem: Sendable, Hashable {
     /// `Name:value`: a header field (`Name;`: an empty one).
     case header(String, String)

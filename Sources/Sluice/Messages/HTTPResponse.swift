@@ -72,7 +72,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.bodiesAreConfidential }
     }
 
-    /// The body as it arrives, for a response to a streaming call (``Client/stream(_:context:)``);
+    /// The body as it arrives, for a response to a streaming call (``Client/stream(_:context:timeout:deadline:)``);
     /// ``body`` is then empty. `nil` for every other response.
     public var bodyStream: ResponseBodyStream? {
         get { storage.bodyStream }

@@ -12,7 +12,7 @@ public enum StreamsResponseBodyKey: RequestOptionKey {
 
 extension HTTPRequest {
     /// Whether the transport hands the response back as soon as its head arrives, with the body
-    /// in ``HTTPResponse/bodyStream``. ``Client/stream(_:context:)`` sets it.
+    /// in ``HTTPResponse/bodyStream``. ``Client/stream(_:context:timeout:deadline:)`` sets it.
     public var streamsResponseBody: Bool {
         get { options[StreamsResponseBodyKey.self] }
         set { options[StreamsResponseBodyKey.self] = newValue }
