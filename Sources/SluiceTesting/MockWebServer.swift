@@ -182,8 +182,13 @@ public final class MockWebServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// `baseURL` plus `path` (which may carry a query).
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    /// `baseURL` plus `path` (which may carry a query). Characters a URL cannot hold as they
+    /// are (a space, a quote) are percent-encoded, so any path gives a URL.
+    public func url(_ path: String) -> URL {
+        if let url = URL(string: "http://127.0.0.1:\(port)\(path)") { return url }
+        let encoded = PercentEncoding.encode(path, keeping: .query)
+        return URL(string: "http://127.0.0.1:\(port)" + (encoded.hasPrefix("/") ? "" : "/") + encoded) ?? baseURL
+    }
 
     /// Adds responses to the queue.
     public func enqueue(_ responses: Response...) { state.withLock { $0.queue.append(contentsOf: responses) } }

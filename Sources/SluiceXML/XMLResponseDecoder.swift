@@ -38,7 +38,7 @@ public struct XMLResponseDecoder: ResponseDecoder {
             return try XMLTree(parsing: data)
         } catch {
             var error = error
-            error.message += "; body: " + redaction.snippet(of: data, contentType: response.headers["Content-Type"])
+            error.message += "; body: " + redaction.snippet(of: data, in: response)
             error.stage = .client
             error.response = response
             throw error

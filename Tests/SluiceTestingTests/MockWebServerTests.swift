@@ -27,6 +27,12 @@ func rawExchange(port: Int, _ request: [UInt8]) throws -> String {
 
 @Suite("MockWebServer")
 struct MockWebServerTests {
+    @Test func anyPathGivesAURLInsteadOfATrap() throws {
+        let server = try MockWebServer()
+        #expect(server.url("/a b?q=\"x\"").absoluteString == "http://127.0.0.1:\(server.port)/a%20b?q=%22x%22")
+        #expect(server.url("/plain?x=1").absoluteString == "http://127.0.0.1:\(server.port)/plain?x=1")
+    }
+
     @Test func recordsMethodTargetHeadersAndAChunkedBody() throws {
         let server = try MockWebServer()
         server.enqueue(.init(status: 201, headers: [("X-Reply", "1")], body: "made"))

@@ -114,3 +114,23 @@ struct DescriptionTests {
         #expect(client.debugDescription.contains("configuration:") && client.debugDescription.contains("transport: "))
     }
 }
+
+@Suite("Error messages and secrets a server echoes")
+struct EchoedSecretsInErrorsTests {
+    @Test func aRefusedCallsBodySnippetHidesTheRequestsSecrets() async throws {
+        // The server answers 403 with the request it got, token, key and password in it.
+        let transport = MockTransport { request, _ in
+            let echo = #"{"error":"denied","you_sent":{"authorization":"\#(request.headers["Authorization"] ?? "")","url":"\#(request.url.absoluteString)"}}"#
+            return .status(.forbidden, headers: ["Content-Type": "application/json"], body: echo)
+        }
+        let client = Client(transport: transport, configuration: .init(baseURL: URL(string: "https://api.example.com")))
+        struct Reply: Decodable {}
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await client.get("/me?api_key=KEY-123456", headers: ["Authorization": "Bearer TOKEN-abcdef"], as: Reply.self)
+        }
+        let message = try #require(error?.message)
+        #expect(error?.code == .unacceptableStatus)
+        #expect(message.contains("denied"), "the body is still quoted: \(message)")
+        #expect(!message.contains("TOKEN-abcdef") && !message.contains("KEY-123456"), "\(message)")
+    }
+}

@@ -29,7 +29,7 @@ extension Client {
             var error = SluiceError(
                 .unacceptableStatus,
                 "\(what) answered \(response.status); accepted: \(configuration.acceptableStatusCodes); body: "
-                    + configuration.redaction.snippet(of: response.body, contentType: contentType),
+                    + configuration.redaction.snippet(of: response.body, in: response),
                 stage: .client, response: response
             )
             if ProblemDetails.isProblem(contentType: contentType) { error.problem = ProblemDetails(json: response.body) }
@@ -40,7 +40,7 @@ extension Client {
             throw SluiceError(
                 .unacceptableContentType,
                 "\(what) answered \(response.status) with \(named); accepted: \(acceptable.joined(separator: ", ")); body: "
-                    + configuration.redaction.snippet(of: response.body, contentType: contentType),
+                    + configuration.redaction.snippet(of: response.body, in: response),
                 stage: .client, response: response
             )
         }

@@ -43,7 +43,7 @@ public struct JSONResponseDecoder<Output: Decodable>: ResponseDecoder {
             throw SluiceError(
                 .decodingFailed,
                 "cannot decode \(Output.self) from the response body: \(Self.explain(error)); body: "
-                    + redaction.snippet(of: data, contentType: response.headers["Content-Type"]),
+                    + redaction.snippet(of: data, in: response),
                 underlying: error, stage: .client, response: response
             )
         }

@@ -39,7 +39,7 @@ public struct StringResponseDecoder: ResponseDecoder {
         guard let text = String(data: data, encoding: encoding) else {
             throw SluiceError(
                 .decodingFailed,
-                "the response body is not valid \(charset ?? "\(encoding)") text; body: \(redaction.snippet(of: data, contentType: contentType))",
+                "the response body is not valid \(charset ?? "\(encoding)") text; body: \(redaction.snippet(of: data, in: response))",
                 stage: .client, response: response
             )
         }

@@ -70,6 +70,16 @@ extension Redaction {
         }
     }
 
+    /// ``snippet(of:contentType:)`` for an error about `response`, with every secret value the
+    /// request carried hidden wherever the body echoes it (a server that answers a refused call
+    /// with the request it got, token and all).
+    package func snippet(of body: Data, in response: HTTPResponse) -> String {
+        let text = snippet(of: body, contentType: response.headers["Content-Type"])
+        guard let request = response.request else { return text }
+        let secrets = secretValues(of: request, body: true)
+        return secrets.isEmpty ? text : secrets.masking(text)
+    }
+
     /// The secret values `request` carries: the values of hidden header fields (and a scheme's
     /// credentials after it: `Bearer T` gives `T`; `Basic` also its decoded `user:password` and
     /// the password; `Cookie` each cookie's value), of hidden query parameters (as sent and
