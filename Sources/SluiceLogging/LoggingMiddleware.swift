@@ -180,6 +180,15 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
             case .text: record.text(configuration, colours: configuration.sink.isTerminal)
             case .jsonLines: record.jsonLine(configuration)
             }
+        // A basic line holds the server's words only in a failure or an unusual reason phrase
+        // (its URL is already redacted): the common line costs no search.
+        let echoes: Bool =
+            switch (configuration.level >= .headers, record.outcome) {
+            case (true, _), (false, .failure): true
+            case (false, .response(let response)): !response.status.hasStandardReasonPhrase
+            case (false, .cancelled): false
+            }
+        guard echoes else { return text }
         let secrets = configuration.redaction.secretValues(of: record.request, body: configuration.level >= .body)
         return secrets.isEmpty ? text : secrets.masking(text)
     }

@@ -3,6 +3,7 @@ import Sluice
 import SluiceCurl
 import SluiceLogging
 import SluiceTestSupport
+import SluiceTesting
 import Testing
 
 /// httpbin's `/anything` sends back every part of the request: its headers, its query and its
@@ -81,5 +82,22 @@ struct RedactionJSONTextTests {
         #expect(Redaction.default.jsonText(#"{"pass\u0077ord":"x"}"#) == #"{"pass\u0077ord":"<redacted>"}"#)
         #expect(Redaction.default.jsonText(#"{"password":"cut"#) == nil)
         #expect(Redaction.disabled.jsonText(#"{"password":"x"}"#) == #"{"password":"x"}"#)
+    }
+}
+
+@Suite("Secrets echoed into a basic log line")
+struct BasicLineEchoTests {
+    @Test func aReasonPhraseThatEchoesATokenIsMasked() async throws {
+        let lines = Locked<[String]>([])
+        let logger = LoggingMiddleware(configuration: .init(level: .basic, sink: .closure { line in lines.withLock { $0.append(line) } }))
+        let reply = HTTPResponse(status: HTTPStatus(code: 200, reasonPhrase: "OK for Bearer TOKEN-xyz1"))
+        let harness = MiddlewareHarness(logger, replies: [.response(reply), .response(HTTPResponse(status: .ok))])
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/x")!, headers: ["Authorization": "Bearer TOKEN-xyz1"])
+        _ = try await harness.send(request)
+        _ = try await harness.send(request)
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 2)
+        #expect(logged[0].contains("200 OK for <redacted>") && !logged[0].contains("TOKEN-xyz1"), "\(logged[0])")
+        #expect(logged[1].contains("200 OK,"))
     }
 }

@@ -101,6 +101,12 @@ public struct HTTPStatus: Sendable, Hashable, ExpressibleByIntegerLiteral, Custo
     public static let gatewayTimeout: HTTPStatus = 504
 
     /// RFC 9110 §15 reason phrases.
+    /// Whether the reason phrase is the standard one for the code (any case) or empty: text a
+    /// server could not have put anything of its own in.
+    package var hasStandardReasonPhrase: Bool {
+        reasonPhrase.isEmpty || reasonPhrase.lowercased() == Self.standardPhrase(code).lowercased()
+    }
+
     static func standardPhrase(_ code: Int) -> String {
         switch code {
         case 100: "Continue"
