@@ -82,16 +82,19 @@ public struct SluiceCommand: Sendable {
             }
             defer { group.cancelAll() }
             if let first = try await group.next(), let code = first { return code }
-            throw SluiceError(.timedOut, "--timeout \(seconds.formatted()) s passed before the call ended")
+            let shown = seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
+            throw SluiceError(.timedOut, "--timeout \(shown) s passed before the call ended")
         }
     }
 
-    private func perform(_ given: Invocation) async throws -> ExitCode {
-        guard let url = URL(string: given.url) else { throw UsageError("\(String(reflecting: given.url)) is not a URL") }
-        var invocation = given
-        if let auth = invocation.auth, invocation.authType != .bearer, !auth.contains(":") {
-            invocation.auth = auth + ":" + (try Self.askPassword(user: auth, host: url.host ?? ""))
+    private func perform(_ typed: Invocation) async throws -> ExitCode {
+        guard let url = URL(string: typed.url) else { throw UsageError("\(String(reflecting: typed.url)) is not a URL") }
+        // -a USER: the password is asked for on the terminal, and a session keeps it as if typed.
+        var given = typed
+        if let auth = given.auth, given.authType != .bearer, !auth.contains(":") {
+            given.auth = auth + ":" + (try Self.askPassword(user: auth, host: url.host ?? ""))
         }
+        var invocation = given
         let sessionPath = given.session.map { Session.path(name: $0, url: url, environment: environment) }
         var session = try sessionPath.map { (path) throws(UsageError) in try Session.load(from: path) }
         if let session { invocation = session.applied(to: given) }

@@ -20,7 +20,9 @@ public struct Client: Sendable {
     public struct Configuration: Sendable {
         /// Relative paths are joined to it (see ``Client/url(for:)``). Absolute URLs are used as they are.
         public var baseURL: URL?
-        /// A deadline for each call, retries included; `nil` leaves timing to the transport.
+        /// A deadline for each call, the queue, redirects and retries included: a call still running
+        /// then throws `.timedOut`. `nil` leaves timing to the transport (and to a per-call
+        /// `timeout:` or `deadline:`).
         public var timeout: Duration?
         /// Whether each call records a ``PipelineTrace`` of per-middleware time.
         public var isTracing: Bool
