@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 /// A dictionary literal of fields holds run-time data as often as not: an invalid one never traps,
 /// and every way it can reach the wire throws its `.invalidHeader` instead.
@@ -132,5 +133,17 @@ struct EchoedSecretsInErrorsTests {
         #expect(error?.code == .unacceptableStatus)
         #expect(message.contains("denied"), "the body is still quoted: \(message)")
         #expect(!message.contains("TOKEN-abcdef") && !message.contains("KEY-123456"), "\(message)")
+    }
+}
+
+@Suite("Standard reason phrases")
+struct ReasonPhraseTests {
+    @Test func theStandardPhraseInAnyCaseIsStandardAndAnythingElseIsNot() {
+        #expect(HTTPStatus(code: 200, reasonPhrase: "OK").hasStandardReasonPhrase)
+        #expect(HTTPStatus(code: 404, reasonPhrase: "NOT FOUND").hasStandardReasonPhrase)
+        #expect(HTTPStatus(code: 404, reasonPhrase: "").hasStandardReasonPhrase)
+        #expect(!HTTPStatus(code: 404, reasonPhrase: "Not Found!").hasStandardReasonPhrase)
+        #expect(!HTTPStatus(code: 200, reasonPhrase: "OK token").hasStandardReasonPhrase)
+        #expect(!HTTPStatus(code: 200, reasonPhrase: "ok\u{0}").hasStandardReasonPhrase)
     }
 }

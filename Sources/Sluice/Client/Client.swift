@@ -125,10 +125,11 @@ public struct Client: Sendable {
     /// timeout` and `deadline`.
     func context(_ context: RequestContext?, timeout: Duration?, deadline: ContinuousClock.Instant?) -> RequestContext {
         var context = context ?? makeContext()
-        for limit in [timeout.map { ContinuousClock.now + $0 }, deadline] {
-            guard let limit else { continue }
+        if let timeout {
+            let limit = ContinuousClock.now + timeout
             context.deadline = min(context.deadline ?? limit, limit)
         }
+        if let deadline { context.deadline = min(context.deadline ?? deadline, deadline) }
         return context
     }
 
@@ -158,8 +159,30 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil,
         with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
-        let start = ContinuousClock.now
+        guard timeout != nil || deadline != nil || configuration.timeout != nil || context?.deadline != nil else {
+            // No limit (the common call): no clock read, no watchdog, the smallest async frame.
+            return try await dispatch(request, context: context ?? makeContext(), with: extra)
+        }
+        return try await sendLimited(request, context: context, timeout: timeout, deadline: deadline, with: extra)
+    }
+
+    /// `send` for a call with a limit: the earliest one, kept by a watchdog.
+    private func sendLimited(
+        _ request: HTTPRequest, context: RequestContext?, timeout: Duration?, deadline: ContinuousClock.Instant?, with extra: [any Middleware]
+    ) async throws -> HTTPResponse {
+        let start = ContinuousClock.now  // for the watchdog's message
         let context = self.context(context, timeout: timeout, deadline: deadline)
+        guard let deadline = context.deadline else { return try await dispatch(request, context: context, with: extra) }
+        // Every stage obeys the deadline where it waits on the network; this ends the waits that
+        // are not the network's (the queue, a token refresh, a middleware of the app's own).
+        return try await Self.within(deadline, since: start, request) {
+            try await self.dispatch(request, context: context, with: extra)
+        }
+    }
+
+    /// Checks and encodes `request`, then runs it through the pipeline once the concurrency limit
+    /// lets it.
+    private func dispatch(_ request: HTTPRequest, context: RequestContext, with extra: [any Middleware]) async throws -> HTTPResponse {
         try request.headers.validated()
         let request = try encodedWithOwnEncoder(request)
         let pipeline =
@@ -171,18 +194,8 @@ public struct Client: Sendable {
         // onto the event thread measured no faster, and would make a middleware that blocks
         // hold up every transfer.
         let executor = EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
-        let dispatcher = self.dispatcher, cancellationIsError = configuration.reportsCancellationAsError
-        guard let deadline = context.deadline else {
-            return try await dispatcher.run(request, on: executor, cancellationIsError: cancellationIsError) {
-                try await pipeline.send(request, context: context)
-            }
-        }
-        // Every stage obeys the deadline where it waits on the network; this ends the waits that
-        // are not the network's (the queue, a token refresh, a middleware of the app's own).
-        return try await Self.within(deadline, since: start, request) {
-            try await dispatcher.run(request, on: executor, cancellationIsError: cancellationIsError) {
-                try await pipeline.send(request, context: context)
-            }
+        return try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
+            try await pipeline.send(request, context: context)
         }
     }
 

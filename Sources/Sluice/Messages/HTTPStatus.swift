@@ -104,7 +104,17 @@ public struct HTTPStatus: Sendable, Hashable, ExpressibleByIntegerLiteral, Custo
     /// Whether the reason phrase is the standard one for the code (any case) or empty: text a
     /// server could not have put anything of its own in.
     package var hasStandardReasonPhrase: Bool {
-        reasonPhrase.isEmpty || reasonPhrase.lowercased() == Self.standardPhrase(code).lowercased()
+        var phrase = reasonPhrase, standard = Self.standardPhrase(code)
+        guard phrase.utf8.count == standard.utf8.count else { return phrase.isEmpty }
+        // ASCII case folding over the bytes, without copies: this is asked of every logged answer.
+        return phrase.withUTF8 { given in
+            standard.withUTF8 { expected in
+                for index in 0..<given.count where HTTPFields.asciiLowercased(given[index]) != HTTPFields.asciiLowercased(expected[index]) {
+                    return false
+                }
+                return true
+            }
+        }
     }
 
     static func standardPhrase(_ code: Int) -> String {
