@@ -2,6 +2,8 @@
 /// something the cache does not answer (another unit, a syntax error), which it ignores.
 ///
 /// ```swift
+/// import SluiceCache
+///
 /// ByteRange.parse("bytes=0-99")      // .one(.init(first: 0, last: 99))
 /// ByteRange.parse("bytes=-500")      // .one(.init(suffix: 500)): the last 500 bytes
 /// ByteRange.parse("bytes=0-1,5-9")   // .several

@@ -12,6 +12,9 @@ import Sluice
 /// - Values too large for a cache to represent become 2,147,483,648 seconds (RFC 9111 §1.2.2).
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCache
+///
 /// let directives = CacheControl(#"max-age=60, no-cache="Set-Cookie", Private"#)
 /// directives.maxAge              // 60
 /// directives.noCacheFields       // ["Set-Cookie"]

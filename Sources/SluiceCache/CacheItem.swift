@@ -3,6 +3,8 @@ import Foundation
 /// One entry of a ``CacheStore``, as ``CacheStore/items()`` lists it.
 ///
 /// ```swift
+/// import SluiceCache
+///
 /// for item in try await store.items() where item.size > 1 << 20 {
 ///     try await store.delete(item.key)
 /// }

@@ -24,6 +24,10 @@ extension SluiceError.Code {
 /// miss, and its response replaces the stored one (as OkHttp does).
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCache
+/// import SluiceCurl
+///
 /// let cache = CacheMiddleware(store: MemoryCacheStore())
 /// let client = Client(transport: CurlTransport(), middlewares: [cache])
 /// var request = HTTPRequest(url: url)

@@ -3,6 +3,9 @@ import Sluice
 /// How one request uses the cache, set with `HTTPRequest.cachePolicy`.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCache
+///
 /// var request = HTTPRequest(url: url)
 /// request.cachePolicy = .returnCacheElseLoad       // any stored copy, else the network
 /// request.cacheTTL = 300                            // fresh for 5 minutes, whatever the headers say

@@ -7,6 +7,10 @@ import Foundation
 /// calls; the middleware treats any error from them as a cache miss, never as a failed request.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceCache
+///
 /// let store = MemoryCacheStore()
 /// let entry = CachedResponse(method: "GET", url: "https://example.com/a", status: 200, headers: [:], body: Data("[]".utf8),
 ///                            requestTime: Date(), responseTime: Date())

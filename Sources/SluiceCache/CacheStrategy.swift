@@ -5,6 +5,9 @@ import Sluice
 /// may be stored, how fresh a stored one is, and what to do with a request given what is stored.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceCache
+///
 /// let strategy = CacheStrategy(isShared: false)
 /// let entry = try await store.get("GET https://example.com/feed")
 /// switch strategy.decide(request, stored: entry, now: Date()) {

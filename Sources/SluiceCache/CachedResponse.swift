@@ -4,6 +4,10 @@ import Sluice
 /// A stored response, as a ``CacheStore`` keeps it: what was received, when, and for which request.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceCache
+///
 /// let entry = CachedResponse(
 ///     method: "GET", url: "https://api.example.com/items", status: 200,
 ///     headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""], body: Data("[]".utf8),

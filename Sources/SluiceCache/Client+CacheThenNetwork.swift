@@ -11,6 +11,9 @@ extension Client {
     /// ends the stream with that error, after the cached copy was yielded.
     ///
     /// ```swift
+    /// import Sluice
+    /// import SluiceCache
+    ///
     /// for try await response in client.cacheThenNetwork(try client.makeRequest(.get, "feed")) {
     ///     render(try client.decode(Feed.self, from: response), stale: response.source == .cache)
     /// }

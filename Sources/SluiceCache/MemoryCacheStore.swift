@@ -4,6 +4,8 @@ import Sluice
 /// A ``CacheStore`` in memory, with a size limit and least-recently-used eviction.
 ///
 /// ```swift
+/// import SluiceCache
+///
 /// let store = MemoryCacheStore(configuration: .init(maximumSize: 4 << 20))
 /// let cache = CacheMiddleware(store: store)
 /// ```

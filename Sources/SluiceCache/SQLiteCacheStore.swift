@@ -22,6 +22,8 @@ import SluiceSQLite
 ///   (`<path>.corrupt-<time>`) and a new one is made; the event goes to ``Configuration/log``.
 ///
 /// ```swift
+/// import SluiceCache
+///
 /// let store = try SQLiteCacheStore(path: cachesDirectory + "/http-cache.sqlite")
 /// let cache = CacheMiddleware(store: store)
 /// try await store.totalSize()          // bytes

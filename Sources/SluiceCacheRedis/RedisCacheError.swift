@@ -2,6 +2,9 @@
 /// that cannot be read. `CacheMiddleware` treats it as a cache miss, so the request still goes out.
 ///
 /// ```swift
+/// import SluiceCache
+/// import SluiceCacheRedis
+///
 /// do { _ = try await store.get("GET https://example.com/") }
 /// catch let error as RedisCacheError { print(error) }   // Redis at 127.0.0.1:6379 is unreachable: …
 /// ```

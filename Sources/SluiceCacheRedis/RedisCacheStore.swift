@@ -22,6 +22,11 @@ import SluiceCache
 ///   and the store tries again after ``Configuration/retryInterval`` (a second) until Redis is back.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCache
+/// import SluiceCacheRedis
+/// import SluiceCurl
+///
 /// let store = RedisCacheStore(configuration: .init(host: "10.0.0.5", keyPrefix: "shop-api:"))
 /// var builder = Client.Builder(transport: CurlTransport())
 /// builder.add(CacheMiddleware(store: store))

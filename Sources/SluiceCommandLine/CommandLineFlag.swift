@@ -3,6 +3,8 @@
 /// accepted is listed.
 ///
 /// ```swift
+/// import SluiceCommandLine
+///
 /// let follow = Invocation.flags.first { $0.names.contains("-L") }!
 /// follow.names     // ["-F", "-L", "--follow"]
 /// ```

@@ -7,6 +7,9 @@ import SluiceCurl
 /// and 130 for an interrupt, as a shell reports one.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCommandLine
+///
 /// ExitCode(for: SluiceError(.timedOut, "…"))      // .timedOut (28)
 /// ExitCode(status: 404, checkStatus: true)        // .clientError (4)
 /// ```

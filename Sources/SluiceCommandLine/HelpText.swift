@@ -2,6 +2,8 @@
 /// the exit codes.
 ///
 /// ```swift
+/// import SluiceCommandLine
+///
 /// print(HelpText.text)
 /// ```
 public enum HelpText {

@@ -3,6 +3,8 @@ extension Invocation {
     /// The flags, read by the parser and by `--help` alike.
     ///
     /// ```swift
+    /// import SluiceCommandLine
+    ///
     /// Invocation.flags.flatMap(\.names).contains("--follow")   // true
     /// ```
     public static let flags: [CommandLineFlag] = [

@@ -5,6 +5,8 @@ import Sluice
 /// every flag. Parsing never touches the network or the environment.
 ///
 /// ```swift
+/// import SluiceCommandLine
+///
 /// let invocation = try Invocation.parse(["-vv", "--retry", "3", "POST", "api.example.com/notes", "title=Hi", "draft:=true"])
 /// invocation.method        // .post
 /// invocation.url           // "http://api.example.com/notes"

@@ -4,6 +4,8 @@ import Foundation
 /// string, or raw JSON), or a file for a multipart form.
 ///
 /// ```swift
+/// import SluiceCommandLine
+///
 /// try RequestItem(parsing: "X-Api-Key:abc")      // .header("X-Api-Key", "abc")
 /// try RequestItem(parsing: "User-Agent:")        // .removeHeader("User-Agent")
 /// try RequestItem(parsing: "X-Empty;")           // .header("X-Empty", "")

@@ -23,6 +23,9 @@ extension SluiceCommand {
     /// every signal open once the program's async main takes over.)
     ///
     /// ```swift
+    /// import Foundation
+    /// import SluiceCommandLine
+    ///
     /// exit(await SluiceCommand(arguments: Array(CommandLine.arguments.dropFirst())).runInterruptibly())
     /// ```
     public func runInterruptibly() async -> Int32 {

@@ -16,6 +16,9 @@ import SluiceSigning
 /// here, so the executable's `main.swift` is one line.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceCommandLine
+///
 /// let code = await SluiceCommand(arguments: ["-v", "httpbin.org/get"]).run()
 /// exit(code)
 /// ```

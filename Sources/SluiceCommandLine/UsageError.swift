@@ -4,6 +4,8 @@ import Sluice
 /// with exit code 2.
 ///
 /// ```swift
+/// import SluiceCommandLine
+///
 /// do { _ = try Invocation.parse(["--retry", "many", "example.com"]) }
 /// catch { print(error) }    // --retry expects a whole number from 0 to 10, not "many"
 /// ```

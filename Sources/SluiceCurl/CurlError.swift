@@ -6,6 +6,9 @@ import Sluice
 /// failure, so nothing curl knew is lost.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCurl
+///
 /// do {
 ///     _ = try await client.get("https://127.0.0.1:9/")
 /// } catch let error as SluiceError {

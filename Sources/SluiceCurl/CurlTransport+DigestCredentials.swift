@@ -9,6 +9,9 @@ extension CurlTransport {
     /// a middleware or a log could see.
     ///
     /// ```swift
+    /// import Foundation
+    /// import SluiceCurl
+    ///
     /// var configuration = CurlTransport.Configuration()
     /// configuration.digestCredentials = .init(user: "ann", password: secret, for: URL(string: "https://api.example.com")!)
     /// ```

@@ -15,6 +15,10 @@ import Sluice
 /// target, and credentials never reach another origin.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceCurl
+///
 /// let transport = CurlTransport()                                    // .default configuration
 /// let pipeline = Pipeline(middlewares: [TenantMiddleware(tenant: "acme")], transport: transport)
 /// let response = try await pipeline.send(HTTPRequest(url: URL(string: "https://example.com")!))
@@ -29,6 +33,9 @@ import Sluice
 /// resumption never change threads:
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCurl
+///
 /// let transport = CurlTransport()
 /// let pipeline = Pipeline(middlewares: [], transport: transport)
 /// let response = try await withTaskExecutorPreference(transport.executor) {
@@ -227,6 +234,8 @@ public final class CurlTransport: HTTPTransport {
     /// The cookies in the jar, one Netscape cookie-file line each; empty without a jar.
     ///
     /// ```swift
+    /// import SluiceCurl
+    ///
     /// var configuration = CurlTransport.Configuration()
     /// configuration.cookieJar = .file("/var/lib/app/cookies.txt")
     /// let transport = CurlTransport(configuration: configuration)
@@ -239,6 +248,8 @@ public final class CurlTransport: HTTPTransport {
     /// line curl cannot read is left out); nothing without a jar. A file-backed jar is saved.
     ///
     /// ```swift
+    /// import SluiceCurl
+    ///
     /// var configuration = CurlTransport.Configuration()
     /// configuration.cookieJar = .memory
     /// let transport = CurlTransport(configuration: configuration)

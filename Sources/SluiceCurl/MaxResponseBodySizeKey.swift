@@ -4,6 +4,9 @@ import Sluice
 /// `HTTPRequest.maxResponseBodySize`; `nil` uses the transport's configuration.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCurl
+///
 /// var request = HTTPRequest(url: url)
 /// request.maxResponseBodySize = 1 << 20   // a larger body fails with .bodyTooLarge
 /// ```

@@ -7,6 +7,10 @@ extension Client {
     /// an expected SHA-256, and moved into place atomically.
     ///
     /// ```swift
+    /// import Foundation
+    /// import Sluice
+    /// import SluiceDownload
+    ///
     /// let result = try await client.download(HTTPRequest(url: fileURL), to: URL(fileURLWithPath: "/tmp/big.iso"),
     ///                                        configuration: .init(expectedSHA256: checksum))
     /// ```

@@ -11,6 +11,10 @@ import Sluice
 /// it. A connection that breaks mid-body is resumed automatically (``Configuration/resumeAttempts``).
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceDownload
+///
 /// let download = Download(HTTPRequest(url: isoURL), to: URL(fileURLWithPath: "/tmp/debian.iso"), using: client,
 ///                         configuration: .init(expectedSHA256: "9f2c…", progress: { print($0.fractionCompleted ?? 0) }))
 /// Task { try await Task.sleep(for: .seconds(5)); download.pause() }

@@ -2,6 +2,8 @@
 /// time left.
 ///
 /// ```swift
+/// import SluiceDownload
+///
 /// let configuration = Download.Configuration(progress: { p in
 ///     print("\(p.completedBytes)/\(p.totalBytes ?? -1) at \(Int(p.bytesPerSecond ?? 0)) B/s, \(p.estimatedTimeRemaining ?? .zero) left")
 /// })

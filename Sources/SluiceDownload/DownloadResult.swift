@@ -5,6 +5,9 @@ import Sluice
 /// response that completed it.
 ///
 /// ```swift
+/// import FoundationEssentials
+/// import SluiceDownload
+///
 /// let result = try await client.download(request, to: destination)
 /// print(result.file.path, result.bytes, "bytes;", result.resumedFrom, "were already here")
 /// ```

@@ -11,6 +11,9 @@ import Sluice
 /// record's delimiter and that the last record is marked last, so a cut-short body is an error.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceEncryption
+///
 /// let keys = StaticKeyProvider(keys: ["k1": sharedSecret], current: "k1")
 /// builder.add(PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys)))
 /// ```

@@ -4,6 +4,9 @@ import Sluice
 /// ``PayloadEncryptionMiddleware``.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceEncryption
+///
 /// var request = HTTPRequest(url: url)
 /// request.decryptsResponse = false   // keep the encrypted bytes, to store them as they are
 /// ```

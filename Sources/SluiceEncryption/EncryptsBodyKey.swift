@@ -4,6 +4,10 @@ import Sluice
 /// ``PayloadEncryptionMiddleware``.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceEncryption
+///
 /// var request = HTTPRequest(method: .post, url: url, body: .bytes(Data(json.utf8)))
 /// request.encryptsBody = false   // this endpoint takes plain bodies
 /// ```

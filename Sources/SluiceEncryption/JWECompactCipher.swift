@@ -10,6 +10,9 @@ import Sluice
 /// A compact JWE is one string, so the body is encrypted whole, in memory.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceEncryption
+///
 /// let keys = StaticKeyProvider(keys: ["k1": thirtyTwoByteKey], current: "k1")
 /// builder.add(PayloadEncryptionMiddleware(cipher: JWECompactCipher(keys: keys)))
 /// ```

@@ -7,6 +7,8 @@ import Sluice
 /// use them.
 ///
 /// ```swift
+/// import SluiceEncryption
+///
 /// let keys = StaticKeyProvider(keys: ["2026-12": newKey, "2026-11": oldKey], current: "2026-12")
 /// let cipher = AES128GCMContentCoding(keys: keys)
 /// ```

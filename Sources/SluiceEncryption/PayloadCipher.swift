@@ -6,6 +6,9 @@ import Sluice
 /// ``JWECompactCipher``, or an in-house scheme that conforms.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceEncryption
+///
 /// struct AcmeCipher: PayloadCipher {
 ///     func encrypt(_ request: HTTPRequest) async throws -> HTTPRequest { request }
 ///     func isEncrypted(_ response: HTTPResponse) -> Bool { response.headers["X-Acme-Sealed"] != nil }

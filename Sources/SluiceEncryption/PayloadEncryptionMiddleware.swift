@@ -13,6 +13,9 @@ import Sluice
 /// file must not hold in the clear what the server encrypted.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceEncryption
+///
 /// let keys = StaticKeyProvider(keys: ["k1": sharedSecret], current: "k1")
 /// builder.add(PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys)))
 /// ```

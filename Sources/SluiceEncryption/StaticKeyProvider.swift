@@ -5,6 +5,8 @@ import Sluice
 /// keychain read at start.
 ///
 /// ```swift
+/// import SluiceEncryption
+///
 /// let keys = StaticKeyProvider(keys: ["k1": key], current: "k1")
 /// try keys.currentKey().id   // "k1"
 /// ```

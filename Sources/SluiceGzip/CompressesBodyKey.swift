@@ -4,6 +4,9 @@ import Sluice
 /// ``GzipMiddleware``.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceGzip
+///
 /// var request = HTTPRequest(method: .post, url: url, body: .bytes(bigJSON))
 /// request.compressesBody = true   // sent with Content-Encoding: gzip
 /// ```

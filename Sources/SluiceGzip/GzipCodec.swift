@@ -12,6 +12,9 @@ import Sluice
 ///   ``Limits`` throws a `SluiceError` that says which; nothing is ever silently short.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceGzip
+///
 /// let packed = try GzipCodec.compress(Data(json.utf8))
 /// let plain = try GzipCodec.decompress(packed, format: .gzip)
 /// ```

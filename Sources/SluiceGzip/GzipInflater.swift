@@ -7,6 +7,10 @@ import Sluice
 /// same errors as ``GzipCodec/decompress(_:format:limits:)``: what a streamed response needs.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceGzip
+///
 /// let inflater = GzipInflater(format: .gzip)
 /// for try await chunk in response.bodyStream! { try FileHandle.standardOutput.write(contentsOf: inflater.decode(chunk)) }
 /// try inflater.finish()        // a body cut short is an error, never a short file

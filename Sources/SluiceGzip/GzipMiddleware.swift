@@ -20,6 +20,9 @@ import Sluice
 ///   bodies fail with `.invalidResponse`.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceGzip
+///
 /// builder.add(GzipMiddleware())                                        // position .gzip
 /// builder.add(GzipMiddleware(configuration: .init(requestCompression: .hosts(["upload.example.com"]))))
 ///

@@ -11,6 +11,8 @@ import Sluice
 /// starts no task, timer or thread wake-up of its own.
 ///
 /// ```swift
+/// import SluiceHUD
+///
 /// let tracker = ActivityTracker()
 /// Task { for await active in tracker.changes { print(active ? "busy" : "idle") } }
 /// ```

@@ -34,6 +34,9 @@ extension HTTPRequest {
 /// and `dismiss()` strictly in that order, from one task, however many requests run at once.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceHUD
+///
 /// let hud = HUDMiddleware(presenter: TerminalHUD(), tracker: ActivityTracker())
 /// builder.add(hud)                                  // position .hud, outermost
 /// var request = HTTPRequest(url: url)

@@ -4,6 +4,9 @@ import Sluice
 /// `dismiss`, never out of order.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceHUD
+///
 /// struct BannerHUD: HUDPresenter {
 ///     func show(tip: String?) async { await banner.show(tip ?? "Loading…") }
 ///     func update(progress: TransferProgress) async { await banner.progress(progress.fractionCompleted) }

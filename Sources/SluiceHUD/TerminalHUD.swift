@@ -10,6 +10,8 @@ import Sluice
 /// terminal; into a pipe or a file it writes nothing.
 ///
 /// ```swift
+/// import SluiceHUD
+///
 /// let hud = HUDMiddleware(presenter: TerminalHUD(), tracker: ActivityTracker())
 /// ```
 public final class TerminalHUD: HUDPresenter {

@@ -9,6 +9,8 @@ import Sluice
 /// not retried: the 401 is returned. A failing refresh fails the request with its error.
 ///
 /// ```swift
+/// import SluiceHeaders
+///
 /// let auth = AuthTokenMiddleware(configuration: .init(
 ///     token: { try await keychain.accessToken() },
 ///     refresh: { try await authClient.refreshAccessToken() }

@@ -18,6 +18,8 @@ import Sluice
 /// A parameter the request already has (same name in the query or body) is left as it is.
 ///
 /// ```swift
+/// import SluiceHeaders
+///
 /// let common = CommonParametersMiddleware(configuration: .init(
 ///     placement: .formBody,
 ///     parameters: CommonParametersMiddleware.standard(appVersion: "4.2.0", channel: "appstore",

@@ -7,6 +7,10 @@ import Sluice
 /// provider's fields come after the fixed ones and win over them.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceHeaders
+///
 /// let headers = HeadersMiddleware(configuration: .init(
 ///     fields: ["Accept": "application/json", "X-App": "shop/4.2"],
 ///     providers: [{ ["X-Request-Time": String(Int(Date().timeIntervalSince1970))] }]

@@ -5,6 +5,9 @@ import Sluice
 /// redacted unless you opt in.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceLogging
+///
 /// print(CurlCommand(request))
 /// // curl -X POST 'https://api.example.com/login' -H 'Authorization: <redacted>' --data-binary '{"user":"ann"}'
 /// print(CurlCommand(request, redaction: .disabled))     // the real values, for a local replay

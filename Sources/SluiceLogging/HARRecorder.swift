@@ -5,6 +5,10 @@ import Sluice
 /// "Import HAR"), and ``HARReplayTransport`` answers from. Fed by ``HARRecorderMiddleware``.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceLogging
+///
 /// let recorder = HARRecorder()
 /// builder.add(HARRecorderMiddleware(recorder: recorder))
 /// // … run the app …

@@ -6,6 +6,10 @@ import Sluice
 /// skipped. Position `.logging`: it sees the call once, as the caller made it.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceLogging
+///
 /// let recorder = HARRecorder()
 /// builder.add(HARRecorderMiddleware(recorder: recorder))
 /// _ = try await client.get("/users/42")

@@ -21,6 +21,10 @@ extension ResponseSource {
 /// nearest recorded entries and what differs.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceLogging
+///
 /// let transport = try HARReplayTransport(contentsOf: URL(fileURLWithPath: "Tests/Fixtures/orders.har"))
 /// let client = Client(transport: transport)
 /// let orders = try await client.get("https://api.example.com/orders")

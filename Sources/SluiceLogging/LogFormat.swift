@@ -1,6 +1,8 @@
 /// How ``LoggingMiddleware`` writes a call: lines for people, or one JSON object per line for tools.
 ///
 /// ```swift
+/// import SluiceLogging
+///
 /// LoggingMiddleware(level: .basic, sink: try .file(logURL), format: .jsonLines)
 /// ```
 public enum LogFormat: Sendable, Hashable {

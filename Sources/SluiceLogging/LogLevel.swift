@@ -1,6 +1,8 @@
 /// How much ``LoggingMiddleware`` writes for each call. Each level includes the one before.
 ///
 /// ```swift
+/// import SluiceLogging
+///
 /// LoggingMiddleware(level: .headers)
 /// ```
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {

@@ -9,6 +9,9 @@ import Sluice
 /// whole (one call may span several lines), so lines from concurrent calls never interleave.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceLogging
+///
 /// LoggingMiddleware(level: .basic, sink: .standardError)
 /// LoggingMiddleware(level: .body, sink: try .file(URL(fileURLWithPath: "/tmp/http.log")))
 /// LoggingMiddleware(level: .basic, sink: .closure { record in print(record) })

@@ -11,6 +11,10 @@ import Synchronization
 /// ``Configuration/honoursEnvironmentInRelease`` is set, so the default stays what the code says.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCurl
+/// import SluiceLogging
+///
 /// var builder = Client.Builder(transport: CurlTransport())
 /// builder.add(LoggingMiddleware.fromEnvironment())      // off unless SLUICE_LOG says otherwise
 /// // or always on while developing:

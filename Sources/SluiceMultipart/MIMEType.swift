@@ -4,6 +4,9 @@ import Foundation
 /// multipart part is labelled with when you do not say.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceMultipart
+///
 /// MIMEType.guess(forPath: "holiday.JPG")          // "image/jpeg"
 /// MIMEType.guess(forPath: "notes")                // "application/octet-stream"
 /// MIMEType.sniffImage(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))   // "image/png"

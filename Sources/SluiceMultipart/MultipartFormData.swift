@@ -5,6 +5,10 @@ import Sluice
 /// from disk as the upload goes, never loaded whole.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceMultipart
+///
 /// var form = MultipartFormData()
 /// form.append("Ada", name: "author")
 /// form.append(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), name: "report")   // application/pdf

@@ -5,6 +5,8 @@ extension Outbox {
     /// its stored row was damaged. Its `Idempotency-Key` says which write it was.
     ///
     /// ```swift
+    /// import SluiceOutbox
+    ///
     /// for letter in try outbox.deadLetters() {
     ///     print(letter.key, letter.reason)   // "9f1…", "the server answered 403 Forbidden"
     /// }

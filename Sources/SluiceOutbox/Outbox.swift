@@ -25,6 +25,8 @@ import Synchronization
 /// - The server sees the same key on every attempt, so nothing is applied twice.
 ///
 /// ```swift
+/// import SluiceOutbox
+///
 /// let outbox = try Outbox(path: support + "/outbox.sqlite", transport: pipeline, monitor: monitor)
 /// outbox.start()
 /// Task { for await outcome in outbox.outcomes { print(outcome) } }
@@ -175,6 +177,10 @@ public final class Outbox: Sendable {
     /// credentials of the moment it was stored. The client's outbox middleware lets replays pass.
     ///
     /// ```swift
+    /// import Sluice
+    /// import SluiceCurl
+    /// import SluiceOutbox
+    ///
     /// let outbox = try Outbox(path: path, transport: CurlTransport(), monitor: monitor)
     /// builder.add(OutboxMiddleware(outbox: outbox))
     /// let client = builder.build()

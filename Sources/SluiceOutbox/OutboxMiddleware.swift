@@ -12,6 +12,9 @@ import Sluice
 /// through.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceOutbox
+///
 /// builder.add(OutboxMiddleware(outbox: outbox))           // outside retry and the gate
 /// var write = try client.makeRequest(.post, "notes", body: .bytes(note))
 /// write.usesOutbox = true

@@ -8,6 +8,8 @@ import Sluice
 /// "Can I reach my API host?": a TCP connection to a host and port, within a timeout.
 ///
 /// ```swift
+/// import SluiceReachability
+///
 /// let probe = HostProbe(host: "api.example.com", port: 443)
 /// if await probe.isReachable() { print("the API answers") }
 /// ```

@@ -12,6 +12,8 @@ import Sluice
 /// (`wireless/` present: wireless; an Ethernet-type device: wired; else other).
 ///
 /// ```swift
+/// import SluiceReachability
+///
 /// let monitor = try LinuxReachabilityMonitor()
 /// monitor.status                       // .reachable(.wired)
 /// for await status in monitor.statusUpdates { print(status) }

@@ -13,6 +13,9 @@ import Sluice
 /// with a stored copy where the policy allows.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceReachability
+///
 /// let monitor = try LinuxReachabilityMonitor()
 /// builder.add(ReachabilityGateMiddleware(monitor: monitor, mode: .failFast))
 /// ```

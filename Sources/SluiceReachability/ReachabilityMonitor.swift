@@ -1,6 +1,8 @@
 /// A source of reachability: the current status and a stream of changes.
 ///
 /// ```swift
+/// import SluiceReachability
+///
 /// for await status in monitor.statusUpdates { print(status) }
 /// ```
 public protocol ReachabilityMonitor: Sendable {

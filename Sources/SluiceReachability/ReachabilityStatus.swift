@@ -1,6 +1,8 @@
 /// Whether the network can be reached, and over what kind of interface.
 ///
 /// ```swift
+/// import SluiceReachability
+///
 /// switch monitor.status {
 /// case .reachable(.wireless): showWiFiIcon()
 /// case .reachable: break

@@ -30,6 +30,9 @@ extension HTTPRequest {
 ///   `HTTPRequest.retriesNonIdempotent`; and only bodies that can be sent again (files can).
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceRetry
+///
 /// let policy = DefaultRetryPolicy(configuration: .init(maximumAttempts: 5, baseDelay: .milliseconds(100)))
 /// builder.add(RetryMiddleware(policy: policy, budget: RetryBudget()))
 /// ```

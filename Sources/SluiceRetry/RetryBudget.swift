@@ -6,6 +6,9 @@ import Sluice
 /// (20%), or ``Configuration/minimumPerSecond`` per second of the window (10/s) if that is more.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceRetry
+///
 /// let budget = RetryBudget()                       // one per client
 /// builder.add(RetryMiddleware(policy: DefaultRetryPolicy(), budget: budget))
 /// ```

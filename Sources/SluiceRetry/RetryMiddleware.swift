@@ -9,6 +9,9 @@ import Sluice
 ///   `CancellationError`.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceRetry
+///
 /// let budget = RetryBudget()
 /// builder.add(RetryMiddleware(policy: DefaultRetryPolicy(), budget: budget))     // position .retry
 /// ```

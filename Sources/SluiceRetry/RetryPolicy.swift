@@ -4,6 +4,9 @@ import Sluice
 /// Decides whether an attempt is retried, and when.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceRetry
+///
 /// struct OnlyOn503: RetryPolicy {
 ///     func decision(for request: HTTPRequest, attempt: Int, outcome: Result<HTTPResponse, any Error>) -> RetryDecision {
 ///         if case .success(let response) = outcome, response.status.code == 503, attempt < 5 { return .retry(after: .seconds(1)) }

@@ -1,6 +1,9 @@
 /// One event of a `text/event-stream`.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceServerSentEvents
+///
 /// for try await event in client.events(try client.makeRequest(.get, "prices")) {
 ///     if event.type == "price" { update(event.data) }
 /// }

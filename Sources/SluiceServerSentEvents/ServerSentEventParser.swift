@@ -6,6 +6,9 @@ import Foundation
 /// byte-order mark is dropped.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceServerSentEvents
+///
 /// var parser = ServerSentEventParser()
 /// let events = parser.feed(Data("data: hello\n\n".utf8))   // [ServerSentEvent(data: "hello")]
 /// ```

@@ -13,6 +13,9 @@ import Sluice
 /// - Leaving the loop or cancelling the task closes the connection.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceServerSentEvents
+///
 /// for try await event in client.events(try client.makeRequest(.get, "notifications")) {
 ///     print(event.type, event.data)
 /// }
@@ -130,6 +133,9 @@ extension Client {
     /// ``ServerSentEvents``.
     ///
     /// ```swift
+    /// import Sluice
+    /// import SluiceServerSentEvents
+    ///
     /// for try await event in client.events(try client.makeRequest(.get, "prices")) { print(event.data) }
     /// ```
     public func events(_ request: HTTPRequest, configuration: ServerSentEvents.Configuration = .default) -> ServerSentEvents {

@@ -17,6 +17,9 @@ import Sluice
 ///   and always for file and stream bodies). S3 wants it in `X-Amz-Content-Sha256` too.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceSigning
+///
 /// let signer = AWSSigV4Signer(accessKeyID: "AKID…", secretAccessKey: "…", sessionToken: nil,
 ///                             region: "us-east-1", service: "execute-api")
 /// let signed = try signer.sign(request, date: Date())

@@ -5,6 +5,9 @@ import Sluice
 /// Hashes and HMAC from OpenSSL's libcrypto: MD5 (for legacy servers), SHA-1, SHA-256, SHA-512.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceSigning
+///
 /// try Digest.sha256.hash(Data("abc".utf8))                      // 32 bytes: ba7816bf…
 /// try Digest.sha256.hmac(key: Data("key".utf8), Data("message".utf8)).base64EncodedString()
 /// ```

@@ -9,6 +9,10 @@ import Sluice
 /// request), so the server can recompute the same string.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceSigning
+///
 /// let signer = HMACParameterSigner(configuration: .init(
 ///     key: Data(appSecret.utf8), digest: .sha256, encoding: .hex, placement: .parameter("sign")
 /// ))

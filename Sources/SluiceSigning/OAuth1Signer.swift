@@ -10,6 +10,9 @@ import Sluice
 /// `oauth_signature`), encoded, sorted by name then value.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceSigning
+///
 /// let signer = OAuth1Signer(configuration: .init(
 ///     consumerKey: "dpf43f3p2l4k3l03", consumerSecret: "kd94hf93k423kf44",
 ///     token: "nnch734d00sl2jdk", tokenSecret: "pfkkdhi9sl3r4s00"

@@ -4,6 +4,10 @@ import Sluice
 /// Something that signs a request: adds the header or parameters a server checks.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceSigning
+///
 /// struct TeamSigner: Signer {
 ///     func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest {
 ///         var signed = request

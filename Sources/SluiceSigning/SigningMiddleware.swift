@@ -5,6 +5,9 @@ import Sluice
 /// is inside retry and gzip, so the signature covers the bytes sent).
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceSigning
+///
 /// builder.add(SigningMiddleware(signer: AWSSigV4Signer(
 ///     accessKeyID: "AKIDEXAMPLE", secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "execute-api"
 /// )))

@@ -5,6 +5,11 @@ import Sluice
 /// and what it returned.
 ///
 /// ```swift
+/// import Testing
+/// import Foundation
+/// import Sluice
+/// import SluiceTesting
+///
 /// let harness = MiddlewareHarness(TenantMiddleware(tenant: "acme"), replies: [.status(.ok)])
 /// let response = try await harness.send(HTTPRequest(url: URL(string: "https://example.com")!))
 /// #expect(response.status == .ok)

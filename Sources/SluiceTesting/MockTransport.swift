@@ -6,6 +6,9 @@ import Sluice
 /// Script it with a queue of replies, consumed in order:
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceTesting
+///
 /// let transport = MockTransport(replies: [
 ///     .status(503),
 ///     .json(#"{"id":42}"#),
@@ -16,6 +19,11 @@ import Sluice
 /// or with a closure that sees each request:
 ///
 /// ```swift
+/// import Testing
+/// import Foundation
+/// import Sluice
+/// import SluiceTesting
+///
 /// let transport = MockTransport { request, context in
 ///     request.url.path == "/users/42" ? .json(#"{"id":42}"#) : .status(404)
 /// }

@@ -9,6 +9,11 @@ import Sluice
 /// your own middleware over real sockets (like OkHttp's MockWebServer).
 ///
 /// ```swift
+/// import Testing
+/// import Sluice
+/// import SluiceCurl
+/// import SluiceTesting
+///
 /// let server = try MockWebServer()
 /// defer { server.shutdown() }
 /// server.enqueue(.init(status: 200, headers: [("Content-Type", "application/json")], body: #"{"ok":true}"#))

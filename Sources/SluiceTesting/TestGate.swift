@@ -6,6 +6,8 @@ import Synchronization
 /// needs, however slow the machine is.
 ///
 /// ```swift
+/// import SluiceTesting
+///
 /// let gate = TestGate()
 /// server.setHandler { _ in gate.wait(); return .init(status: 200, body: "late") }
 /// // … the request is now held: cancel it, count it …

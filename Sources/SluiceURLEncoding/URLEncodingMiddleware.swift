@@ -5,6 +5,9 @@ import Sluice
 /// ``URLEncodingMiddleware``.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceURLEncoding
+///
 /// request.formParameters = ["user": "ann", "remember": true]
 /// ```
 public enum FormParametersKey: RequestOptionKey {
@@ -27,6 +30,10 @@ extension HTTPRequest {
 /// `HTTPRequest.formParameters` as a form body. Absolute URLs pass through unchanged.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceURLEncoding
+///
 /// let encoding = URLEncodingMiddleware(configuration: .init(
 ///     baseURL: URL(string: "https://api.example.com/v1/"), encoder: .init(arrayStyle: .brackets, sortsKeys: true)
 /// ))

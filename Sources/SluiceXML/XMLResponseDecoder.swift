@@ -4,6 +4,9 @@ import Sluice
 /// XML responses as an ``XMLTree``.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceXML
+///
 /// let feed = try await client.send(request, decoder: XMLResponseDecoder())
 /// let titles = feed["channel"]?.children(named: "item").compactMap { $0["title"]?.text }
 /// ```
@@ -11,6 +14,9 @@ import Sluice
 /// With an `Endpoint`, return it from `decode(_:with:)`:
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceXML
+///
 /// struct Feed: Endpoint {
 ///     typealias Response = XMLTree
 ///     var path: String { "feed.xml" }

@@ -9,6 +9,9 @@ import Sluice
 /// purpose: what XML API responses need, without a DOM.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceXML
+///
 /// let tree = try XMLTree(parsing: Data("<rss><channel><title>News</title></channel></rss>".utf8))
 /// tree["channel"]?["title"]?.text          // "News"
 /// tree.children(named: "channel").count    // 1

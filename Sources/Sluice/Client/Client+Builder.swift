@@ -5,6 +5,11 @@ extension Client {
     /// adds, removes, replaces or toggles them by type without re-wiring the rest.
     ///
     /// ```swift
+    /// import Sluice
+    /// import SluiceCurl
+    /// import SluiceLogging
+    /// import SluiceRetry
+    ///
     /// var builder = Client.Builder(transport: CurlTransport())
     /// builder.add(RetryMiddleware())        // lands at .retry
     /// builder.add(LoggingMiddleware())      // lands at .logging, outside retry, whatever the call order

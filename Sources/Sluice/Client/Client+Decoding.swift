@@ -4,6 +4,8 @@ extension Client {
     /// Decodes `response`'s JSON body as `T` with the configured decoder.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let response = try await client.get("users/42")
     /// let user = try client.decode(User.self, from: response)
     /// ```
@@ -82,6 +84,8 @@ extension Client {
     /// Sends `request`, validates the response, and decodes it with `decoder`.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let text = try await client.send(request, decoder: StringResponseDecoder())
     /// ```
     public func send<Decoder: ResponseDecoder>(

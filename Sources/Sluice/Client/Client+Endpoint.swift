@@ -23,6 +23,8 @@ extension Client {
     /// Sends `endpoint`'s request, validates the response, and decodes it as `E.Response`.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// struct Greeting: Endpoint {
     ///     typealias Response = String
     ///     var path: String { "greeting" }

@@ -4,6 +4,8 @@ extension Client {
     /// The calls this client has accepted and not finished, queued or running, oldest first.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let waiting = client.inFlight.filter { $0.state == .queued }.count
     /// ```
     public var inFlight: [InFlightRequest] { dispatcher.snapshot }
@@ -12,6 +14,8 @@ extension Client {
     /// ``Configuration/reportsCancellationAsError``). Returns how many were cancelled.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// client.cancelAll()          // the user signed out
     /// ```
     @discardableResult
@@ -42,6 +46,8 @@ extension Client {
     /// Cancels the calls `predicate` picks.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// client.cancel { $0.priority == .low && $0.state == .queued }
     /// ```
     @discardableResult

@@ -10,6 +10,9 @@ extension Client {
     /// stores the body only once it was read to the end (a hit comes back as a stream too).
     ///
     /// ```swift
+    /// import Foundation
+    /// import Sluice
+    ///
     /// let response = try await client.stream(try client.makeRequest(.get, "exports/huge.csv"))
     /// guard response.status.isSuccess else { throw SluiceError(.unacceptableStatus, "the export answered \(response.status)") }
     /// for try await chunk in response.bodyStream! { try file.write(contentsOf: chunk) }

@@ -5,6 +5,8 @@ extension Client {
     /// the base URL with exactly one slash between them, whatever slashes either side has.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// // base "https://api.example.com/v1" or "https://api.example.com/v1/"
     /// try client.url(for: "users")     // https://api.example.com/v1/users
     /// try client.url(for: "/users?a=1")// https://api.example.com/v1/users?a=1

@@ -14,6 +14,8 @@ extension Client {
     /// Every verb takes both.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let response = try await client.get("search", query: ["q": "café", "page": 2], timeout: .seconds(5))
     /// ```
     public func get(
@@ -83,6 +85,8 @@ extension Client {
     /// `GET path` with `query`, validated, and the body decoded as `T` by the configured decoder.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let users = try await client.get("users", query: ["page": 2], as: [User].self)
     /// ```
     public func get<T: Decodable>(
@@ -95,6 +99,8 @@ extension Client {
     /// `POST path` with `value` as JSON, validated, and the answer decoded as `T`.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let created = try await client.post("users", json: NewUser(name: "Ada"), as: User.self)
     /// ```
     public func post<T: Decodable>(

@@ -4,6 +4,11 @@ import Foundation
 /// middleware, and a ``Builder`` that adds, removes, replaces or toggles middleware by type.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceCurl
+/// import SluiceLogging
+///
 /// var builder = Client.Builder(transport: CurlTransport())
 /// builder.configuration.baseURL = URL(string: "https://api.example.com/v1/")
 /// builder.add(AuditMiddleware())
@@ -138,6 +143,8 @@ public struct Client: Sendable {
     /// Sends `request` through the pipeline, once the concurrency limit lets it.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let response = try await client.send(try client.makeRequest(.get, "feed"), timeout: .seconds(3))
     /// ```
     ///

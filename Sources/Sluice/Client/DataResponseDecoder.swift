@@ -3,6 +3,8 @@ import Foundation
 /// The body as it came: in memory, or read back from ``HTTPResponse/bodyFile``.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let png = try await client.send(request, decoder: DataResponseDecoder())
 /// ```
 public struct DataResponseDecoder: ResponseDecoder {

@@ -3,6 +3,11 @@ import Foundation
 /// One API call as a type: what it sends, and what it answers, decoded.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+/// import SluiceCache
+/// import SluiceHUD
+///
 /// struct SearchOrders: Endpoint {
 ///     typealias Response = [Order]                 // decoded as JSON by the client's decoder
 ///     let text: String

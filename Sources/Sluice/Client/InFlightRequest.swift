@@ -3,6 +3,8 @@ import Foundation
 /// One call a ``Client`` has accepted and not yet finished, as ``Client/inFlight`` reports it.
 ///
 /// ```swift
+/// import Sluice
+///
 /// for call in client.inFlight where call.state == .queued {
 ///     print("waiting:", call.method, call.url, call.tags)
 /// }

@@ -3,6 +3,9 @@ import Foundation
 /// JSON into a `Decodable` type, with the date and key strategies of your API.
 ///
 /// ```swift
+/// import FoundationEssentials
+/// import Sluice
+///
 /// let decoder = JSONResponseDecoder<[Order]>(dateDecodingStrategy: .iso8601, keyDecodingStrategy: .convertFromSnakeCase)
 /// let orders = try await client.send(request, decoder: decoder)
 /// ```

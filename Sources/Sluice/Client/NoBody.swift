@@ -2,6 +2,8 @@
 /// is never sent.
 ///
 /// ```swift
+/// import Sluice
+///
 /// struct Ping: Endpoint {
 ///     typealias Response = String          // Body stays NoBody
 ///     var path: String { "ping" }

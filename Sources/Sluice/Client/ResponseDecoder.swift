@@ -2,6 +2,9 @@
 /// in the charset the server named, or (in `SluiceXML`) as an element tree.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// let snakeCase = JSONDecoder()
 /// snakeCase.keyDecodingStrategy = .convertFromSnakeCase
 /// let user = try await client.send(request, decoder: JSONResponseDecoder<User>(decoder: snakeCase))

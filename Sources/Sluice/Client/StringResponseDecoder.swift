@@ -4,6 +4,8 @@ import Foundation
 /// in ``defaultEncoding`` (UTF-8) when it names none.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let page = try await client.send(request, decoder: StringResponseDecoder())
 /// ```
 ///

@@ -4,6 +4,8 @@ import Foundation
 /// typed calls read it from a refused response and carry it in ``SluiceError/problem``.
 ///
 /// ```swift
+/// import Sluice
+///
 /// do {
 ///     _ = try await client.post("orders", json: order, as: Order.self)
 /// } catch let error as SluiceError {

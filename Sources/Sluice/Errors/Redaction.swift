@@ -17,6 +17,9 @@ import Foundation
 /// - a URL's user-info password (`https://ann:<redacted>@host/`).
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceLogging
+///
 /// let redaction = Redaction.default.adding(headers: ["X-Tenant-Secret"], parameters: ["pin"])
 /// LoggingMiddleware(level: .headers, redaction: redaction)
 /// ```
@@ -192,6 +195,9 @@ public struct Redaction: Sendable, Hashable {
     /// with one byte scan.
     ///
     /// ```swift
+    /// import Foundation
+    /// import Sluice
+    ///
     /// Redaction.default.url(URL(string: "https://ann:pw@api.example.com/x?token=T&page=2")!)
     /// // "https://ann:<redacted>@api.example.com/x?token=<redacted>&page=2"
     /// ```
@@ -215,6 +221,8 @@ public struct Redaction: Sendable, Hashable {
     /// way ``url(_:)`` hides a URL's secrets.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// Redaction.default.url(text: "/next?page=2&token=T")   // "/next?page=2&token=<redacted>"
     /// ```
     public func url(text: String) -> String {
@@ -364,6 +372,9 @@ public struct Redaction: Sendable, Hashable {
     /// characters escaped, quoted, cut at ``snippetLimit`` bytes with the full size said.
     ///
     /// ```swift
+    /// import Foundation
+    /// import Sluice
+    ///
     /// Redaction.default.snippet(of: Data(#"{"token":"abc","user":"ann"}"#.utf8), contentType: "application/json")
     /// // "{\"token\":\"<redacted>\",\"user\":\"ann\"}"
     /// ```

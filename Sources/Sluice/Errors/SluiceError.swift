@@ -7,6 +7,8 @@ import Foundation
 /// in your code. `CancellationError` is never wrapped: a cancelled task sees `CancellationError`.
 ///
 /// ```swift
+/// import Sluice
+///
 /// do {
 ///     let response = try await client.get("/users/42")
 /// } catch let error as SluiceError where error.code == .timedOut {

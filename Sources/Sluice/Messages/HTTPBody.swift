@@ -8,6 +8,9 @@ import Synchronization
 /// ``Stream/replayable(length:_:)``.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// request.body = .bytes(Data("{\"name\":\"Ada\"}".utf8))
 /// request.body = .file(URL(fileURLWithPath: "/tmp/photo.jpg"))   // streamed by the transport
 /// request.body = .stream(.oneShot(length: nil, chunks))          // sent once, never replayed

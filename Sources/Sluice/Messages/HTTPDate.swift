@@ -6,6 +6,9 @@ import Foundation
 /// time zone. Times are whole seconds in UTC ("GMT").
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")     // IMF-fixdate
 /// HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT")    // obsolete RFC 850 form
 /// HTTPDate.parse("Sun Nov  6 08:49:37 1994")          // obsolete asctime form

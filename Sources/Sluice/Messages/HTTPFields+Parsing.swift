@@ -18,6 +18,8 @@ extension HTTPFields {
     /// copy per response rather than one per field.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let fields = try HTTPFields(parsing: Array("Content-Type: text/plain\r\nETag: \"x\"\r\n".utf8))
     /// fields["etag"]   // "\"x\""
     /// ```

@@ -18,6 +18,8 @@
 /// - Leading and trailing spaces and tabs of a value are trimmed (RFC 9110 §5.5).
 ///
 /// ```swift
+/// import Sluice
+///
 /// var headers: HTTPFields = ["Accept": "application/json"]
 /// try headers.append(name: "Cache-Control", value: "no-cache")
 /// try headers.append(name: "cache-control", value: "no-store")
@@ -35,6 +37,8 @@
 /// the literal is written.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let token = "abc\n"                                      // as read from a file
 /// let headers: HTTPFields = ["Authorization": "Bearer \(token)"]
 /// headers.invalidLiteral?.description
@@ -93,6 +97,8 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// These fields, or the `.invalidHeader` error of the field their literal left out.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let token = "abc"
     /// let headers = try (["Authorization": "Bearer \(token)"] as HTTPFields).validated()
     /// ```

@@ -6,6 +6,8 @@
 /// request line.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = HTTPRequest(method: .post, url: url)
 /// if let propfind = HTTPMethod(rawValue: "PROPFIND") { request.method = propfind }
 /// HTTPMethod(rawValue: "GET /x") // nil: a space is not a token character

@@ -3,6 +3,9 @@ import Foundation
 /// An HTTP request: a value that middleware change by copying.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// var request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/items")!)
 /// try request.headers.set(name: "Content-Type", value: "application/json")
 /// request.body = .bytes(Data(#"{"name":"pen"}"#.utf8))

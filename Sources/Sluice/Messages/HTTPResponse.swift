@@ -3,6 +3,8 @@ import Foundation
 /// An HTTP response: status, headers and body, with where it came from and how it was fetched.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let response = try await client.get("/users/42")
 /// response.status.isSuccess          // true
 /// response.headers["Content-Type"]   // "application/json"

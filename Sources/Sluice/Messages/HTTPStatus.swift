@@ -3,6 +3,8 @@
 /// Two statuses are equal when their codes are; the phrase is for people.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let status: HTTPStatus = 404
 /// status.reasonPhrase      // "Not Found"
 /// status.isClientError     // true

@@ -5,6 +5,9 @@ import Foundation
 /// high-water mark, so a slow reader never makes memory grow.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// let response = try await client.stream(try client.makeRequest(.get, "exports/huge.csv"))
 /// for try await chunk in response.bodyStream! {
 ///     try handle.write(contentsOf: chunk)      // as slowly as you like
@@ -102,6 +105,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     /// wait; `onDemand` tells the producer to go on. `owner` is kept alive with the stream.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let (stream, writer) = ResponseBodyStream.makeStream(highWater: 256 << 10)
     /// writer.onDemand { resumeReading() }
     /// if writer.write(chunk) == .full { pauseReading() }

@@ -4,6 +4,8 @@
 /// HAR replay) without breaking anyone's `switch`.
 ///
 /// ```swift
+/// import Sluice
+///
 /// if response.source == .cache { print("served offline") }
 /// extension ResponseSource { static let replay = ResponseSource(rawValue: "replay") }
 /// ```

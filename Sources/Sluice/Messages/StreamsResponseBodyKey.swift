@@ -1,6 +1,8 @@
 /// The per-request switch behind ``HTTPRequest/streamsResponseBody``, read by the transport.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = HTTPRequest(url: url)
 /// request.streamsResponseBody = true   // what Client.stream(_:) sets
 /// ```

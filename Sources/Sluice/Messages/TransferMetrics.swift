@@ -2,6 +2,8 @@
 /// `curl_easy_getinfo`). Every duration is measured from the start of the transfer.
 ///
 /// ```swift
+/// import Sluice
+///
 /// if let m = response.metrics {
 ///     print("dns \(m.nameLookup ?? .zero), ttfb \(m.firstByte ?? .zero), total \(m.total)")
 /// }

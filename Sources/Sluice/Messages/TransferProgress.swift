@@ -1,6 +1,8 @@
 /// Progress of an upload or a download, as reported through ``RequestContext/progress``.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var context = RequestContext()
 /// context.progress = { p in
 ///     if let f = p.fractionCompleted { print("\(p.direction): \(Int(f * 100))%") }

@@ -4,6 +4,9 @@ import Foundation
 /// encoding of a name or value, and adding encoded pairs to a URL.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// URLQuery.encode("café au lait")                                     // "caf%C3%A9%20au%20lait"
 /// try URLQuery.appending("a=1&b=2", to: URL(string: "https://x.example/p?q=0#top")!)
 /// // https://x.example/p?q=0&a=1&b=2#top

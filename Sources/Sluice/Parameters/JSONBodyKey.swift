@@ -4,6 +4,8 @@ import Foundation
 /// it with its own encoder.
 ///
 /// ```swift
+/// import Sluice
+///
 /// try request.setJSONBody(note)          // request.options.contains(JSONBodyKey.self) == true
 /// ```
 public enum JSONBodyKey: RequestOptionKey {
@@ -23,6 +25,8 @@ extension HTTPRequest {
     /// through a bare ``Pipeline`` it stays as a default `JSONEncoder` wrote it.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// var request = HTTPRequest(method: .post, url: url)
     /// try request.setJSONBody(NewUser(name: "Ada"))
     /// ```

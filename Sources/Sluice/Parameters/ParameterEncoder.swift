@@ -4,6 +4,8 @@ import Foundation
 /// `application/x-www-form-urlencoded` body.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let encoder = ParameterEncoder(arrayStyle: .brackets, sortsKeys: true)
 /// encoder.query([("tags", ["a", "b"]), ("q", "café")])     // "q=caf%C3%A9&tags%5B%5D=a&tags%5B%5D=b"
 /// ```

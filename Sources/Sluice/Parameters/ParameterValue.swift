@@ -3,6 +3,8 @@ import Foundation
 /// A typed query or form parameter value: text, numbers, booleans, arrays and nested dictionaries.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let parameters: [(String, ParameterValue)] = [
 ///     ("q", "café"), ("page", 2), ("ratio", 0.5), ("draft", true),
 ///     ("tags", ["a", "b"]), ("filter", ["kind": "book", "year": 2024]),

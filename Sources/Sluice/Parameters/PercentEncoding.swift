@@ -3,6 +3,8 @@ import Foundation
 /// RFC 3986 percent-encoding that never encodes twice: a `%` followed by two hex digits is kept.
 ///
 /// ```swift
+/// import Sluice
+///
 /// PercentEncoding.encode("a b/ü", keeping: .path)          // "a%20b/%C3%BC"
 /// PercentEncoding.encode("50%25 off", keeping: .queryItem)  // "50%25%20off" (the %25 stays)
 /// try PercentEncoding.url("https://example.com/naïve path?q=ä")   // encodes what it must

@@ -3,6 +3,9 @@ import Foundation
 /// The per-request option behind ``HTTPRequest/queryParameters``.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// var request = HTTPRequest(url: URL(string: "https://api.example.com/search")!)
 /// request.queryParameters = ["q": "café", "page": 2]   // sent as ?q=caf%C3%A9&page=2
 /// ```

@@ -4,6 +4,7 @@
 /// middleware calls ``attach(to:)`` once, with a handle to itself.
 ///
 /// ```swift
+/// import Sluice
 /// import Synchronization
 ///
 /// final class Route: Sendable { let chain = Mutex<ChainHandle?>(nil) }
@@ -29,6 +30,8 @@ public protocol ChainAttachable: Middleware {
 /// client) is gone.
 ///
 /// ```swift
+/// import Sluice
+///
 /// if let response = try await chain.send(request) { print(response.status) }   // nil: the client is gone
 /// ```
 public struct ChainHandle: Sendable {

@@ -6,6 +6,8 @@ import Foundation
 /// (``RequestContext/cookieSource``) when ``keepsCookies`` is true.
 ///
 /// ```swift
+/// import Sluice
+///
 /// // In a middleware: the Cookie field this request will carry on the wire.
 /// let cookie = context.cookieField(for: request)
 /// ```

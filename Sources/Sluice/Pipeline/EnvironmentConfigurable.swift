@@ -3,6 +3,8 @@
 /// for its environment-adjusted self, and leaves it out of the chain when it answers `nil`.
 ///
 /// ```swift
+/// import Sluice
+///
 /// extension TimingMiddleware: EnvironmentConfigurable {
 ///     func configured(by environment: [String: String]) -> (any Middleware)? {
 ///         environment["APP_TIMING"] == "1" ? self : nil

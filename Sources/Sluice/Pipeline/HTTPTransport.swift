@@ -4,6 +4,8 @@
 /// `SluiceTesting`) answers from a script. The core never links a network library.
 ///
 /// ```swift
+/// import Sluice
+///
 /// struct EchoTransport: HTTPTransport {
 ///     func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
 ///         var response = HTTPResponse(status: .ok, body: try await request.body.collect())

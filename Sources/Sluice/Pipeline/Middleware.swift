@@ -11,6 +11,8 @@
 /// An in-house middleware is a few lines:
 ///
 /// ```swift
+/// import Sluice
+///
 /// /// Adds the app's tenant to every request.
 /// struct TenantMiddleware: Middleware {
 ///     let tenant: String

@@ -4,6 +4,8 @@
 /// Call it as a function, zero, one or several times:
 ///
 /// ```swift
+/// import Sluice
+///
 /// struct OnceMoreOn503: Middleware {
 ///     func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
 ///         let response = try await next(request, context)
@@ -19,6 +21,8 @@
 /// To test a middleware by hand, make one from a closure:
 ///
 /// ```swift
+/// import Sluice
+///
 /// let next = MiddlewareNext { request, _ in HTTPResponse(status: .ok) }
 /// let response = try await MyMiddleware().intercept(request, context: RequestContext(), next: next)
 /// ```

@@ -8,6 +8,9 @@
 /// type names its place through ``Middleware/defaultPosition``; you can override it when adding.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceLogging
+///
 /// builder.add(AuditMiddleware())                          // .application
 /// builder.add(LoggingMiddleware(level: .headers), at: .network)   // every attempt, as sent
 /// builder.add(AuditMiddleware(), at: .after(.headers))

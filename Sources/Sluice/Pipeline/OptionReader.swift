@@ -2,6 +2,8 @@
 /// option and nothing in its chain reads it.
 ///
 /// ```swift
+/// import Sluice
+///
 /// enum AudienceKey: RequestOptionKey {
 ///     static let defaultValue = "customer"
 ///     static let reader: OptionReader? = OptionReader(

@@ -5,6 +5,10 @@
 /// transport), never per request.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCurl
+/// import SluiceLogging
+///
 /// let pipeline = Pipeline(
 ///     middlewares: [LoggingMiddleware(), TenantMiddleware(tenant: "acme")],
 ///     transport: CurlTransport()

@@ -4,6 +4,9 @@
 /// (``PipelineTrace/Span/stage``).
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceRetry
+///
 /// do {
 ///     _ = try await client.get("feed")
 /// } catch let error as SluiceError {

@@ -14,6 +14,8 @@ import Synchronization
 /// composed without timing, so it costs nothing.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var context = RequestContext(); context.isTracing = true
 /// let response = try await pipeline.send(request, context: context)
 /// print(response.trace!)

@@ -4,6 +4,8 @@ import Synchronization
 /// progress sink, and the trace switch. Middleware change it by copying.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var context = RequestContext(deadline: .now + .seconds(10))
 /// context.isTracing = true
 /// let response = try await pipeline.send(request, context: context)

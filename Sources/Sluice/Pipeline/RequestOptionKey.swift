@@ -5,6 +5,8 @@
 /// `request.cachePolicy` and SluiceHUD's `request.hudTip` do):
 ///
 /// ```swift
+/// import Sluice
+///
 /// public enum Audience: Sendable { case customer, staff }
 ///
 /// enum AudienceKey: RequestOptionKey {

@@ -2,6 +2,8 @@
 /// ``RequestOptionKey`` types that each module declares.
 ///
 /// ```swift
+/// import Sluice
+///
 /// enum TraceTagKey: RequestOptionKey { static let defaultValue = "" }
 ///
 /// var request = HTTPRequest(url: url)

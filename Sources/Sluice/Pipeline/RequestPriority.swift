@@ -3,6 +3,8 @@
 /// served within one priority. It never reorders requests that are already running.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = try client.makeRequest(.get, "avatar/42")
 /// request.priority = .high        // the image on screen goes before the prefetches
 /// ```

@@ -1,6 +1,8 @@
 /// The per-request option behind ``HTTPRequest/priority``.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = HTTPRequest(url: url)
 /// request.priority = .high   // the same as request.options[RequestPriorityKey.self] = .high
 /// ```

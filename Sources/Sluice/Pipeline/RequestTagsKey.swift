@@ -2,6 +2,8 @@
 /// with a tag, or ask whether all of them have finished.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = try client.makeRequest(.get, "feed")
 /// request.tags = ["home-screen"]
 /// async let feed = client.send(request)

@@ -6,6 +6,9 @@ import Foundation
 /// ``HTTPResponse/bodyFile``.
 ///
 /// ```swift
+/// import Foundation
+/// import Sluice
+///
 /// var request = HTTPRequest(url: URL(string: "https://example.com/big.iso")!)
 /// request.responseBodyFile = URL(fileURLWithPath: "/tmp/big.iso")
 /// let response = try await pipeline.send(request)

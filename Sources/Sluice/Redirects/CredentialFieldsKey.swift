@@ -1,6 +1,8 @@
 /// The per-request set behind ``HTTPRequest/credentialFields``.
 ///
 /// ```swift
+/// import Sluice
+///
 /// // In a middleware that adds an API key:
 /// try request.headers.set(name: "X-Api-Key", value: apiKey)
 /// request.credentialFields.insert("x-api-key")

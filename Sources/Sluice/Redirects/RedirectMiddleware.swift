@@ -21,6 +21,9 @@ import Foundation
 /// `metrics.redirectCount` counts the hops.
 ///
 /// ```swift
+/// import Sluice
+/// import SluiceCurl
+///
 /// var builder = Client.Builder(transport: CurlTransport())   // has one at .redirects already
 /// builder.replace(RedirectMiddleware.self, with: RedirectMiddleware(configuration: .init(policy: .follow(max: 3))))
 ///

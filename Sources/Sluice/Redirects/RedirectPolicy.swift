@@ -1,6 +1,8 @@
 /// Whether and how far ``RedirectMiddleware`` follows redirects.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = HTTPRequest(url: url)
 /// request.redirectPolicy = .none             // see the 302 itself
 /// request.redirectPolicy = .follow(max: 3)

@@ -2,6 +2,8 @@
 /// ``RedirectMiddleware``'s configuration.
 ///
 /// ```swift
+/// import Sluice
+///
 /// var request = HTTPRequest(url: url)
 /// request.redirectPolicy = .none   // see the 3xx itself
 /// ```

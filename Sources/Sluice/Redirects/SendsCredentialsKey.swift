@@ -1,6 +1,8 @@
 /// The per-request switch behind ``HTTPRequest/sendsCredentials``.
 ///
 /// ```swift
+/// import Sluice
+///
 /// // In a middleware that adds a credential:
 /// if request.sendsCredentials { try request.headers.set(name: "X-Api-Key", value: apiKey) }
 /// ```

@@ -2,6 +2,8 @@ extension Duration {
     /// The duration in seconds as a `Double`, for rates, averages and printing.
     ///
     /// ```swift
+    /// import Sluice
+    ///
     /// let start = ContinuousClock.now
     /// let elapsed = start.duration(to: .now)
     /// print("\(elapsed.timeInterval * 1_000) ms")

@@ -11,6 +11,8 @@
 ///   never kept.
 ///
 /// ```swift
+/// import Sluice
+///
 /// let refreshes = SingleFlight<String, String>()
 /// // Fifty requests that got a 401 with the same token share one refresh:
 /// let fresh = try await refreshes.run(staleToken) { try await authClient.refreshAccessToken() }
