@@ -219,6 +219,15 @@ public struct Client: Sendable {
             }
             defer { group.cancelAll() }
             if let first = try await group.next(), let response = first { return response }
+            // The deadline passed: the call is ended, but an answer that arrived meanwhile (both
+            // woke on a busy machine) is the answer, and an error of its own is its error.
+            group.cancelAll()
+            do {
+                if let second = try await group.next(), let response = second { return response }
+            } catch {
+                let cutOff = error is CancellationError || (error as? SluiceError)?.code == .cancelled
+                if !cutOff { throw error }
+            }
             let limit = start.duration(to: deadline)
             throw SluiceError(
                 .timedOut, "\(request) did not finish within its deadline (\(Self.seconds(limit)) from the call's start)", stage: .client)
