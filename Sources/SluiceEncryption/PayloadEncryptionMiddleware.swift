@@ -75,6 +75,11 @@ public struct PayloadEncryptionMiddleware: Middleware {
             encrypted = true
         }
         var response = try await next(request, context)
+        // A message that has no body (an answer to HEAD, a 1xx, 204 or 304) has nothing to decrypt,
+        // whatever Content-Encoding its fields describe (RFC 9110 §6.4.1): it passes as it is.
+        if request.method == .head || response.status.code < 200 || response.status.code == 204 || response.status.code == 304 {
+            return response
+        }
         guard request.decryptsResponse ?? configuration.decryptsResponses, cipher.isEncrypted(response) else {
             if encrypted, configuration.requiresEncryptedResponses, request.decryptsResponse != false, response.status.isSuccess,
                 Self.hasBody(response)

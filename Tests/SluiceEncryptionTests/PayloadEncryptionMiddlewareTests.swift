@@ -169,6 +169,24 @@ struct PayloadEncryptionMiddlewareTests {
         #expect(try await pipeline.send(clear).body == Data("plain".utf8))
     }
 
+    /// HEAD answers and 304s describe the body they would have: `Content-Encoding: aes128gcm` with
+    /// no bytes is never a decryption error.
+    @Test func bodylessAnswersAreNeverDecrypted() async throws {
+        let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
+        server.setHandler { request in
+            var response = MockWebServer.Response(status: request.method == "HEAD" ? 200 : 304, body: "")
+            response.headers = [("Content-Encoding", "aes128gcm"), ("ETag", "\"v1\"")]
+            return response
+        }
+        let head = try await pipeline.send(HTTPRequest(method: .head, url: server.url("/doc")))
+        #expect(head.status.code == 200 && head.body.isEmpty)
+        #expect(head.headers["Content-Encoding"] == "aes128gcm")
+        var conditional = HTTPRequest(url: server.url("/doc"))
+        try conditional.headers.set(name: "If-None-Match", value: "\"v1\"")
+        let notModified = try await pipeline.send(conditional)
+        #expect(notModified.status.code == 304 && notModified.body.isEmpty)
+    }
+
     /// A file body is encrypted record by record as it is sent, with the length announced.
     @Test func aFileBodyIsEncryptedAsItIsSent() async throws {
         server.enqueue(.init(status: 204, body: ""))
