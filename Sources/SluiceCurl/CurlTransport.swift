@@ -362,5 +362,11 @@ public final class CurlTransport: HTTPTransport {
                 "\(Redaction.default.url(request.url)) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"
             )
         }
+        // `http:/host/x` has no host for Foundation, and curl would guess one: never sent.
+        guard let host = request.url.host(percentEncoded: true), !host.isEmpty,
+            request.url.absoluteString.dropFirst((request.url.scheme ?? "").utf8.count).hasPrefix("://")
+        else {
+            throw SluiceError(.invalidURL, "\(Redaction.default.url(request.url)) has no host: an http URL is written http://host/path")
+        }
     }
 }

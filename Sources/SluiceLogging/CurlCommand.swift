@@ -47,7 +47,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         case .bytes(let data):
             let shown = Self.redactedBody(data, contentType: request.headers["Content-Type"], redaction: redaction)
             if let text = String(data: shown, encoding: .utf8), !text.utf8.contains(0) {
-                words += ["--data-binary", Self.quoted(text)]
+                // curl reads `--data-binary @path` as a file to upload: a body that starts with
+                // `@` goes as --data-raw, as browsers' devtools write it, so pasting never sends a
+                // local file.
+                words += [text.hasPrefix("@") ? "--data-raw" : "--data-binary", Self.quoted(text)]
             } else {
                 prefix = "printf '" + shown.map { String(format: "\\%03o", $0) }.joined() + "' | "
                 words += ["--data-binary", "@-"]

@@ -451,6 +451,19 @@ struct CurlTransportTests {
         #expect(CurlError(code: 1, summary: "", detail: "Received HTTP/0.9 when not allowed").sluiceCode == .invalidResponse)
     }
 
+    /// `http:/127.0.0.1:PORT/u` has no host for Foundation; curl would guess one and send the
+    /// request, token and all. It is refused before curl sees it.
+    @Test func aURLWithOneSlashAndNoHostIsInvalidAndNeverSent() async throws {
+        let server = try MockWebServer()
+        for text in ["http:/127.0.0.1:\(server.port)/u", "http:127.0.0.1:\(server.port)/u"] {
+            let request = HTTPRequest(url: try #require(URL(string: text)), headers: ["Authorization": "Bearer t0k3n"])
+            let error = await #expect(throws: SluiceError.self) { _ = try await makeTransport().send(request, context: RequestContext()) }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message == "\(text) has no host: an http URL is written http://host/path")
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func aFieldALiteralLeftOutIsRefusedBeforeCurlSeesTheRequest() async throws {
         let server = try MockWebServer()
         let request = HTTPRequest(url: server.url("/x"), headers: ["X-Key": "k\u{0}"])

@@ -54,4 +54,14 @@ import Testing
         #expect(headers["Authorization"] == "Bearer abc")
         #expect(echo["data"] as? String == "data:application/octet-stream;base64," + Data([0, 1, 2, 39, 255]).base64EncodedString())
     }
+
+    /// A body that starts with `@` would make curl upload the file it names: it is written as
+    /// --data-raw, as browsers' devtools do.
+    @Test func aBodyThatStartsWithAtIsDataRawSoPastingNeverUploadsAFile() {
+        let url = URL(string: "https://example.com/x")!
+        let at = CurlCommand(HTTPRequest(method: .post, url: url, body: .bytes(Data("@/etc/passwd".utf8)))).command
+        #expect(at == "curl -X 'POST' 'https://example.com/x' --data-raw '@/etc/passwd'")
+        let plain = CurlCommand(HTTPRequest(method: .post, url: url, body: .bytes(Data("a=1".utf8)))).command
+        #expect(plain == "curl -X 'POST' 'https://example.com/x' --data-binary 'a=1'")
+    }
 }
