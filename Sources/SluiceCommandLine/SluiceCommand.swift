@@ -54,7 +54,9 @@ public struct SluiceCommand: Sendable {
         do {
             guard let seconds = invocation.timeout else { return try await perform(invocation).rawValue }
             // --timeout is the whole call's limit: redirects, retries and a download's resumes.
-            return try await Self.within(seconds) { try await perform(invocation) }.rawValue
+            let shown = seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
+            let timedOut = { SluiceError(.timedOut, "--timeout \(shown) s passed before the call ended") }
+            return try await Deadline.race(.now + .clampedSeconds(seconds), timedOut: timedOut) { try await perform(invocation) }.rawValue
         } catch let error as UsageError {
             Self.error(error.message)
             return ExitCode.usage.rawValue
@@ -74,21 +76,6 @@ public struct SluiceCommand: Sendable {
     }
 
     // MARK: The call
-
-    /// `work`'s result, or `.timedOut` once `seconds` have passed (and `work` is cancelled).
-    static func within(_ seconds: Double, _ work: @escaping @Sendable () async throws -> ExitCode) async throws -> ExitCode {
-        try await withThrowingTaskGroup(of: ExitCode?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(for: .clampedSeconds(seconds))
-                return nil
-            }
-            defer { group.cancelAll() }
-            if let first = try await group.next(), let code = first { return code }
-            let shown = seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
-            throw SluiceError(.timedOut, "--timeout \(shown) s passed before the call ended")
-        }
-    }
 
     private func perform(_ typed: Invocation) async throws -> ExitCode {
         guard let url = URL(string: typed.url) else { throw UsageError("\(String(reflecting: typed.url)) is not a URL") }

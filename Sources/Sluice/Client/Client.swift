@@ -182,15 +182,16 @@ public struct Client: Sendable {
         guard let deadline = context.deadline else { return try await dispatch(request, context: context, with: extra) }
         // Every stage obeys the deadline where it waits on the network; this ends the waits that
         // are not the network's (the queue, a token refresh, a middleware of the app's own).
-        return try await Self.within(deadline, since: start, request) {
+        let limit = Self.seconds(start.duration(to: deadline))
+        let timedOut = { SluiceError(.timedOut, "\(request) did not finish within its deadline (\(limit) from the call's start)", stage: .client) }
+        return try await Deadline.race(deadline, timedOut: timedOut) {
             try await self.dispatch(request, context: context, with: extra)
         }
     }
 
-    /// Checks and encodes `request`, then runs it through the pipeline once the concurrency limit
-    /// lets it.
+    /// Encodes `request`, then runs it through the pipeline once the concurrency limit lets it
+    /// (the pipeline checks its fields first).
     private func dispatch(_ request: HTTPRequest, context: RequestContext, with extra: [any Middleware]) async throws -> HTTPResponse {
-        try request.headers.validated()
         let request = try encodedWithOwnEncoder(request)
         let pipeline =
             extra.isEmpty
@@ -203,34 +204,6 @@ public struct Client: Sendable {
         let executor = EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
         return try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
             try await pipeline.send(request, context: context)
-        }
-    }
-
-    /// `work`'s answer, or `.timedOut` once `deadline` passes (and `work` is cancelled).
-    static func within(
-        _ deadline: ContinuousClock.Instant, since start: ContinuousClock.Instant, _ request: HTTPRequest,
-        _ work: @escaping @Sendable () async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-        try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            defer { group.cancelAll() }
-            if let first = try await group.next(), let response = first { return response }
-            // The deadline passed: the call is ended, but an answer that arrived meanwhile (both
-            // woke on a busy machine) is the answer, and an error of its own is its error.
-            group.cancelAll()
-            do {
-                if let second = try await group.next(), let response = second { return response }
-            } catch {
-                let cutOff = error is CancellationError || (error as? SluiceError)?.code == .cancelled
-                if !cutOff { throw error }
-            }
-            let limit = start.duration(to: deadline)
-            throw SluiceError(
-                .timedOut, "\(request) did not finish within its deadline (\(Self.seconds(limit)) from the call's start)", stage: .client)
         }
     }
 

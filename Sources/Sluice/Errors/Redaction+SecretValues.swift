@@ -27,9 +27,8 @@ extension Redaction {
         /// Adds `value`, with the spellings of it that a URL, a form or JSON would use.
         package mutating func add(_ value: String) {
             guard value.utf8.count >= Self.minimumLength, value != Redaction.placeholder else { return }
-            var new = [value]
-            new.append(PercentEncoding.encode(value, keeping: .queryItem))
-            new.append(PercentEncoding.encode(value, keeping: .queryItem).replacingOccurrences(of: "%20", with: "+"))
+            let encoded = PercentEncoding.encode(value, keeping: .queryItem)
+            var new = [value, encoded, encoded.replacingOccurrences(of: "%20", with: "+")]
             let json = Self.jsonEscaped(value, asciiOnly: false)
             new.append(json)
             new.append(json.replacingOccurrences(of: "/", with: "\\/"))
@@ -158,7 +157,7 @@ extension Redaction {
     }
 
     /// The values of hidden fields of a form or JSON body.
-    package func addBodyValues(_ data: Data, contentType: String?, to secrets: inout SecretValues) {
+    private func addBodyValues(_ data: Data, contentType: String?, to secrets: inout SecretValues) {
         let type = contentType?.lowercased() ?? ""
         if type.hasPrefix("application/x-www-form-urlencoded") {
             if let text = String(data: data, encoding: .utf8) { addFormValues(text[...], hidden: hidesParameter, to: &secrets) }
@@ -173,7 +172,7 @@ extension Redaction {
         guard depth < 64 else { return }
         if let object = value as? [String: Any] {
             for (key, inner) in object {
-                if hidesParameter(key) || hidesHeader(key) {
+                if hidesKey(key) {
                     Self.addScalars(inner, to: &secrets, depth: depth + 1)
                 } else {
                     addJSONValues(inner, to: &secrets, depth: depth + 1)
