@@ -206,7 +206,7 @@ let testTargets: [Target] = [
     tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "SluiceCache", "sluice-transfer-probe"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl"]),
-    tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "CSQLite", "sluice-cache-stress"]),
+    tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "SluiceHeaders", "SluiceSigning", "CSQLite", "sluice-cache-stress"]),
     tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
     tests("SluiceReachability", ["sluice-reachability-probe"]),
     tests("SluiceHUD"),

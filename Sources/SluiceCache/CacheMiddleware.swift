@@ -135,11 +135,16 @@ public struct CacheMiddleware: Middleware {
         guard request.method == .get || request.method == .head || cachedPOST else {
             let response = try await next(request, context)
             if !request.method.isSafe, (200..<400).contains(response.status.code) {
-                await invalidate(after: request, response)
+                await invalidate(after: request, response, next: next)
             }
             return response
         }
-        let key = self.key(for: request)
+        // The key and every decision are taken on the request as it will be sent: its URL as the
+        // transport writes it (`127.1` is `127.0.0.1`), with the credentials the stages below it
+        // will add.
+        let sentURL = next.urlAsSent(request.url)
+        let key = self.key(for: request, url: sentURL)
+        let seen = Self.asSent(request, url: sentURL, context, credentials: await next.credentials(for: request))
         // A Range request (RFC 9110 §14): one range is answered from a fresh complete copy below;
         // several go to the origin, whose 206 is passed on and not stored.
         let range = request.method == .get ? request.headers["Range"].map(ByteRange.parse) : nil
@@ -151,7 +156,6 @@ public struct CacheMiddleware: Middleware {
             guard request.method == .get || request.method == .head, let stored = try? await store.get(key) else {
                 return try await next(request, context)
             }
-            let seen = Self.asSent(request, context)
             guard case .serve(let age) = strategy.decide(seen, stored: stored, now: configuration.clock()) else {
                 return try await next(request, context)
             }
@@ -162,9 +166,6 @@ public struct CacheMiddleware: Middleware {
         // so it is not read.
         let stored = request.cachePolicy == .reloadIgnoringCache ? nil : try? await store.get(key)
         let directives = stored.map { strategy.directives(of: $0.headers) }
-        // `Vary` is matched against the request as it will be sent: with the cookies the
-        // transport's jar adds below the chain.
-        let seen = Self.asSent(request, context)
         var decision = strategy.decide(seen, stored: stored, directives: directives, now: configuration.clock())
         if cachedPOST {
             // A POST is never sent conditionally: a stale copy is replaced, not revalidated.
@@ -187,11 +188,11 @@ public struct CacheMiddleware: Middleware {
             response.source = .cache
             return response
         case .fetch:
-            return try await coalesced(request, key: key) {
+            return try await coalesced(request, seen: seen, key: key) {
                 try await fetch(request, seen: seen, key: key, stored: stored, context: context, next: next)
             }
         case .validate(let conditions):
-            let response = try await coalesced(request, key: key) {
+            let response = try await coalesced(request, seen: seen, key: key) {
                 try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored!, context: context, next: next)
             }
             // Revalidated (a 304): the stored copy is whole and fresh again, so it answers the range.
@@ -203,8 +204,10 @@ public struct CacheMiddleware: Middleware {
     /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);
     /// other requests run it alone, and so does a reload (`.reloadIgnoringCache`), which asks for a
     /// fetch of its own.
+    /// The fields compared are those of the request as sent (`seen`): two identities whose
+    /// credentials a stage below adds never share one fetch.
     private func coalesced(
-        _ request: HTTPRequest, key: String, _ fetch: () async throws -> HTTPResponse
+        _ request: HTTPRequest, seen: HTTPRequest, key: String, _ fetch: () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         // A streamed body has one reader: streaming calls never share a fetch.
         guard request.method != .head, !request.streamsResponseBody, request.cachePolicy != .reloadIgnoringCache else {
@@ -212,7 +215,7 @@ public struct CacheMiddleware: Middleware {
         }
         // Callers that want the body in different files do not share one fetch.
         let identity = FetchIdentity(
-            key: key, headers: request.headers, policy: request.cachePolicy, ttl: request.cacheTTL, file: request.responseBodyFile?.path)
+            key: key, headers: seen.headers, policy: request.cachePolicy, ttl: request.cacheTTL, file: request.responseBodyFile?.path)
         var response = try await coalescer.run(identity, fetch)
         response.request = request
         return response
@@ -223,7 +226,14 @@ public struct CacheMiddleware: Middleware {
     /// names another host than the URL's (the server answers for that host); for a cached POST,
     /// `POST`, the URL and the SHA-256 of the body.
     public func key(for request: HTTPRequest) -> String {
-        var url = keyURL(request)
+        key(for: request, url: request.url)
+    }
+
+    /// The key of `request` sent to `url` (the request's URL as the transport writes it).
+    func key(for request: HTTPRequest, url sentURL: URL) -> String {
+        var sent = request
+        sent.url = sentURL
+        var url = keyURL(sent)
         if let host = Self.otherHost(request) { url += " host=" + host }
         if request.method == .post, let body = postBody(request), let digest = SHA256.hex(body) {
             return "POST " + url + " " + digest
@@ -322,7 +332,13 @@ public struct CacheMiddleware: Middleware {
         if response.status.code == 304 {
             if strategy.notModified(response, matches: stored) {
                 let updated = strategy.updated(stored, with: response, requestTime: requestTime, responseTime: responseTime)
-                try? await store.put(updated, for: key)
+                if strategy.directives(of: response.headers).noStore {
+                    // A 304 that says no-store: this caller gets the validated body, and the
+                    // store keeps nothing (RFC 9111 §5.2.2.5), so no later call is served it.
+                    _ = try? await store.delete(key)
+                } else {
+                    try? await store.put(updated, for: key)
+                }
                 let age = strategy.currentAge(of: updated, now: responseTime)
                 return served(updated, age: age, for: request, source: .revalidated)
             }
@@ -376,12 +392,28 @@ public struct CacheMiddleware: Middleware {
         return streamed
     }
 
-    /// `request` with the `Cookie` field it will really carry (its own and the transport's jar's),
-    /// for matching and recording `Vary`; `request` itself when the transport keeps no jar.
-    static func asSent(_ request: HTTPRequest, _ context: RequestContext) -> HTTPRequest {
-        guard context.cookieSource != nil, let cookie = context.cookieField(for: request), cookie != request.headers["Cookie"] else { return request }
+    /// `request` as it will really be sent, for matching and recording `Vary` and for the rules
+    /// of storing: its URL as the transport writes it, the `Cookie` field it will carry (its own
+    /// and the transport's jar's), and for each field a stage below will set with credentials
+    /// (``Sluice/CredentialSource``) a stand-in naming whose they are (the SHA-256 of the
+    /// identity, or a value no other request has when the stage cannot tell), so an answer that
+    /// varies on `Authorization` is never served to another identity. A request that will carry
+    /// credentials is marked so, for the shared-cache rule of RFC 9111 §3.5.
+    static func asSent(_ request: HTTPRequest, url: URL, _ context: RequestContext, credentials: [AddedCredentials]) -> HTTPRequest {
         var seen = request
-        try? seen.headers.set(name: "Cookie", value: cookie)
+        seen.url = url
+        if context.cookieSource != nil, let cookie = context.cookieField(for: seen), cookie != request.headers["Cookie"] {
+            try? seen.headers.set(name: "Cookie", value: cookie)
+        }
+        guard !credentials.isEmpty else { return seen }
+        seen.options[CredentialsAddedBelowKey.self] = true
+        for added in credentials {
+            let standIn = "credentials " + (added.identity.map(fingerprint) ?? "unknown-" + UUID().uuidString)
+            for name in added.fields {
+                try? seen.headers.set(name: name, value: standIn)
+                seen.credentialFields.insert(name)
+            }
+        }
         return seen
     }
 
@@ -486,19 +518,29 @@ public struct CacheMiddleware: Middleware {
     // MARK: Invalidation
 
     /// After a successful unsafe request: its URL, and its `Location` and `Content-Location` on
-    /// the same host, are no longer served from the cache (RFC 9111 §4.4).
-    private func invalidate(after request: HTTPRequest, _ response: HTTPResponse) async {
-        var targets = [request.url]
+    /// the same origin (scheme, host and port, as the transport writes them), are no longer
+    /// served from the cache (RFC 9111 §4.4). Another origin's entries are never touched.
+    private func invalidate(after request: HTTPRequest, _ response: HTTPResponse, next: Next) async {
+        let sentURL = next.urlAsSent(request.url)
+        var targets = [sentURL]
         for name in ["Location", "Content-Location"] {
-            if let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
-                url.host?.lowercased() == request.url.host?.lowercased(), url.scheme == request.url.scheme
-            {
-                targets.append(url)
+            if let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL {
+                let target = next.urlAsSent(url)
+                if Self.origin(of: target) == Self.origin(of: sentURL) { targets.append(target) }
             }
         }
+        var stored = request
+        stored.method = .get
         for url in targets {
-            _ = try? await store.delete(key(for: HTTPRequest(url: url)))
+            _ = try? await store.delete(key(for: stored, url: url))
         }
+    }
+
+    /// Scheme, host and port (the scheme's default when the URL names none), lowercased.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return scheme + "://" + (url.host?.lowercased() ?? "") + ":" + String(port)
     }
 }
 

@@ -61,6 +61,12 @@ enum CacheTTLKey: RequestOptionKey {
     static let reader: OptionReader? = OptionReader(property: "request.cacheTTL", middleware: "CacheMiddleware", module: "SluiceCache")
 }
 
+/// Set by the cache on its own copy of a request (never one that is sent): a stage below it will
+/// add credentials (``Sluice/CredentialSource``).
+enum CredentialsAddedBelowKey: RequestOptionKey {
+    static let defaultValue = false
+}
+
 /// Whether a POST may be answered from and stored in the cache (keyed by a hash of its body).
 enum CachesPOSTKey: RequestOptionKey {
     static let defaultValue = false

@@ -99,7 +99,7 @@ public struct CacheStrategy: Sendable {
         if response.headers.values(for: "Vary").contains(where: { $0.trimmingOptionalWhitespace() == "*" }) { return false }
         if isShared {
             if directives.isPrivate && directives.privateFields.isEmpty { return false }
-            if request.headers.contains("Authorization"),
+            if Self.carriesCredentials(request),
                 !(directives.isPublic || directives.mustRevalidate || directives.sharedMaxAge != nil)
             {
                 return false
@@ -112,6 +112,13 @@ public struct CacheStrategy: Sendable {
             || directives.maxAge != nil
             || (isShared && directives.sharedMaxAge != nil)
             || Self.heuristicallyCacheable.contains(status)
+    }
+
+    /// Whether `request` carries credentials, for the shared-cache rule (RFC 9111 §3.5): an
+    /// `Authorization` field, a field a stage marked as credentials
+    /// (``Sluice/HTTPRequest/credentialFields``), or credentials a stage below the cache will add.
+    static func carriesCredentials(_ request: HTTPRequest) -> Bool {
+        request.headers.contains("Authorization") || !request.credentialFields.isEmpty || request.options[CredentialsAddedBelowKey.self]
     }
 
     /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
@@ -344,7 +351,7 @@ public struct CacheStrategy: Sendable {
         var replaced = Set<String>()
         for field in fresh {
             let name = field.name.lowercased()
-            if name == "content-length" || Self.unstoredFields.contains(name) { continue }
+            if Self.bodyDescribingFields.contains(name) || Self.unstoredFields.contains(name) { continue }
             if replaced.insert(name).inserted { updated.headers.remove(name: field.name) }
             try? updated.headers.append(name: field.name, value: field.value)
         }
@@ -352,6 +359,10 @@ public struct CacheStrategy: Sendable {
         updated.responseTime = responseTime
         return updated
     }
+
+    /// The fields that describe the stored body's bytes: a 304 never replaces them (RFC 9111 §3.2),
+    /// since the body it validates is the stored one, as it was stored.
+    static let bodyDescribingFields: Set<String> = ["content-length", "content-type", "content-encoding", "content-range"]
 
     /// Whether a 304 may update `stored` (RFC 9111 §4.3.3): its strong validator matches the
     /// stored one, or it has no validator.

@@ -16,9 +16,11 @@ extension CurlTransport: CookieSource {
     public var keepsCookies: Bool { cookieJar != nil }
 
     /// The `Cookie` field curl will add to a request for `url` from the jar: the cookies whose
-    /// domain, path, `Secure` flag and expiry match, longest path first. `nil` without a jar or
-    /// without a match.
+    /// domain, path, `Secure` flag and expiry match, longest path first, matched against the URL
+    /// as curl will send it (``urlAsSent(_:)``: `http://127.1/` is `127.0.0.1`'s). `nil` without
+    /// a jar or without a match.
     public func cookieField(for url: URL) -> String? {
-        cookieJar?.cookieField(for: url)
+        guard let cookieJar else { return nil }
+        return cookieJar.cookieField(for: urlAsSent(url))
     }
 }

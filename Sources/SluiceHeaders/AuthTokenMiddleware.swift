@@ -16,7 +16,10 @@ import Sluice
 ///     refresh: { try await authClient.refreshAccessToken() }
 /// ))
 /// ```
-public struct AuthTokenMiddleware: Middleware {
+///
+/// It is a ``Sluice/CredentialSource``: placed below a cache (`at: .network`, so every attempt
+/// gets the current token), it tells the cache the request will carry a token and whose.
+public struct AuthTokenMiddleware: Middleware, CredentialSource {
     /// Where tokens come from.
     public struct Configuration: Sendable {
         /// The current token.
@@ -68,6 +71,15 @@ public struct AuthTokenMiddleware: Middleware {
         try request.headers.set(name: configuration.headerName, value: configuration.scheme.isEmpty ? token : configuration.scheme + " " + token)
         request.credentialFields.insert(configuration.headerName.lowercased())
         return request
+    }
+
+    /// The token's field, for the current token (the cache keeps only its SHA-256); `nil` for a
+    /// request that goes to another origin after a redirect. A provider that fails leaves the
+    /// identity unknown (the request itself then fails with the provider's error).
+    public func credentials(for request: HTTPRequest) async -> AddedCredentials? {
+        guard request.sendsCredentials else { return nil }
+        let token = try? await state.current(configuration.token)
+        return AddedCredentials(fields: [configuration.headerName], identity: token.map { "token " + $0 })
     }
 
     /// Refreshes so far (for tests and diagnostics).

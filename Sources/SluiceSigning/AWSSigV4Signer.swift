@@ -91,6 +91,18 @@ public struct AWSSigV4Signer: Signer {
         return signed
     }
 
+    /// The access key ID with its region and service: whom the signatures speak for.
+    public var identity: String? { "AWS4 \(accessKeyID) \(region) \(service)" }
+
+    /// `authorization` and `x-amz-date`, with `x-amz-security-token` for a session and
+    /// `x-amz-content-sha256` when ``Options-swift.struct/addsContentSHA256Header`` is set.
+    public var addedFields: Set<String> {
+        var fields: Set<String> = ["authorization", "x-amz-date"]
+        if sessionToken != nil { fields.insert("x-amz-security-token") }
+        if options.addsContentSHA256Header { fields.insert("x-amz-content-sha256") }
+        return fields
+    }
+
     /// A URL that carries its own signature in the query (`X-Amz-Signature`), valid for `expires`
     /// seconds; only `Host` is signed and the payload is `UNSIGNED-PAYLOAD`.
     ///
@@ -157,7 +169,8 @@ public struct AWSSigV4Signer: Signer {
     }
 
     private func canonical(_ request: HTTPRequest, payloadHash: String) throws(SluiceError) -> (canonical: String, signedHeaders: String) {
-        var headers: [String: [String]] = ["host": [Self.host(request.url)]]
+        // The `Host` curl sends: the caller's own field when there is one, else the URL's.
+        var headers: [String: [String]] = ["host": [request.headers["Host"].map(Self.collapsed) ?? Self.host(request.url)]]
         for field in request.headers {
             let name = field.name.lowercased()
             if Self.ignoredHeaders.contains(name) || name == "host" { continue }
@@ -230,7 +243,9 @@ public struct AWSSigV4Signer: Signer {
 
     /// `host[:port]`, the port only when it is not the scheme's default.
     static func host(_ url: URL) -> String {
-        let host = (url.host ?? "").lowercased()
+        var host = (url.host ?? "").lowercased()
+        // An IPv6 literal goes in `Host` in brackets, as curl sends it.
+        if host.contains(":"), !host.hasPrefix("[") { host = "[" + host + "]" }
         guard let port = url.port else { return host }
         let isDefault = (url.scheme == "https" && port == 443) || (url.scheme == "http" && port == 80)
         return isDefault ? host : "\(host):\(port)"

@@ -99,6 +99,15 @@ public struct HMACParameterSigner: Signer {
         }
     }
 
+    /// The SHA-256 of the key (never the key): whom the signatures speak for.
+    public var identity: String? { (try? Digest.sha256.hash(configuration.key)).map { "HMAC " + $0.hex } }
+
+    /// The signature's header, for ``Placement/header(_:)``; none when it is a parameter.
+    public var addedFields: Set<String> {
+        guard case .header(let name) = configuration.placement else { return [] }
+        return [name.lowercased()]
+    }
+
     /// The string the HMAC covers, for debugging a mismatch: every parameter, sorted.
     public func stringToSign(_ request: HTTPRequest) -> String {
         SigningText.normalized(SigningText.queryPairs(request.url) + SigningText.formPairs(request))

@@ -92,6 +92,9 @@ public struct OAuth1Signer: Signer {
         return signed
     }
 
+    /// The consumer key with the token: whom the signatures speak for.
+    public var identity: String? { "OAuth1 \(configuration.consumerKey) \(configuration.token ?? "")" }
+
     /// The signature base string of RFC 5849 §3.4.1, for debugging a mismatch.
     public func baseString(for request: HTTPRequest, date: Date) throws(SluiceError) -> String {
         try baseString(request, oauth: oauthParameters(date: date))

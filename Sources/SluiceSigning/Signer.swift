@@ -16,7 +16,26 @@ import Sluice
 ///     }
 /// }
 /// ```
+///
+/// A signer that says whom it signs for (``identity``) lets a cache above it keep answers for two
+/// identities apart even when they share one store.
 public protocol Signer: Sendable {
     /// `request` signed as of `date`.
     func sign(_ request: HTTPRequest, date: Date) async throws -> HTTPRequest
+
+    /// Whom this signer's signatures speak for, the same for every request (an access key ID
+    /// and its scope; never the secret itself, though a cache keeps only its SHA-256
+    /// fingerprint). `nil` by default: each request then counts as another identity's.
+    var identity: String? { get }
+
+    /// The header fields (lowercase) this signer sets: `authorization` by default.
+    var addedFields: Set<String> { get }
+}
+
+extension Signer {
+    /// `nil`: the signer does not say whom it signs for.
+    public var identity: String? { nil }
+
+    /// `["authorization"]`.
+    public var addedFields: Set<String> { ["authorization"] }
 }

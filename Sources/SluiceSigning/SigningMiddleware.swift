@@ -12,7 +12,11 @@ import Sluice
 ///     accessKeyID: "AKIDEXAMPLE", secretAccessKey: secret, sessionToken: nil, region: "eu-west-1", service: "execute-api"
 /// )))
 /// ```
-public struct SigningMiddleware: Middleware {
+///
+/// It is a ``Sluice/CredentialSource``: a cache above it learns that the request will carry the
+/// signer's credentials (so a shared cache stores the answer only when the response allows it)
+/// and for whom (``Signer/identity``).
+public struct SigningMiddleware: Middleware, CredentialSource {
     /// Where the signature's date comes from.
     public struct Configuration: Sendable {
         /// The clock the signature's date comes from (injectable for tests).
@@ -43,12 +47,23 @@ public struct SigningMiddleware: Middleware {
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         // A redirect left the origin: nothing is signed for another host.
         guard request.sendsCredentials else { return try await next(request, context) }
-        var signed = try await signer.sign(request, date: configuration.clock())
+        // What is signed is the URL the transport will send (`127.1` is signed as `127.0.0.1`,
+        // dot segments removed), so the server checks the same bytes.
+        var sent = request
+        sent.url = next.urlAsSent(request.url)
+        var signed = try await signer.sign(sent, date: configuration.clock())
         // The fields the signer added or changed carry credentials: a redirect to another origin
         // drops them when this middleware sits outside the redirect follower.
-        for field in signed.headers where request.headers.values(for: field.name) != signed.headers.values(for: field.name) {
+        for field in signed.headers where sent.headers.values(for: field.name) != signed.headers.values(for: field.name) {
             signed.credentialFields.insert(field.name.lowercased())
         }
         return try await next(signed, context)
+    }
+
+    /// The signer's fields and identity for a request it will sign; `nil` for one it will not
+    /// (a redirect that left the origin).
+    public func credentials(for request: HTTPRequest) async -> AddedCredentials? {
+        guard request.sendsCredentials else { return nil }
+        return AddedCredentials(fields: signer.addedFields, identity: signer.identity)
     }
 }

@@ -96,6 +96,68 @@ struct CacheMiddlewareTests {
         #expect(cache.forwarded.count == 2)
     }
 
+    /// Issue 27: a 304 that says no-store validates this call's copy and leaves nothing stored.
+    @Test func a304WithNoStoreRemovesTheStoredEntry() async throws {
+        let cache = harness([
+            Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")]),
+            .status(304, headers: ["Cache-Control": "no-store", "ETag": "\"1\""]),
+            Self.ok("v2", [("Cache-Control", "max-age=60")]),
+        ])
+        _ = try await cache.send(get())
+        clock.advance(61)
+        let revalidated = try await cache.send(get())
+        #expect(revalidated.source == .revalidated && revalidated.text == "v1")
+        #expect(try await store.entryCount() == 0)
+        let next = try await cache.send(get())
+        #expect(next.source == .network && next.text == "v2")
+        #expect(cache.forwarded.count == 3)
+    }
+
+    /// Issue 27: a 304 updates the stored fields RFC 9111 §3.2 lets it, never those that describe
+    /// the stored body's bytes.
+    @Test func a304NeverReplacesTheFieldsThatDescribeTheStoredBody() async throws {
+        let cache = harness([
+            Self.ok(#"{"a":1}"#, [("Cache-Control", "max-age=60"), ("ETag", "\"1\""), ("Content-Type", "application/json")]),
+            .status(
+                304,
+                headers: [
+                    "Cache-Control": "max-age=120", "ETag": "\"1\"", "Content-Type": "text/html", "Content-Encoding": "gzip",
+                    "Content-Length": "5", "Content-Range": "bytes 0-4/5", "X-Refreshed": "yes",
+                ]),
+        ])
+        _ = try await cache.send(get())
+        clock.advance(61)
+        _ = try await cache.send(get())
+        let served = try await cache.send(get())
+        #expect(served.source == .cache)
+        #expect(served.text == #"{"a":1}"#)
+        #expect(served.headers["Content-Type"] == "application/json")
+        #expect(served.headers["Content-Encoding"] == nil)
+        #expect(served.headers["Content-Range"] == nil)
+        #expect(served.headers["Content-Length"] != "5")
+        #expect(served.headers["X-Refreshed"] == "yes")
+        #expect(served.headers["Cache-Control"] == "max-age=120")
+    }
+
+    /// Issue 27: an unsafe method invalidates its own origin's entries only: the same host on
+    /// another port keeps its entry, even when the answer's `Location` names it.
+    @Test func anUnsafeMethodInvalidatesOnlyItsOwnOrigin() async throws {
+        let here = URL(string: "http://127.0.0.1:8080/items")!
+        let there = URL(string: "http://127.0.0.1:9090/items")!
+        var created = HTTPFields()
+        try created.append(name: "Location", value: there.absoluteString)
+        let cache = harness([
+            Self.ok("here", [("Cache-Control", "max-age=60")]), Self.ok("there", [("Cache-Control", "max-age=60")]),
+            .status(201, headers: created, body: ""),
+        ])
+        _ = try await cache.send(HTTPRequest(url: here))
+        _ = try await cache.send(HTTPRequest(url: there))
+        #expect(try await store.entryCount() == 2)
+        _ = try await cache.send(HTTPRequest(method: .post, url: here))
+        #expect(try await store.get("GET http://127.0.0.1:8080/items") == nil)
+        #expect(try await store.get("GET http://127.0.0.1:9090/items")?.body == Data("there".utf8))
+    }
+
     @Test func a200ToAValidationReplacesTheStoredCopy() async throws {
         let cache = harness([
             Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")]),

@@ -145,6 +145,38 @@ struct CookieJarTests {
         #expect(!self.transport(nil).keepsCookies)
     }
 
+    /// Issue 27: the prediction the cache matches `Vary: Cookie` on is what curl sends, for every
+    /// form of a URL curl accepts (before, `http://127.1/` and `http://2130706433/` were predicted
+    /// to carry no cookie while curl sent 127.0.0.1's, so a private page was stored as
+    /// cookie-less).
+    @Test func theCookiesPredictedForEveryURLFormAreTheOnesCurlSends() async throws {
+        let cookies = Self.cookieServer()
+        let transport = transport(.memory)
+        let port = cookies.port
+        _ = try await transport.send(HTTPRequest(url: cookies.url("/set")), context: RequestContext())
+        _ = try await transport.send(HTTPRequest(url: URL(string: "http://localhost:\(port)/set")!), context: RequestContext())
+        let forms = [
+            "http://127.0.0.1:\(port)/docs", "http://127.1:\(port)/docs", "http://2130706433:\(port)/docs",
+            "http://0x7f.0.0.1:\(port)/docs", "http://0177.0.0.1:\(port)/docs", "http://0x7f000001:\(port)/docs",
+            "http://127.0.0.1:\(port)/static/../docs", "http://127.0.0.1:\(port)/docs/./api/x", "http://127.1:\(port)/x/../docs/api",
+            "http://127.0.0.1:\(port)/docs/api/..", "http://127.0.0.1:\(port)/%64ocs", "http://127.0.0.1:\(port)/docs%2fapi",
+            "http://127.0.0.1:0\(port)/docs", "http://LOCALHOST:\(port)/docs", "http://localhost:\(port)/docs/api",
+            "http://localhost.:\(port)/docs", "http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)?q=/docs",
+        ]
+        var sent = 0
+        for form in forms {
+            let url = try #require(URL(string: form), "\(form)")
+            let predicted = transport.cookieField(for: url)
+            // A form the resolver refuses (no request left the process) has nothing to compare.
+            guard let response = try? await transport.send(HTTPRequest(url: url), context: RequestContext()) else { continue }
+            sent += 1
+            #expect(response.text == (predicted ?? "(no cookie)"), "for \(form)")
+        }
+        #expect(sent >= forms.count - 1)
+        // The numeric forms are 127.0.0.1's: they carry its cookies (the case the cache got wrong).
+        #expect(transport.cookieField(for: URL(string: "http://2130706433:\(port)/docs")!) == "z=6; b=2; s=4; a=1")
+    }
+
     /// `/set` sets cookies on several paths (one secure, one already expired); every other path
     /// answers with the `Cookie` field it received.
     static func cookieServer() -> MockWebServer {

@@ -7,6 +7,16 @@ class ChainLink: @unchecked Sendable {
     // @unchecked: a non-final class cannot be checked by the compiler; every subclass below has
     // only `let` properties of `Sendable` types, so sharing a link between tasks is safe.
 
+    /// The stages from this link to the transport that add credentials, in chain order.
+    let credentialSources: [any CredentialSource]
+    /// The transport at the end of the chain; `nil` for a closure.
+    let transport: (any HTTPTransport)?
+
+    init(credentialSources: [any CredentialSource], transport: (any HTTPTransport)?) {
+        self.credentialSources = credentialSources
+        self.transport = transport
+    }
+
     @usableFromInline
     func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         fatalError("ChainLink.run is abstract")
@@ -23,6 +33,7 @@ final class MiddlewareLink: ChainLink, @unchecked Sendable {
         self.middleware = middleware
         self.stage = stage
         self.next = MiddlewareNext(link: next)
+        super.init(credentialSources: Self.sources(middleware, below: next), transport: next.transport)
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -36,19 +47,20 @@ final class MiddlewareLink: ChainLink, @unchecked Sendable {
 
 /// Runs the transport, fills in ``HTTPResponse/request``, and attributes its errors to its stage.
 final class TransportLink: ChainLink, @unchecked Sendable {
-    let transport: any HTTPTransport
+    let sender: any HTTPTransport
     let stage: PipelineStage
 
     init(_ transport: any HTTPTransport, stage: PipelineStage) {
-        self.transport = transport
+        self.sender = transport
         self.stage = stage
+        super.init(credentialSources: (transport as? any CredentialSource).map { [$0] } ?? [], transport: transport)
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         do {
             // A field a middleware added from an invalid literal never reaches the transport.
             try request.headers.validated()
-            var response = try await transport.send(request, context: context)
+            var response = try await sender.send(request, context: context)
             if response.request == nil { response.request = request }
             return response
         } catch {
@@ -70,6 +82,7 @@ final class TracedMiddlewareLink: ChainLink, @unchecked Sendable {
         self.stage = stage
         self.index = index
         self.next = next
+        super.init(credentialSources: Self.sources(middleware, below: next), transport: next.transport)
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -92,18 +105,19 @@ final class TracedMiddlewareLink: ChainLink, @unchecked Sendable {
 
 /// The traced twin of ``TransportLink``.
 final class TracedTransportLink: ChainLink, @unchecked Sendable {
-    let transport: TransportLink
+    let link: TransportLink
     let index: Int
 
-    init(_ transport: TransportLink, index: Int) {
-        self.transport = transport
+    init(_ link: TransportLink, index: Int) {
+        self.link = link
         self.index = index
+        super.init(credentialSources: link.credentialSources, transport: link.transport)
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let start = TraceRecorder.now()
         defer { context.recorder?.record(stage: index, nanoseconds: TraceRecorder.now() &- start) }
-        return try await transport.run(request, context)
+        return try await link.run(request, context)
     }
 }
 
@@ -113,9 +127,18 @@ final class ClosureLink: ChainLink, @unchecked Sendable {
 
     init(_ body: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse) {
         self.body = body
+        super.init(credentialSources: [], transport: nil)
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         try await body(request, context)
+    }
+}
+
+extension ChainLink {
+    /// `middleware`, when it adds credentials, then the sources below it.
+    static func sources(_ middleware: any Middleware, below next: ChainLink) -> [any CredentialSource] {
+        guard let source = middleware as? any CredentialSource else { return next.credentialSources }
+        return [source] + next.credentialSources
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The end of a ``Pipeline``: moves a request over the wire and returns the response.
 ///
 /// `CurlTransport` (module `SluiceCurl`) is the real one; `MockTransport` (module
@@ -46,6 +48,12 @@ public protocol HTTPTransport: Sendable {
     /// }
     /// ```
     var preferredExecutor: (any TaskExecutor)? { get }
+
+    /// `url` as this transport will put it on the wire: `CurlTransport` writes numeric hosts as
+    /// dotted quads (`127.1` and `2130706433` as `127.0.0.1`), removes dot segments and writes IPv6
+    /// literals in their shortest form. Stages that sign or key on a URL ask for it through
+    /// ``MiddlewareNext/urlAsSent(_:)``. Defaults to `url` unchanged.
+    func urlAsSent(_ url: URL) -> URL
 }
 
 extension HTTPTransport {
@@ -53,4 +61,7 @@ extension HTTPTransport {
 
     /// `nil`: calls run wherever their task runs.
     public var preferredExecutor: (any TaskExecutor)? { nil }
+
+    /// `url` unchanged.
+    public func urlAsSent(_ url: URL) -> URL { url }
 }

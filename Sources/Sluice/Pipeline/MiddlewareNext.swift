@@ -1,3 +1,5 @@
+import Foundation
+
 /// The rest of the chain, as handed to ``Middleware/intercept(_:context:next:)``: the next
 /// middleware, or finally the transport. Spelled `Next` inside a middleware.
 ///
@@ -51,5 +53,24 @@ public struct MiddlewareNext: Sendable {
     public func callAsFunction(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         guard let innerTime else { return try await link.run(request, context) }
         return try await innerTime.measure { try await link.run(request, context) }
+    }
+
+    /// What the stages below this point will add to `request` (``CredentialSource``), in chain
+    /// order, the transport's last; empty when none adds anything.
+    public func credentials(for request: HTTPRequest) async -> [AddedCredentials] {
+        let sources = link.credentialSources
+        guard !sources.isEmpty else { return [] }
+        var added: [AddedCredentials] = []
+        for source in sources {
+            if let credentials = await source.credentials(for: request) { added.append(credentials) }
+        }
+        return added
+    }
+
+    /// `url` as the transport at the end of the chain will send it
+    /// (``HTTPTransport/urlAsSent(_:)``): for a stage that signs or keys on the URL. `url` itself
+    /// for a chain made from a closure.
+    public func urlAsSent(_ url: URL) -> URL {
+        link.transport?.urlAsSent(url) ?? url
     }
 }

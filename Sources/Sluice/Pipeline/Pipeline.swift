@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ordered chain of ``Middleware`` in front of an ``HTTPTransport``.
 ///
 /// Index 0 is the outermost middleware: it sees the request first and the response last. The chain
@@ -22,7 +24,7 @@
 /// is no timing code on the path at all.
 ///
 /// A pipeline is itself an ``HTTPTransport``, so pipelines nest.
-public struct Pipeline: HTTPTransport {
+public struct Pipeline: HTTPTransport, CredentialSource {
     /// The middleware, outermost first.
     public let middlewares: [any Middleware]
     /// The transport at the end of the chain.
@@ -64,6 +66,21 @@ public struct Pipeline: HTTPTransport {
             attachable.attach(to: ChainHandle(link, cookies: cookies))
         }
     }
+
+    /// What this pipeline's stages and transport add to `request`, all of them together (a
+    /// pipeline nested as another's transport is that chain's source).
+    public func credentials(for request: HTTPRequest) async -> AddedCredentials? {
+        let added = await MiddlewareNext(link: chain).credentials(for: request)
+        guard let first = added.first else { return nil }
+        return added.dropFirst().reduce(first) { joined, next in
+            // One stage that cannot tell whom it speaks for makes the whole unknown.
+            let identity = joined.identity.flatMap { one in next.identity.map { one + "\n" + $0 } }
+            return AddedCredentials(fields: joined.fields.union(next.fields), identity: identity)
+        }
+    }
+
+    /// The URL as this pipeline's transport will send it.
+    public func urlAsSent(_ url: URL) -> URL { transport.urlAsSent(url) }
 
     /// The transport's preferred executor (see `HTTPTransport.preferredExecutor`).
     public var preferredExecutor: (any TaskExecutor)? { transport.preferredExecutor }
