@@ -197,7 +197,7 @@ func tests(_ module: String, _ dependencies: [Target.Dependency] = []) -> Target
 
 let testTargets: [Target] = [
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceTestSupport"], swiftSettings: strict),
-    tests("SluiceCurl", ["sluice-transfer-probe"]),
+    tests("SluiceCurl", ["SluiceGzip", "sluice-transfer-probe"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting", "Sluice", "SluiceTestSupport"], swiftSettings: strict),
     tests("SluiceHeaders", ["SluiceCurl"]),
     tests("SluiceURLEncoding", ["SluiceCurl"]),

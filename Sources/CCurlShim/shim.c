@@ -6,6 +6,10 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
+#include <sys/ioctl.h>
+#include <stddef.h>
 #include "CCurlShim.h"
 
 CURLcode sluice_easy_setopt_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
@@ -162,7 +166,7 @@ void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle
 
 long sluice_connection_guard_dropped(const sluice_connection_guard *guard) { return guard->dropped; }
 
-void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle) {
+int sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle) {
     char *peer_ip = NULL, *local_ip = NULL;
     long peer_port = 0, local_port = 0;
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &peer_ip);
@@ -170,7 +174,9 @@ void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *ha
     curl_easy_getinfo(handle, CURLINFO_LOCAL_IP, &local_ip);
     curl_easy_getinfo(handle, CURLINFO_LOCAL_PORT, &local_port);
     sluice_guarded_socket *socket = sluice_guard_find(guard, peer_ip, (int)peer_port, local_ip, (int)local_port);
-    if (socket) socket->http1 = 1;
+    if (!socket) return -1;
+    socket->http1 = 1;
+    return socket->fd;
 }
 
 
@@ -262,3 +268,15 @@ CURLcode sluice_cookies_clear(CURLSH *share) {
 
 long sluice_curlauth_digest(void) { return (long)CURLAUTH_DIGEST; }
 long sluice_curlauth_basic(void) { return (long)CURLAUTH_BASIC; }
+
+int sluice_socket_consumed(int fd, unsigned long long *consumed) {
+    if (fd < 0) return 0;
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return 0;
+    if (length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received) return 0;
+    int unread = 0;
+    if (ioctl(fd, FIONREAD, &unread) != 0 || unread < 0) unread = 0;
+    *consumed = (unsigned long long)info.tcpi_bytes_received - (unsigned long long)unread;
+    return 1;
+}

@@ -57,6 +57,12 @@ public struct CacheMiddleware: Middleware {
         /// Targeted cache-control fields this cache obeys, most specific first (RFC 9213): e.g.
         /// `["CDN-Cache-Control"]` for a CDN-like shared cache. None by default.
         public var targetedFields: [String] = []
+        /// Most `stale-while-revalidate` revalidations running in the background at once (4 by
+        /// default); a stale copy served while that many run is revalidated by a later call.
+        public var maxBackgroundRevalidations: Int = 4
+        /// How long one background revalidation may take before it is given up (30 s by default):
+        /// it has no caller whose deadline would end it.
+        public var backgroundRevalidationTimeout: Duration = .seconds(30)
 
         /// Settings with each value given, or its default.
         public init(
@@ -99,6 +105,9 @@ public struct CacheMiddleware: Middleware {
     /// Requests waiting for an identical fetch to finish. `package`: for tests that must know a
     /// request joined another's fetch.
     package var coalescedWaiters: Int { coalescer.waiterCount }
+
+    /// Revalidations running in the background now. `package`: for tests of the cap.
+    package var backgroundRevalidations: Int { revalidating.count }
 
     /// A cache over `store`.
     public init(store: any CacheStore, configuration: Configuration = .default) {
@@ -500,10 +509,10 @@ public struct CacheMiddleware: Middleware {
     private func revalidateInBackground(
         _ stored: CachedResponse, request: HTTPRequest, seen: HTTPRequest, key: String, context: RequestContext, next: Next
     ) {
-        guard revalidating.begin(key) else { return }
+        guard revalidating.begin(key, limit: configuration.maxBackgroundRevalidations) else { return }
         let conditions = strategy.conditionalFields(for: stored)
         var background = context
-        background.deadline = nil
+        background.deadline = .now + configuration.backgroundRevalidationTimeout
         Task { [self] in
             defer { revalidating.end(key) }
             var conditional = request
@@ -544,10 +553,17 @@ public struct CacheMiddleware: Middleware {
     }
 }
 
-/// The keys being revalidated in the background, so each is revalidated once at a time.
+/// The keys being revalidated in the background, so each is revalidated once at a time and no
+/// more than a limit at once.
 final class RevalidationSet: Sendable {
     private let keys = Locked(Set<String>())
 
-    func begin(_ key: String) -> Bool { keys.withLock { $0.insert(key).inserted } }
+    /// Whether `key` may start: it is not running already, and fewer than `limit` are.
+    func begin(_ key: String, limit: Int) -> Bool {
+        keys.withLock { keys in keys.count < limit && keys.insert(key).inserted }
+    }
+
+    /// How many run now.
+    var count: Int { keys.withLock { $0.count } }
     func end(_ key: String) { keys.withLock { _ = $0.remove(key) } }
 }

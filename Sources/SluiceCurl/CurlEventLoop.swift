@@ -261,8 +261,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         transfer.fail(with: CancellationError())
     }
 
-    /// Notes that `handle`'s connection speaks HTTP/1.x (called from its status line).
-    func markHTTP1(_ handle: UnsafeMutableRawPointer) {
+    /// Notes that `handle`'s connection speaks HTTP/1.x (called from its status line); returns
+    /// its socket, or -1 when it is not one the loop tracks.
+    @discardableResult
+    func markHTTP1(_ handle: UnsafeMutableRawPointer) -> Int32 {
         sluice_connection_guard_mark_http1(connectionGuard, handle)
     }
 

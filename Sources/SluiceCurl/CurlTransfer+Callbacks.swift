@@ -74,7 +74,17 @@ extension CurlTransfer {
     func receiveHeader(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
         let line = UnsafeRawBufferPointer(start: buffer, count: count)
         if count >= 5 && line[0] == 0x48 && line[1] == 0x54 && line[2] == 0x54 && line[3] == 0x50 && line[4] == 0x2F {  // "HTTP/"
-            // A new response (the first, a redirect hop, or after an interim 1xx): a new section.
+            // A new response (the first, after an interim 1xx, or curl's second round of a digest
+            // challenge): a new section. A status line inside a section, or after the final
+            // answer when no second round can come, is a line no server may send there.
+            if sectionOpen || (headersComplete && statusLineCode >= 200 && digestCredentials == nil) {
+                failure = SluiceError(
+                    .invalidResponse,
+                    "\(request) got a status line (\(String(reflecting: String(decoding: line.prefix(40), as: UTF8.self).trimmingCharacters(in: .newlines).escapingControlCharacters()))) "
+                        + (sectionOpen ? "inside its header section" : "after its answer") + ", where only fields may be")
+                return 0
+            }
+            sectionOpen = true
             headers = HTTPFields()
             headerSection = []
             headerSection.reserveCapacity(512)
@@ -82,15 +92,40 @@ extension CurlTransfer {
             statusLineReason = Self.reasonPhrase(line)
             statusLineCode = Self.statusCode(line)
             // "HTTP/1.": the connection speaks HTTP/1.x, so bytes left on it are no other stream's.
-            if count >= 7 && line[5] == 0x31 && line[6] == 0x2E, let handle { loop.markHTTP1(handle) }
+            if count >= 7 && line[5] == 0x31 && line[6] == 0x2E, let handle {
+                socket = loop.markHTTP1(handle)
+                isHTTP1 = true
+                var consumed: UInt64 = 0
+                framingBaseline = sluice_socket_consumed(socket, &consumed) == 1 ? consumed : nil
+                bytesAfterBaseline = 0
+            }
             return count
         }
+        bytesAfterBaseline += count
         if line[0] == 0x0D || line[0] == 0x0A {
             // The empty line: the header section is complete (trailers may follow it).
             if headersComplete { return count }
+            sectionOpen = false
             guard finishHeaders() else { return 0 }
             if streamsBody, statusLineCode >= 200 { deliverHead() }
             return count
+        }
+        if headersComplete {
+            trailerBytes += count
+            trailerCount += 1
+            if trailerBytes > limits.trailerSection || trailerCount > limits.trailerCount {
+                let what = trailerCount > limits.trailerCount ? "more than \(limits.trailerCount) trailer fields" : "a trailer section larger than \(limits.trailerSection) bytes"
+                failure = SluiceError(.responseTooLarge, "\(request) got \(what) (CurlTransport.Configuration.maxTrailer\(trailerCount > limits.trailerCount ? "Count" : "SectionSize"))")
+                return 0
+            }
+        } else {
+            headerBytes += count
+            if headerBytes > limits.headerSection {
+                failure = SluiceError(
+                    .responseTooLarge,
+                    "\(request) got a header section larger than \(limits.headerSection) bytes (CurlTransport.Configuration.maxHeaderSectionSize)")
+                return 0
+            }
         }
         if !headersComplete && outputFile == nil, let length = Self.contentLength(line), length > 0 {
             // One allocation for a body of ordinary size instead of a copy at every doubling; no
@@ -117,17 +152,52 @@ extension CurlTransfer {
         }
         headerSection = []  // the fields now own the bytes
         headersComplete = true
+        if statusLineCode >= 200 { watchFraming() }
         context.responseHead?(HTTPStatus(code: statusLineCode, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason), headers)
         return true
     }
 
-    /// Adds trailer fields (lines after the header section, from a chunked body) to `headers`.
+    /// For the final section: whether curl undoes a coding to write the body, and for a chunked
+    /// HTTP/1.1 body, the watch on its framing (curl's progress callback, turned on for it).
+    func watchFraming() {
+        let codings = headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingOptionalWhitespace().lowercased() }
+        let contentCodings = headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingOptionalWhitespace().lowercased() }
+        bodyIsDecoded =
+            codings.contains { $0 != "chunked" && $0 != "identity" }
+            || (limits.decodesContentEncoding && contentCodings.contains { $0 != "identity" && !$0.isEmpty })
+        guard isHTTP1, codings.last == "chunked", framingBaseline != nil, let handle else {
+            framingBaseline = nil
+            return
+        }
+        sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+    }
+
+    /// Whether the chunk framing read so far stays within the limit: what the connection
+    /// delivered since the final status line, less the header lines and the body bytes, less 6
+    /// bytes of framing per body byte (the most a body sent one byte a chunk needs), is at most
+    /// ``Limits/chunkExtensions``. False, with `failure` set, when it is not.
+    func framingWithinLimit() -> Bool {
+        guard let baseline = framingBaseline else { return true }
+        var consumed: UInt64 = 0
+        guard sluice_socket_consumed(socket, &consumed) == 1, consumed >= baseline else { return true }
+        let read = Int64(clamping: consumed - baseline)
+        let framing = read - Int64(bytesAfterBaseline) - bodyBytes
+        guard framing > Int64(limits.chunkExtensions) + 6 * bodyBytes else { return true }
+        failure = SluiceError(
+            .responseTooLarge,
+            "\(request) got \(framing) bytes of chunk framing for \(bodyBytes) body bytes: chunk extensions past the limit of "
+                + "\(limits.chunkExtensions) bytes (CurlTransport.Configuration.maxChunkExtensionSize)")
+        return false
+    }
+
+    /// Keeps the trailer fields (lines after the header section, from a chunked body) apart from
+    /// `headers`, in ``trailers``.
     func finishTrailers() -> Bool {
         guard !headerSection.isEmpty else { return true }
         do {
-            for field in try HTTPFields(parsing: headerSection) {
-                try headers.append(name: field.name, value: field.value)
-            }
+            trailers = try HTTPFields(parsing: headerSection)
         } catch {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid trailer: \(error.message)", underlying: error.underlying)
             return false
@@ -142,7 +212,9 @@ extension CurlTransfer {
     func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
         if let bodyWriter {
             switch bodyWriter.write(Data(bytes: buffer, count: count)) {
-            case .accepted: return count
+            case .accepted:
+                bodyBytes += Int64(count)
+                return count
             case .full:
                 // The reader is behind: curl keeps this chunk and stops reading until it catches up.
                 receivePaused = true
@@ -151,6 +223,14 @@ extension CurlTransfer {
             }
         }
         if let outputFile {
+            bodyBytes += Int64(count)
+            if bodyIsDecoded, bodyBytes > limits.decodedFile {
+                failure = SluiceError(
+                    .bodyTooLarge,
+                    "the decoded response body of \(request) is larger than the limit of \(limits.decodedFile) bytes for a coded body written to a file "
+                        + "(CurlTransport.Configuration.maxDecodedFileSize)")
+                return 0
+            }
             let written = fwrite(buffer, 1, count, outputFile)
             if written < count {
                 failure = SluiceError(
@@ -168,10 +248,12 @@ extension CurlTransfer {
             return 0
         }
         body.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count)
+        bodyBytes += Int64(count)
         return count
     }
 
     func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
+        if framingBaseline != nil, !framingWithinLimit() { return 1 }
         guard let progress = context.progress else { return 0 }
         if uploaded != lastProgress.upload && (uploaded > 0 || uploadTotal > 0) {
             progress(TransferProgress(direction: .upload, completedBytes: uploaded, totalBytes: uploadTotal > 0 ? uploadTotal : nil))

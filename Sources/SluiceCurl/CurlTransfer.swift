@@ -44,12 +44,36 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var headers = HTTPFields()
     /// The raw lines of the header section being received (then of any trailers).
     @exclusivity(unchecked) var headerSection: [UInt8] = []
+    /// Whether a status line has come and the empty line that ends its section not yet.
+    @exclusivity(unchecked) var sectionOpen = false
     /// Whether the empty line after the header section has come.
     @exclusivity(unchecked) var headersComplete = false
     @exclusivity(unchecked) var body = Data()
     @exclusivity(unchecked) var maxBodySize: Int
     @exclusivity(unchecked) var failure: SluiceError?
     @exclusivity(unchecked) var outputFile: UnsafeMutablePointer<FILE>?
+    /// The trailer fields, once the trailer section is complete.
+    @exclusivity(unchecked) var trailers = HTTPFields()
+
+    // What a server may send beyond the body, each with its limit (`Configuration`).
+    let limits: Limits
+    /// Bytes of header lines in every section so far, trailers not included.
+    @exclusivity(unchecked) var headerBytes = 0
+    /// Bytes and fields of the trailer section so far.
+    @exclusivity(unchecked) var trailerBytes = 0
+    @exclusivity(unchecked) var trailerCount = 0
+    /// Body bytes curl has handed over, after any coding it undid.
+    @exclusivity(unchecked) var bodyBytes: Int64 = 0
+    /// Whether curl undoes a coding to write this body (so its size is not the wire's).
+    @exclusivity(unchecked) var bodyIsDecoded = false
+    /// Whether the connection speaks HTTP/1.x (its bytes are this transfer's alone).
+    @exclusivity(unchecked) var isHTTP1 = false
+    /// For a chunked HTTP/1.1 body: the connection's byte count at the final status line, and
+    /// the header bytes after it, so the framing's share of what was read can be told.
+    @exclusivity(unchecked) var framingBaseline: UInt64?
+    /// The connection's socket, once its status line said HTTP/1.x (-1 before, or untracked).
+    @exclusivity(unchecked) var socket: Int32 = -1
+    @exclusivity(unchecked) var bytesAfterBaseline = 0
 
     // A streamed response: handed to the caller with its head, the body then fed to the stream.
     let streamsBody: Bool
@@ -92,6 +116,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.digestCredentials = configuration.digestCredentials
         self.omittedDefaultFields = configuration.omittedDefaultFields
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
+        self.limits = Limits(configuration)
         self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head
     }
 
@@ -122,6 +147,7 @@ final class CurlTransfer: @unchecked Sendable {
             status: HTTPStatus(code: info.response_code, reasonPhrase: statusLineReason.isEmpty ? nil : statusLineReason),
             headers: headers, body: body
         )
+        response.trailers = trailers
         response.bodyFile = request.responseBodyFile
         response.request = request
         response.metrics = Self.metrics(info)
@@ -230,5 +256,26 @@ final class CurlTransfer: @unchecked Sendable {
         streamChunkSent = nil
         streamOwner = nil
         handle = nil
+    }
+}
+
+extension CurlTransfer {
+    /// The limits on what a server sends beyond the body, from the transport's configuration.
+    struct Limits {
+        let headerSection: Int
+        let trailerSection: Int
+        let trailerCount: Int
+        let chunkExtensions: Int
+        let decodedFile: Int64
+        let decodesContentEncoding: Bool
+
+        init(_ configuration: CurlTransport.Configuration) {
+            decodesContentEncoding = configuration.decodesContentEncoding
+            headerSection = max(0, configuration.maxHeaderSectionSize)
+            trailerSection = max(0, configuration.maxTrailerSectionSize)
+            trailerCount = max(0, configuration.maxTrailerCount)
+            chunkExtensions = max(0, configuration.maxChunkExtensionSize)
+            decodedFile = max(0, configuration.maxDecodedFileSize)
+        }
     }
 }

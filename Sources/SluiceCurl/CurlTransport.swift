@@ -132,9 +132,27 @@ public final class CurlTransport: HTTPTransport {
         public var idleTimeout: Duration? = .seconds(60)
         /// Abort when fewer than `bytesPerSecond` flow for `duration` (curl's low-speed limit).
         public var lowSpeedLimit: (bytesPerSecond: Int, duration: Duration)? = nil
-        /// Largest response body kept in memory, in bytes; larger bodies fail with
-        /// `.bodyTooLarge`. A body written to a file (`HTTPRequest.responseBodyFile`) has no limit.
+        /// Largest response body kept in memory, in bytes, after curl undid any coding; larger
+        /// bodies fail with `.bodyTooLarge`. A body written to a file
+        /// (`HTTPRequest.responseBodyFile`) has ``maxDecodedFileSize`` instead.
         public var maxResponseBodySize: Int = 64 << 20
+        /// Largest body written to a file when curl undoes a coding to write it (a
+        /// `Transfer-Encoding` such as `gzip`, or a `Content-Encoding` with
+        /// ``decodesContentEncoding``): 1 GiB by default, so 1 KB of nested gzip cannot fill a disk.
+        /// A body written as it came has no limit (the caller asked for that file).
+        public var maxDecodedFileSize: Int64 = 1 << 30
+        /// Largest header section of a response, its field lines together (interim 1xx sections
+        /// included): 256 KiB by default, as OkHttp's; more fails at once with `.responseTooLarge`.
+        public var maxHeaderSectionSize: Int = 256 << 10
+        /// Largest trailer section after a chunked body: 64 KiB by default.
+        public var maxTrailerSectionSize: Int = 64 << 10
+        /// Most trailer fields after a chunked body: 64 by default.
+        public var maxTrailerCount: Int = 64
+        /// Most bytes of chunk extensions a chunked HTTP/1.1 body may carry (counted as the
+        /// framing beyond 6 bytes per body byte, from the connection's own byte count): 64 KiB by
+        /// default. curl ignores extensions, so without it an endless one would keep a call reading
+        /// for ever without a body byte.
+        public var maxChunkExtensionSize: Int = 64 << 10
         /// Most connections open at once (0: no limit).
         public var maxConnections: Int = 0
         /// Most connections to one host at once (0: no limit).

@@ -64,6 +64,11 @@ public final class MockWebServer: Sendable {
         public var rawStatusLine: String?
         /// Close the connection after this response.
         public var closesConnection: Bool
+        /// The whole answer, written exactly as given, with nothing of the server's own (no
+        /// status line, fields or framing): piece `n` is `raw(n)`, until it returns `nil` or the
+        /// client goes away. For endless and hostile framing: a head or trailers that never end,
+        /// chunk extensions, a coding that expands without bound.
+        public var raw: (@Sendable (Int) -> Data?)?
 
         /// A response with these parts.
         public init(
@@ -98,6 +103,13 @@ public final class MockWebServer: Sendable {
         }
         /// This response with `rawStatusLine` as its status line.
         public func with(rawStatusLine: String) -> Response { var copy = self; copy.rawStatusLine = rawStatusLine; return copy }
+        /// An answer written piece by piece by `pieces`, raw (see ``raw``); the connection closes
+        /// after it.
+        public static func raw(_ pieces: @escaping @Sendable (Int) -> Data?) -> Response {
+            var response = Response(status: 200, closesConnection: true)
+            response.raw = pieces
+            return response
+        }
         /// This response with `trailers` after a chunked body.
         public func with(trailers: [(String, String)]) -> Response { var copy = self; copy.trailers = trailers; return copy }
 
@@ -303,6 +315,14 @@ public final class MockWebServer: Sendable {
     private static func respond(_ response: Response, to request: RecordedRequest, on fd: Int32) -> Bool {
         if let delay = response.headersDelay { Self.sleep(delay) }
         if response.fault == .disconnectBeforeResponse { return false }
+        if let pieces = response.raw {
+            var index = 0
+            while let piece = pieces(index) {
+                guard write(fd, piece) else { return false }
+                index += 1
+            }
+            return false
+        }
         var head = response.rawStatusLine ?? "HTTP/1.1 \(response.status) \(response.reason)"
         head += "\r\n"
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }

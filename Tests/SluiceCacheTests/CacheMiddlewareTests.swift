@@ -158,6 +158,35 @@ struct CacheMiddlewareTests {
         #expect(try await store.get("GET http://127.0.0.1:9090/items")?.body == Data("there".utf8))
     }
 
+    /// Issue 27: 20 stale URLs served at once start at most 4 background revalidations, and a
+    /// revalidation the server never answers ends at its deadline (before, each one held a
+    /// socket for as long as the server liked).
+    @Test func backgroundRevalidationsAreCappedAndEndAtTheirDeadline() async throws {
+        let server = try MockWebServer()
+        let held = TestGate()
+        server.setHandler { request in
+            if request.header("If-None-Match") != nil { _ = held.wait(timeout: .seconds(20)) }
+            return .init(status: 200, headers: [("Cache-Control", "max-age=60, stale-while-revalidate=600"), ("ETag", "\"1\"")], body: "v1")
+        }
+        var configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
+        configuration.backgroundRevalidationTimeout = .milliseconds(500)
+        let cache = CacheMiddleware(store: store, configuration: configuration)
+        let client = Client(transport: CurlTransport(), middlewares: [cache])
+        let urls = (0..<20).map { server.url("/item-\($0)") }
+        for url in urls { _ = try await client.send(HTTPRequest(url: url)) }
+        clock.advance(61)
+        for url in urls {
+            let stale = try await client.send(HTTPRequest(url: url))
+            #expect(stale.source == .cache)
+            #expect(cache.backgroundRevalidations <= 4)
+        }
+        try await Wait.until("four revalidations reached the server") { server.requests.count == 24 }
+        // Each ends at its deadline although the server never answers.
+        try await Wait.until("the revalidations gave up", timeout: .seconds(10)) { cache.backgroundRevalidations == 0 }
+        #expect(server.requests.count == 24)
+        held.open()
+    }
+
     @Test func a200ToAValidationReplacesTheStoredCopy() async throws {
         let cache = harness([
             Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")]),

@@ -36,6 +36,11 @@ int sluice_pause_continue(void);
 long sluice_curlauth_digest(void);
 long sluice_curlauth_basic(void);
 
+/// The bytes the kernel received on TCP socket `fd` that have been read from it (TCP_INFO's bytes
+/// received, less what still waits in the receive queue); 0 when `fd` is no TCP socket, 1 with
+/// `consumed` set otherwise.
+int sluice_socket_consumed(int fd, unsigned long long *consumed);
+
 /// The libcurl version string, e.g. "7.88.1" (CURLVERSION_NOW is a macro).
 const char *sluice_curl_version_number(void);
 
@@ -73,8 +78,9 @@ void sluice_connection_guard_free(sluice_connection_guard *guard);
    its pre-request callback to the guard. */
 void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle);
 /* `handle`'s transfer got an HTTP/1.x status line: its connection speaks HTTP/1.x, so pending
-   bytes on it are never frames of other streams. */
-void sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle);
+   bytes on it are never frames of other streams. Returns the connection's socket, -1 when it is
+   not one the guard tracks. */
+int sluice_connection_guard_mark_http1(sluice_connection_guard *guard, CURL *handle);
 /* How many connections the guard has shut down for bytes left on them. */
 long sluice_connection_guard_dropped(const sluice_connection_guard *guard);
 

@@ -55,6 +55,9 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         public static let tlsFailure = Code(rawValue: "tlsFailure")
         /// A body is larger than the configured limit.
         public static let bodyTooLarge = Code(rawValue: "bodyTooLarge")
+        /// A part of a server's answer other than its body (its header section, its trailers, the
+        /// framing of a chunked body) is larger than the configured limit.
+        public static let responseTooLarge = Code(rawValue: "responseTooLarge")
         /// Writing a response body to disk failed (disk full, no permission, missing folder).
         public static let writeFailed = Code(rawValue: "writeFailed")
         /// A response body could not be decoded into the requested type.

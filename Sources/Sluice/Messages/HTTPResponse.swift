@@ -25,6 +25,14 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.headers }
     }
 
+    /// The trailer fields that came after a chunked body (RFC 9110 §6.5), kept apart from
+    /// ``headers``: a trailer never changes how the response is cached or read (a trailer
+    /// `Cache-Control` is not the response's). Empty when there were none, and for a streamed body.
+    public var trailers: HTTPFields {
+        get { storage.trailers }
+        _modify { makeUnique(); yield &storage.trailers }
+    }
+
     /// The body in memory; empty when it was streamed to ``bodyFile``.
     public var body: Data {
         get { storage.body }
@@ -123,6 +131,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var attempts = 1
         @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
         @exclusivity(unchecked) var bodiesAreConfidential = false
+        @exclusivity(unchecked) var trailers = HTTPFields()
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
             self.status = status
@@ -140,6 +149,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.attempts = attempts
             copy.bodyStream = bodyStream
             copy.bodiesAreConfidential = bodiesAreConfidential
+            copy.trailers = trailers
             return copy
         }
     }
