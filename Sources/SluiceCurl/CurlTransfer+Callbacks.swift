@@ -114,8 +114,12 @@ extension CurlTransfer {
             trailerBytes += count
             trailerCount += 1
             if trailerBytes > limits.trailerSection || trailerCount > limits.trailerCount {
-                let what = trailerCount > limits.trailerCount ? "more than \(limits.trailerCount) trailer fields" : "a trailer section larger than \(limits.trailerSection) bytes"
-                failure = SluiceError(.responseTooLarge, "\(request) got \(what) (CurlTransport.Configuration.maxTrailer\(trailerCount > limits.trailerCount ? "Count" : "SectionSize"))")
+                let tooMany = trailerCount > limits.trailerCount
+                let what =
+                    tooMany
+                    ? "more than \(limits.trailerCount) trailer fields (CurlTransport.Configuration.maxTrailerCount)"
+                    : "a trailer section larger than \(limits.trailerSection) bytes (CurlTransport.Configuration.maxTrailerSectionSize)"
+                failure = SluiceError(.responseTooLarge, "\(request) got \(what)")
                 return 0
             }
         } else {

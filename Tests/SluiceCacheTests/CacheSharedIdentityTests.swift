@@ -31,7 +31,8 @@ struct CacheSharedIdentityTests {
 
     static func signer(_ accessKeyID: String) -> SigningMiddleware {
         SigningMiddleware(
-            signer: AWSSigV4Signer(accessKeyID: accessKeyID, secretAccessKey: "secret-\(accessKeyID)", sessionToken: nil, region: "eu-west-1", service: "execute-api"))
+            signer: AWSSigV4Signer(
+                accessKeyID: accessKeyID, secretAccessKey: "secret-\(accessKeyID)", sessionToken: nil, region: "eu-west-1", service: "execute-api"))
     }
 
     static func client(_ store: any CacheStore, shared: Bool, _ stages: [any Middleware]) -> Client {

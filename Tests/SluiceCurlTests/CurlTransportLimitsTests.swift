@@ -97,7 +97,9 @@ struct CurlTransportLimitsTests {
         configuration.maxDecodedFileSize = 4 << 20
         let error = try await error(request, configuration)
         #expect(error.code == .bodyTooLarge)
-        #expect(error.message.contains("is larger than the limit of 4194304 bytes for a coded body written to a file (CurlTransport.Configuration.maxDecodedFileSize)"))
+        #expect(
+            error.message.contains(
+                "is larger than the limit of 4194304 bytes for a coded body written to a file (CurlTransport.Configuration.maxDecodedFileSize)"))
         let written = try FileManager.default.attributesOfItem(atPath: folder.filePath("bomb.bin"))[.size] as? Int ?? 0
         #expect(written <= 4 << 20)
     }
