@@ -90,6 +90,18 @@ public struct AES128GCMContentCoding: PayloadCipher {
         Self.codings(in: response.headers).last?.lowercased() == Self.token
     }
 
+    /// Throws `.invalidResponse` when `aes128gcm` is listed but not last (`aes128gcm, gzip`): the
+    /// gzip would have to be undone first, and this chain undoes gzip outside encryption.
+    public func checkCodingOrder(of response: HTTPResponse) throws {
+        let codings = response.headers.contentCodings
+        guard codings.contains(where: { $0.lowercased() == Self.token }), codings.last?.lowercased() != Self.token else { return }
+        throw SluiceError(
+            .invalidResponse,
+            "its Content-Encoding \(String(reflecting: codings.joined(separator: ", ").escapingControlCharacters())) lists aes128gcm before "
+                + "\(codings.last ?? ""): codings are undone last first, and this chain decrypts before it undoes \(codings.last ?? ""), so the body cannot be "
+                + "read; refused", response: response)
+    }
+
     public func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse {
         var response = response
         guard response.bodyFile == nil else {

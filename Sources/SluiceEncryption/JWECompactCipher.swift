@@ -48,6 +48,16 @@ public struct JWECompactCipher: PayloadCipher {
     public func encrypt(_ request: HTTPRequest) async throws -> HTTPRequest {
         var request = request
         if case .empty = request.body { return request }
+        // A JWE has no place for a content coding: the message's Content-Encoding would describe
+        // the JWE text, which it does not.
+        let codings = request.headers.contentCodings
+        guard codings.isEmpty else {
+            throw SluiceError(
+                .misconfigured,
+                "\(request) has Content-Encoding \(String(reflecting: codings.joined(separator: ", "))), and a JWE body cannot say so: the label "
+                    + "would describe the JWE text; send the body uncompressed (request.compressesBody = false) or use AES128GCMContentCoding, whose "
+                    + "coding list keeps it")
+        }
         let (id, key) = try keys.currentKey()
         guard key.count == encryption.keyLength else {
             throw SluiceError(.misconfigured, "the key \(String(reflecting: id)) has \(key.count) bytes; \(encryption.rawValue) needs \(encryption.keyLength)")
@@ -80,6 +90,17 @@ public struct JWECompactCipher: PayloadCipher {
 
     public func isEncrypted(_ response: HTTPResponse) -> Bool {
         response.headers["Content-Type"]?.split(separator: ";").first?.trimmingOptionalWhitespace().lowercased() == Self.mediaType
+    }
+
+    /// Throws `.invalidResponse` for a JWE body that also lists a content coding: the coding would
+    /// have to be undone before decrypting, and this chain undoes it outside encryption.
+    public func checkCodingOrder(of response: HTTPResponse) throws {
+        let codings = response.headers.contentCodings
+        guard isEncrypted(response), !codings.isEmpty else { return }
+        throw SluiceError(
+            .invalidResponse,
+            "its JWE body also has Content-Encoding \(String(reflecting: codings.joined(separator: ", ").escapingControlCharacters())), which would "
+                + "have to be undone before decrypting, and this chain decrypts first; refused", response: response)
     }
 
     public func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse {

@@ -29,4 +29,23 @@ public protocol PayloadCipher: Sendable {
     ///
     /// - Throws: `SluiceError` `.invalidResponse` naming what is wrong (never the key).
     func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse
+
+    /// Throws when `response`'s content codings are listed in an order this cipher cannot undo
+    /// where it sits (inside gzip, outside signing): codings are undone last first, so a cipher
+    /// whose coding is not the last listed would be handed another coding's bytes. Nothing by
+    /// default.
+    func checkCodingOrder(of response: HTTPResponse) throws
+}
+
+extension PayloadCipher {
+    /// Accepts any order.
+    public func checkCodingOrder(of response: HTTPResponse) throws {}
+}
+
+extension HTTPFields {
+    /// The content codings listed in `Content-Encoding`, in order, `identity` left out.
+    var contentCodings: [String] {
+        values(for: "Content-Encoding").flatMap { $0.split(separator: ",").map { $0.trimmingOptionalWhitespace() } }
+            .filter { !$0.isEmpty && $0.lowercased() != "identity" }
+    }
 }

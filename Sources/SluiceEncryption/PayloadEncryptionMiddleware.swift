@@ -80,7 +80,15 @@ public struct PayloadEncryptionMiddleware: Middleware {
         if request.method == .head || response.status.code < 200 || response.status.code == 204 || response.status.code == 304 {
             return response
         }
-        guard request.decryptsResponse ?? configuration.decryptsResponses, cipher.isEncrypted(response) else {
+        let decrypts = request.decryptsResponse ?? configuration.decryptsResponses
+        if decrypts {
+            do {
+                try cipher.checkCodingOrder(of: response)
+            } catch let error as SluiceError {
+                throw SluiceError(error.code, "\(request): \(error.message)", response: response)
+            }
+        }
+        guard decrypts, cipher.isEncrypted(response) else {
             if encrypted, configuration.requiresEncryptedResponses, request.decryptsResponse != false, response.status.isSuccess,
                 Self.hasBody(response)
             {
@@ -89,7 +97,9 @@ public struct PayloadEncryptionMiddleware: Middleware {
                     "\(request) went out encrypted, but its answer (\(response.status)) is not in the cipher's format: "
                         + "refused (requiresEncryptedResponses)", response: response)
             }
-            if encrypted { response.bodiesAreConfidential = true }
+            // A plain answer is not confidential, whatever the request was: its flag says what
+            // this body is (the request's plaintext is kept out of recorders by its own flag).
+            if encrypted { response.requestBodyWasConfidential = true }
             return response
         }
         do {

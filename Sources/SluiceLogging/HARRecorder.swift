@@ -93,10 +93,15 @@ public final class HARRecorder: Sendable {
         var postData: HARDocument.PostData?
         var requestBodySize = 0
         let confidential = response.bodiesAreConfidential
-        if confidential { notes.append("bodies not recorded: they went over the wire end-to-end encrypted") }
+        let requestConfidential = response.requestBodyWasConfidential
+        if confidential {
+            notes.append("bodies not recorded: they went over the wire end-to-end encrypted")
+        } else if requestConfidential {
+            notes.append("request body not recorded: it went over the wire end-to-end encrypted")
+        }
         switch request.body {
         case .empty: break
-        case .bytes(let data) where confidential:
+        case .bytes(let data) where requestConfidential:
             requestBodySize = data.count
         case .bytes(let data):
             requestBodySize = data.count

@@ -78,7 +78,8 @@ struct LogRecord {
             Self.append(request.headers.map { ($0.name, $0.value) }, marker: "\n> ", redaction, to: &line)
         }
         if configuration.level >= .body {
-            Self.append(Self.requestBody(request, configuration), marker: "\n> ", to: &line)
+            let confidential = if case .response(let response) = outcome { response.requestBodyWasConfidential } else { false }
+            Self.append(Self.requestBody(request, configuration, confidential: confidential), marker: "\n> ", to: &line)
         }
         if case .response(let response) = outcome {
             Self.append(response.headers.map { ($0.name, $0.value) }, marker: "\n< ", redaction, to: &line)
@@ -142,7 +143,9 @@ struct LogRecord {
         case .cancelled: json.string("outcome", "cancelled")
         }
         if configuration.level >= .body {
-            json.string("requestBody", Self.requestBody(request, configuration).joined(separator: "\n"))
+            json.string(
+                "requestBody",
+                Self.requestBody(request, configuration, confidential: response?.requestBodyWasConfidential ?? false).joined(separator: "\n"))
         }
         if configuration.level >= .headers {
             if let (requestLine, fields) = sentHead {
@@ -199,7 +202,10 @@ struct LogRecord {
         duration.timeInterval * 1e6
     }
 
-    static func requestBody(_ request: HTTPRequest, _ configuration: LoggingMiddleware.Configuration) -> [String] {
+    /// The lines showing the request's body; one line saying it is not shown when it went out
+    /// end-to-end encrypted (the log keeps the plaintext out, as a HAR file does).
+    static func requestBody(_ request: HTTPRequest, _ configuration: LoggingMiddleware.Configuration, confidential: Bool) -> [String] {
+        if confidential, request.body.length != 0 { return ["(body not shown: it went over the wire end-to-end encrypted)"] }
         switch request.body {
         case .empty: return []
         case .bytes(let data): return body(data, contentType: request.headers["Content-Type"], configuration)
@@ -214,6 +220,7 @@ struct LogRecord {
 
     static func responseBody(_ response: HTTPResponse, _ configuration: LoggingMiddleware.Configuration) -> [String] {
         if let file = response.bodyFile { return ["(written to \(file.path), \(size(byteCount(response))))"] }
+        if response.bodiesAreConfidential, !response.body.isEmpty { return ["(body not shown: it came over the wire end-to-end encrypted)"] }
         return body(response.body, contentType: response.headers["Content-Type"], configuration)
     }
 

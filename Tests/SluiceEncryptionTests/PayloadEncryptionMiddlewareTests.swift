@@ -102,6 +102,91 @@ struct PayloadEncryptionMiddlewareTests {
         #expect(har.contains("bodies not recorded: they went over the wire end-to-end encrypted"))
     }
 
+    /// Issue 27, item 3: codings are undone last first. `aes128gcm, gzip` would have to be
+    /// unzipped before it is decrypted, which this chain (gzip outside encryption) cannot: refused
+    /// with the list named, never handed over as a 200 of ciphertext.
+    @Test func aCodingListInAnOrderTheChainCannotUndoIsRefused() async throws {
+        let ciphertext = try encrypt(Data("secret".utf8))
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm, gzip")], body: try GzipCodec.compress(ciphertext)))
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.environment = [:]
+        builder.add(PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys)))
+        builder.add(GzipMiddleware())
+        let error = await #expect(throws: SluiceError.self) { _ = try await builder.build().send(HTTPRequest(url: server.url("/doc"))) }
+        #expect(error?.code == .invalidResponse)
+        #expect(
+            error?.message.hasSuffix(
+                #"its Content-Encoding "aes128gcm, gzip" lists aes128gcm before gzip: codings are undone last first, and this chain decrypts "#
+                    + "before it undoes gzip, so the body cannot be read; refused") == true, "\(String(describing: error))")
+        // The order the chain can undo (`gzip, aes128gcm`: decrypt, then gunzip) is read.
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "gzip, aes128gcm")], body: try encrypt(try GzipCodec.compress(Data("secret".utf8)))))
+        #expect(try await builder.build().send(HTTPRequest(url: server.url("/doc"))).text == "secret")
+    }
+
+    /// Issue 27, item 3: a request's Content-Encoding always describes its body. A JWE cannot say
+    /// its plaintext was gzipped, so gzip then JWE is refused before anything is sent (it sent a
+    /// JWE labelled gzip); a JWE answer that also lists a coding is refused.
+    @Test func aJWEBodyIsNeverLabelledWithACodingItDoesNotHave() async throws {
+        let jwe = JWECompactCipher(keys: StaticKeyProvider(keys: ["k": Data(repeating: 7, count: 32)], current: "k"))
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.environment = [:]
+        builder.add(PayloadEncryptionMiddleware(cipher: jwe))
+        builder.add(GzipMiddleware(configuration: .init(requestCompression: .always)))
+        let client = builder.build()
+        let error = await #expect(throws: SluiceError.self) {
+            _ = try await client.send(HTTPRequest(method: .post, url: server.url("/jwe"), body: .bytes(Data(String(repeating: "a", count: 2000).utf8))))
+        }
+        #expect(error?.code == .misconfigured)
+        #expect(error?.message.contains(#"has Content-Encoding "gzip", and a JWE body cannot say so"#) == true, "\(String(describing: error))")
+        #expect(server.requests.isEmpty)
+
+        let sealed = try await jwe.encrypt(HTTPRequest(method: .post, url: server.url("/x"), body: .bytes(Data("answer".utf8))))
+        guard case .bytes(let compact) = sealed.body else { throw CancellationError() }
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/jose"), ("Content-Encoding", "br")], body: compact))
+        let answerError = await #expect(throws: SluiceError.self) { _ = try await client.send(HTTPRequest(url: server.url("/jwe"))) }
+        #expect(answerError?.code == .invalidResponse)
+        #expect(
+            answerError?.message.hasSuffix(
+                #"its JWE body also has Content-Encoding "br", which would have to be undone before decrypting, and this chain decrypts first; refused"#)
+                == true)
+    }
+
+    /// Issue 27, items 3 and 7: a plain answer to an encrypted request is not marked confidential;
+    /// the request's plaintext is still kept out of the HAR file and the log, and so is a decrypted
+    /// answer's.
+    @Test func confidentialityFlagsSayWhichBodyWasEncrypted() async throws {
+        let recorder = HARRecorder()
+        let lines = Locked<[String]>([])
+        let logger = LoggingMiddleware(level: .body, sink: .closure(isTerminal: false) { line in lines.withLock { $0.append(line) } })
+        let pipeline = Pipeline(
+            middlewares: [
+                logger, HARRecorderMiddleware(recorder: recorder),
+                PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys), configuration: .init(requiresEncryptedResponses: false)),
+            ],
+            transport: CurlTransport())
+        server.enqueue(.init(status: 200, body: "plain public answer"))
+        let plain = try await pipeline.send(HTTPRequest(method: .post, url: server.url("/q"), body: .bytes(Data("my secret question".utf8))))
+        #expect(!plain.bodiesAreConfidential)
+        #expect(plain.requestBodyWasConfidential)
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm")], body: try encrypt(Data("world domination".utf8))))
+        let secret = try await pipeline.send(HTTPRequest(method: .post, url: server.url("/q"), body: .bytes(Data("my other question".utf8))))
+        #expect(secret.bodiesAreConfidential && secret.requestBodyWasConfidential)
+
+        let scratch = try TemporaryDirectory(prefix: "sluice-encryption")
+        let file = URL(fileURLWithPath: scratch.filePath("exchange.har"))
+        try recorder.write(to: file)
+        let har = try String(contentsOf: file, encoding: .utf8)
+        #expect(har.contains("plain public answer"))
+        #expect(har.contains("request body not recorded: it went over the wire end-to-end encrypted"))
+        let log = lines.withLock { $0.joined(separator: "\n") }
+        for text in [har, log] {
+            #expect(!text.contains("my secret question") && !text.contains("my other question") && !text.contains("world domination"))
+        }
+        #expect(log.contains("plain public answer"))
+        #expect(log.contains("(body not shown: it went over the wire end-to-end encrypted)"))
+        #expect(log.contains("(body not shown: it came over the wire end-to-end encrypted)"))
+    }
+
     /// The cache (outside encryption) sees the plaintext answer: it keeps it only when allowed.
     @Test func theCacheKeepsADecryptedAnswerOnlyWhenAllowed() async throws {
         let answer = Data("{\"plans\": 1}".utf8)

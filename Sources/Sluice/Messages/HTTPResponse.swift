@@ -73,13 +73,20 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         get { storage.attempts }
         _modify { makeUnique(); yield &storage.attempts }
     }
-    /// Whether the exchange's bodies went over the wire end-to-end encrypted (a payload
-    /// encryption middleware encrypted the request's body or decrypted this body): what the app
-    /// sees is plaintext the server meant for it alone, so recorders (a HAR file) leave both
-    /// bodies out. Logging still shows them when its level asks for bodies.
+    /// Whether this body came over the wire end-to-end encrypted (a payload encryption
+    /// middleware decrypted it), and so the request's too: what the app sees is plaintext the
+    /// server meant for it alone, so recorders (a HAR file) and logs leave both bodies out. A plain
+    /// answer to an encrypted request is not confidential (see ``requestBodyWasConfidential``).
     public var bodiesAreConfidential: Bool {
         get { storage.bodiesAreConfidential }
         _modify { makeUnique(); yield &storage.bodiesAreConfidential }
+    }
+
+    /// Whether the request's body went over the wire end-to-end encrypted, whatever came back:
+    /// recorders and logs leave the request's plaintext out.
+    public var requestBodyWasConfidential: Bool {
+        get { storage.requestBodyWasConfidential || storage.bodiesAreConfidential }
+        _modify { makeUnique(); yield &storage.requestBodyWasConfidential }
     }
 
     /// The body as it arrives, for a response to a streaming call (``Client/stream(_:context:timeout:deadline:)``);
@@ -131,6 +138,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var attempts = 1
         @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
         @exclusivity(unchecked) var bodiesAreConfidential = false
+        @exclusivity(unchecked) var requestBodyWasConfidential = false
         @exclusivity(unchecked) var trailers = HTTPFields()
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
@@ -149,6 +157,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.attempts = attempts
             copy.bodyStream = bodyStream
             copy.bodiesAreConfidential = bodiesAreConfidential
+            copy.requestBodyWasConfidential = requestBodyWasConfidential
             copy.trailers = trailers
             return copy
         }
