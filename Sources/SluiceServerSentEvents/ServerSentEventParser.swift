@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// Turns the bytes of a `text/event-stream` into events, chunk by chunk, as the WHATWG HTML
 /// standard's "event stream interpretation" says: lines end with CR, LF or CRLF; `data`, `event`,
@@ -10,9 +11,13 @@ import Foundation
 /// import SluiceServerSentEvents
 ///
 /// var parser = ServerSentEventParser()
-/// let events = parser.feed(Data("data: hello\n\n".utf8))   // [ServerSentEvent(data: "hello")]
+/// let events = try parser.feed(Data("data: hello\n\n".utf8))   // [ServerSentEvent(data: "hello")]
 /// ```
 public struct ServerSentEventParser: Sendable {
+    /// The most bytes one line may have (8 MiB by default); a longer one is `.bodyTooLarge`.
+    public let maxLineSize: Int
+    /// The most bytes of data one event may gather before its blank line (8 MiB by default).
+    public let maxEventSize: Int
     private var line: [UInt8] = []
     private var sawCR = false
     private var started = false
@@ -25,13 +30,18 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var retry: Duration?
     private var retryChanged = false
 
-    /// A parser that starts from `lastEventID`.
-    public init(lastEventID: String = "") {
+    /// A parser that starts from `lastEventID`, with the limits given.
+    public init(lastEventID: String = "", maxLineSize: Int = 8 << 20, maxEventSize: Int = 8 << 20) {
         self.lastEventID = lastEventID
+        self.maxLineSize = maxLineSize
+        self.maxEventSize = maxEventSize
     }
 
     /// The events `chunk` completes.
-    public mutating func feed(_ chunk: Data) -> [ServerSentEvent] {
+    ///
+    /// - Throws: `.bodyTooLarge` when a line passes ``maxLineSize`` or an event's data passes
+    ///   ``maxEventSize`` (a stream whose lines or events never end).
+    public mutating func feed(_ chunk: Data) throws(SluiceError) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         var bytes = [UInt8](chunk)
         if !started {
@@ -55,8 +65,15 @@ public struct ServerSentEventParser: Sendable {
                 sawCR = byte == 0x0D
                 if let event = process(line) { events.append(event) }
                 line.removeAll(keepingCapacity: true)
+                if data.utf8.count > maxEventSize {
+                    throw SluiceError(
+                        .bodyTooLarge, "an event's data passed the limit of \(maxEventSize) bytes (ServerSentEventParser.maxEventSize) before its blank line")
+                }
             } else {
                 line.append(byte)
+                if line.count > maxLineSize {
+                    throw SluiceError(.bodyTooLarge, "a line of the event stream passed the limit of \(maxLineSize) bytes (ServerSentEventParser.maxLineSize)")
+                }
             }
         }
         return events

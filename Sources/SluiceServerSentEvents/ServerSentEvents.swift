@@ -29,11 +29,31 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         public var reconnectionDelay: Duration
         /// The most reconnections in a row without an event between them; `nil` for no limit.
         public var maxReconnections: Int?
+        /// The shortest wait before a reconnection, whatever `retry:` says (1 s by default): a
+        /// server's `retry: 0` never makes a reconnection storm. Each reconnection in a row without
+        /// an event doubles the wait, up to ``maxReconnectionDelay``.
+        public var minReconnectionDelay: Duration = .seconds(1)
+        /// The longest wait before a reconnection (60 s by default).
+        public var maxReconnectionDelay: Duration = .seconds(60)
+        /// The most bytes of one line, and of one event's data (8 MiB each by default): a line or
+        /// an event that never ends fails with `.bodyTooLarge`.
+        public var maxLineSize: Int = 8 << 20
+        /// See ``maxLineSize``.
+        public var maxEventSize: Int = 8 << 20
 
         /// Settings with each value given, or its default.
         public init(reconnectionDelay: Duration = .seconds(3), maxReconnections: Int? = nil) {
             self.reconnectionDelay = reconnectionDelay
             self.maxReconnections = maxReconnections
+        }
+
+        /// The wait before reconnection number `attempt` in a row (1 for the first): the
+        /// server's `retry:` or ``reconnectionDelay``, at least ``minReconnectionDelay``, doubled
+        /// for each one before it, at most ``maxReconnectionDelay``.
+        public func reconnectionDelay(attempt: Int, retry: Duration?) -> Duration {
+            var delay = Swift.max(retry ?? reconnectionDelay, minReconnectionDelay)
+            for _ in 1..<Swift.max(1, Swift.min(attempt, 32)) where delay < maxReconnectionDelay { delay *= 2 }
+            return Swift.min(delay, Swift.max(maxReconnectionDelay, minReconnectionDelay))
         }
 
         /// 3 s, as browsers wait; reconnects for as long as it is read.
@@ -58,17 +78,26 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let events: ServerSentEvents
-        private var parser = ServerSentEventParser()
+        private var parser: ServerSentEventParser
         private var body: ResponseBodyStream?
+        /// The events the last chunk completed, handed out from `next` on (never removed from the
+        /// front one by one: many small events in one chunk stay linear).
         private var pending: [ServerSentEvent] = []
+        private var next = 0
         private var failedInARow = 0
         private var finished = false
 
-        init(events: ServerSentEvents) { self.events = events }
+        init(events: ServerSentEvents) {
+            self.events = events
+            parser = ServerSentEventParser(maxLineSize: events.configuration.maxLineSize, maxEventSize: events.configuration.maxEventSize)
+        }
 
         public mutating func next() async throws -> ServerSentEvent? {
             while !finished {
-                if !pending.isEmpty { return pending.removeFirst() }
+                if next < pending.count {
+                    defer { next += 1 }
+                    return pending[next]
+                }
                 if body == nil {
                     guard try await connect() else {
                         finished = true
@@ -77,7 +106,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 }
                 do {
                     if let chunk = try await body?.next() {
-                        pending = parser.feed(chunk)
+                        do {
+                            pending = try parser.feed(chunk)
+                        } catch {
+                            throw SluiceError(error.code, "\(events.request): \(error.message)")
+                        }
+                        next = 0
                         if !pending.isEmpty { failedInARow = 0 }
                         continue
                     }
@@ -123,7 +157,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             if let limit = events.configuration.maxReconnections, failedInARow > limit {
                 throw SluiceError(.connectionLost, "\(events.request): the event stream dropped \(failedInARow) times in a row without an event")
             }
-            try await Task.sleep(for: parser.retry ?? events.configuration.reconnectionDelay)
+            try await Task.sleep(for: events.configuration.reconnectionDelay(attempt: failedInARow, retry: parser.retry))
         }
     }
 }

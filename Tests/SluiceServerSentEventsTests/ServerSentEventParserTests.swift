@@ -7,9 +7,9 @@ struct ServerSentEventParserTests {
     /// Everything `text` gives, fed whole and fed one byte at a time: the two must agree.
     func events(_ text: String) -> [ServerSentEvent] {
         var whole = ServerSentEventParser()
-        let all = whole.feed(Data(text.utf8))
+        let all = try! whole.feed(Data(text.utf8))
         var bytewise = ServerSentEventParser()
-        let one = Data(text.utf8).flatMap { bytewise.feed(Data([$0])) }
+        let one = Data(text.utf8).flatMap { try! bytewise.feed(Data([$0])) }
         #expect(all == one, "fed whole and byte by byte differ")
         return all
     }
@@ -35,19 +35,19 @@ struct ServerSentEventParserTests {
         #expect(parsed.map(\.data) == ["1", "2", "3"])
     }
 
-    @Test func retryTakesOnlyDigitsAndAnIDWithNULIsIgnored() {
+    @Test func retryTakesOnlyDigitsAndAnIDWithNULIsIgnored() throws {
         let parsed = events("retry: 2500\nid: a\ndata: x\n\nretry: 1s\nid: b\u{0}c\ndata: y\n\n")
         #expect(parsed.map(\.retry) == [.milliseconds(2500), nil])
         #expect(parsed.map(\.lastEventID) == ["a", "a"])
         var parser = ServerSentEventParser()
-        _ = parser.feed(Data("retry: 2500\n\nretry: x\n\n".utf8))
+        _ = try parser.feed(Data("retry: 2500\n\nretry: x\n\n".utf8))
         #expect(parser.retry == .milliseconds(2500))
     }
 
-    @Test func aByteOrderMarkIsDroppedEvenSplitAcrossChunks() {
+    @Test func aByteOrderMarkIsDroppedEvenSplitAcrossChunks() throws {
         var parser = ServerSentEventParser()
-        var parsed = parser.feed(Data([0xEF, 0xBB]))
-        parsed += parser.feed(Data([0xBF]) + Data("data: after the mark\n\n".utf8))
+        var parsed = try parser.feed(Data([0xEF, 0xBB]))
+        parsed += try parser.feed(Data([0xBF]) + Data("data: after the mark\n\n".utf8))
         #expect(parsed.map(\.data) == ["after the mark"])
         #expect(events("\u{FEFF}data: a\n\n").map(\.data) == ["a"])
     }

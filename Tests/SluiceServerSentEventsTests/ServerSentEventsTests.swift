@@ -18,13 +18,58 @@ struct ServerSentEventsTests {
 
     static let eventStream = [("Content-Type", "text/event-stream")]
 
+    /// `configuration` with a floor under its delay low enough for a test.
+    static func quick(_ configuration: ServerSentEvents.Configuration) -> ServerSentEvents.Configuration {
+        var quick = configuration
+        quick.minReconnectionDelay = .milliseconds(1)
+        return quick
+    }
+
+    /// Issue 27, item 6: a server's `retry: 0` never makes a reconnection storm: the wait has a
+    /// floor and doubles with each reconnection in a row, up to a ceiling.
+    @Test func retryZeroIsClampedAndReconnectionsBackOff() {
+        let configuration = ServerSentEvents.Configuration.default
+        #expect(configuration.reconnectionDelay(attempt: 1, retry: .zero) == .seconds(1))
+        #expect(configuration.reconnectionDelay(attempt: 2, retry: .zero) == .seconds(2))
+        #expect(configuration.reconnectionDelay(attempt: 3, retry: .milliseconds(1500)) == .seconds(6))
+        #expect(configuration.reconnectionDelay(attempt: 1, retry: nil) == .seconds(3))
+        #expect(configuration.reconnectionDelay(attempt: 40, retry: nil) == .seconds(60))
+        #expect(configuration.reconnectionDelay(attempt: Int.max, retry: .seconds(1_000_000)) == .seconds(60))
+    }
+
+    /// Issue 27, item 6: a line that never ends, and an event whose data lines never end, stop
+    /// at their limits with the request named.
+    @Test func aLineOrAnEventThatNeverEndsStopsAtItsLimit() async throws {
+        for (piece, message) in [
+            ("x", "a line of the event stream passed the limit of 65536 bytes (ServerSentEventParser.maxLineSize)"),
+            ("data: 0123456789\n", "an event's data passed the limit of 65536 bytes (ServerSentEventParser.maxEventSize) before its blank line"),
+        ] {
+            server.setHandler { _ in
+                .raw { index in
+                    index == 0
+                        ? Data("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".utf8)
+                        : Data(String(repeating: piece, count: 4096 / piece.utf8.count).utf8)
+                }
+            }
+            var configuration = Self.quick(.init(reconnectionDelay: .milliseconds(5)))
+            configuration.maxLineSize = 64 << 10
+            configuration.maxEventSize = 64 << 10
+            let request = HTTPRequest(url: server.url("/events"))
+            await #expect {
+                for try await _ in client.events(request, configuration: configuration) {}
+            } throws: { error in
+                (error as? SluiceError)?.code == .bodyTooLarge && (error as? SluiceError)?.message == "\(request): \(message)"
+            }
+        }
+    }
+
     @Test func aDropReconnectsWithTheLastEventIDAndA204Stops() async throws {
         server.enqueue(
             .init(status: 200, headers: Self.eventStream, body: ": hello\n\nid: 1\ndata: one\n\nid: 2\nevent: tick\ndata: two\n\n"),
             .init(status: 200, headers: Self.eventStream, body: "retry: 10\nid: 3\ndata: three\n\n"),
             .init(status: 204, body: ""))
         var received: [ServerSentEvent] = []
-        let events = client.events(HTTPRequest(url: server.url("/events")), configuration: .init(reconnectionDelay: .milliseconds(10)))
+        let events = client.events(HTTPRequest(url: server.url("/events")), configuration: Self.quick(.init(reconnectionDelay: .milliseconds(10))))
         for try await event in events { received.append(event) }
         #expect(received.map(\.data) == ["one", "two", "three"])
         #expect(received.map(\.type) == ["message", "tick", "message"])
@@ -63,7 +108,7 @@ struct ServerSentEventsTests {
         // Every connection answers an empty stream: a drop without an event each time.
         server.setHandler { _ in .init(status: 200, headers: Self.eventStream, body: ": nothing\n\n") }
         let request = HTTPRequest(url: server.url("/events"))
-        let events = client.events(request, configuration: .init(reconnectionDelay: .milliseconds(5), maxReconnections: 2))
+        let events = client.events(request, configuration: Self.quick(.init(reconnectionDelay: .milliseconds(5), maxReconnections: 2)))
         await #expect {
             for try await _ in events {}
         } throws: { error in
