@@ -23,6 +23,10 @@ public struct AES128GCMContentCoding: PayloadCipher {
         /// The record size, 18 bytes or more: each record carries up to this minus 17 bytes of
         /// content.
         public var recordSize: Int
+        /// The largest record accepted when decrypting (16 MiB by default, at most 2^31 − 1): a
+        /// peer may declare any record size up to 2^32 − 1, and a record is held whole until it
+        /// can be opened, so a larger one is `.invalidResponse` as soon as that many bytes wait.
+        public var maxRecordSize: Int = 16 << 20
 
         /// Settings with each value given, or its default.
         public init(recordSize: Int = 4096) {
@@ -114,14 +118,14 @@ public struct AES128GCMContentCoding: PayloadCipher {
             try response.headers.set(name: "Content-Encoding", value: remaining.joined(separator: ", "))
         }
         if let stream = response.bodyStream {
-            let decoder = Locked(AES128GCMRecords.Decoder(keys: keys))
+            let decoder = Locked(AES128GCMRecords.Decoder(keys: keys, maxRecordSize: configuration.maxRecordSize))
             response.bodyStream = stream.map(
                 { chunk in try decoder.withLock { try $0.add(chunk) } },
                 end: { error in error == nil ? try decoder.withLock { try $0.finish() } : nil })
             response.headers.remove(name: "Content-Length")
             return response
         }
-        let decoder = AES128GCMRecords.Decoder(keys: keys)
+        let decoder = AES128GCMRecords.Decoder(keys: keys, maxRecordSize: configuration.maxRecordSize)
         var plain = try decoder.add(response.body)
         plain.append(try decoder.finish())
         response.body = plain

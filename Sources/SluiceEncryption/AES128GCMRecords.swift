@@ -133,14 +133,26 @@ enum AES128GCMRecords {
         private var sequence: UInt64 = 0
         private var sawLast = false
         private var received: Int64 = 0
+        /// The largest record held whole to be opened (what OpenSSL's `int` lengths can take).
+        private let maxRecordSize: Int
 
-        init(keys: any KeyProvider) { self.keys = keys }
+        init(keys: any KeyProvider, maxRecordSize: Int = 16 << 20) {
+            self.keys = keys
+            self.maxRecordSize = Swift.min(Swift.max(maxRecordSize, minimumRecordSize), Int(Int32.max))
+        }
 
         func add(_ bytes: Data) throws(SluiceError) -> Data {
             received += Int64(bytes.count)
             buffer.append(bytes)
             if gcm == nil { try readHeader() }
             guard gcm != nil else { return Data() }
+            // Whole records are opened below, so what waits is part of one record: past the
+            // limit, that record is too large to hold.
+            if buffer.count > maxRecordSize, recordSize > maxRecordSize {
+                throw Self.invalid(
+                    "its record size is \(recordSize) bytes, and \(buffer.count) bytes of one record wait: more than the limit of \(maxRecordSize) "
+                        + "(AES128GCMContentCoding.Configuration.maxRecordSize)")
+            }
             var output = Data()
             var offset = buffer.startIndex
             while buffer.endIndex - offset > recordSize {

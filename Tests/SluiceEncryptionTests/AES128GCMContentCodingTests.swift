@@ -100,6 +100,25 @@ struct AES128GCMContentCodingTests {
         expectError(.invalidResponse, "aes128gcm body: \(expected)") { _ = try Self.decrypt(message, keys: keys) }
     }
 
+    /// Issue 27, items 5 and 6: a peer's record size of 2^32 − 1 is read with its arithmetic
+    /// checked, and a record is never held past the limit (before, a 2.2 GB record reached
+    /// OpenSSL's `int` length and crashed the process).
+    @Test func aRecordLargerThanTheLimitIsRefusedAsItsBytesArrive() {
+        let keys = StaticKeyProvider(keys: ["k": Data(repeating: 9, count: 16)], current: "k")
+        let decoder = AES128GCMRecords.Decoder(keys: keys, maxRecordSize: 1 << 20)
+        var header = Data(repeating: 1, count: 16)
+        header.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF, 1])
+        header.append(Data("k".utf8))
+        expectError(
+            .invalidResponse,
+            "aes128gcm body: its record size is 4294967295 bytes, and 1114112 bytes of one record wait: more than the limit of 1048576 "
+                + "(AES128GCMContentCoding.Configuration.maxRecordSize)"
+        ) {
+            _ = try decoder.add(header)
+            for _ in 0..<17 { _ = try decoder.add(Data(repeating: 0xAB, count: 64 << 10)) }
+        }
+    }
+
     @Test func aWrongKeyOrAnUnknownKeyIDIsRefused() {
         expectInvalid(
             Self.example2.message, keys: ["a1": Data(repeating: 0, count: 16)],
