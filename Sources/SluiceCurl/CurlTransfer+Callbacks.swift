@@ -85,6 +85,7 @@ extension CurlTransfer {
                 return 0
             }
             sectionOpen = true
+            framingBaseline = nil
             headers = HTTPFields()
             headerSection = []
             headerSection.reserveCapacity(512)
@@ -95,13 +96,10 @@ extension CurlTransfer {
             if count >= 7 && line[5] == 0x31 && line[6] == 0x2E, let handle {
                 socket = loop.markHTTP1(handle)
                 isHTTP1 = true
-                var consumed: UInt64 = 0
-                framingBaseline = sluice_socket_consumed(socket, &consumed) == 1 ? consumed : nil
-                bytesAfterBaseline = 0
             }
             return count
         }
-        bytesAfterBaseline += count
+        if framingBaseline != nil { bytesAfterBaseline += count }
         if line[0] == 0x0D || line[0] == 0x0A {
             // The empty line: the header section is complete (trailers may follow it).
             if headersComplete { return count }
@@ -171,10 +169,13 @@ extension CurlTransfer {
         bodyIsDecoded =
             codings.contains { $0 != "chunked" && $0 != "identity" }
             || (limits.decodesContentEncoding && contentCodings.contains { $0 != "identity" && !$0.isEmpty })
-        guard isHTTP1, codings.last == "chunked", framingBaseline != nil, let handle else {
-            framingBaseline = nil
-            return
-        }
+        // The connection's count is read now, only for a chunked HTTP/1.1 body (two system
+        // calls): the head is behind it, and body bytes curl has read but not yet handed over
+        // (at most one buffer) only make the framing look smaller.
+        var consumed: UInt64 = 0
+        guard isHTTP1, codings.last == "chunked", let handle, sluice_socket_consumed(socket, &consumed) == 1 else { return }
+        framingBaseline = consumed
+        bytesAfterBaseline = 0
         sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
     }
 

@@ -68,8 +68,8 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var bodyIsDecoded = false
     /// Whether the connection speaks HTTP/1.x (its bytes are this transfer's alone).
     @exclusivity(unchecked) var isHTTP1 = false
-    /// For a chunked HTTP/1.1 body: the connection's byte count at the final status line, and
-    /// the header bytes after it, so the framing's share of what was read can be told.
+    /// For a chunked HTTP/1.1 body: the connection's byte count when its head was complete, and
+    /// the trailer bytes after it, so the framing's share of what was read can be told.
     @exclusivity(unchecked) var framingBaseline: UInt64?
     /// The connection's socket, once its status line said HTTP/1.x (-1 before, or untracked).
     @exclusivity(unchecked) var socket: Int32 = -1
