@@ -404,7 +404,7 @@ public struct CacheMiddleware: Middleware {
     /// `request` as it will really be sent, for matching and recording `Vary` and for the rules
     /// of storing: its URL as the transport writes it, the `Cookie` field it will carry (its own
     /// and the transport's jar's), and for each field a stage below will set with credentials
-    /// (``Sluice/CredentialSource``) a stand-in naming whose they are (the SHA-256 of the
+    /// (`CredentialSource`) a stand-in naming whose they are (the SHA-256 of the
     /// identity, or a value no other request has when the stage cannot tell), so an answer that
     /// varies on `Authorization` is never served to another identity. A request that will carry
     /// credentials is marked so, for the shared-cache rule of RFC 9111 §3.5.

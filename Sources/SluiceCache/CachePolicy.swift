@@ -62,7 +62,7 @@ enum CacheTTLKey: RequestOptionKey {
 }
 
 /// Set by the cache on its own copy of a request (never one that is sent): a stage below it will
-/// add credentials (``Sluice/CredentialSource``).
+/// add credentials (`CredentialSource`).
 enum CredentialsAddedBelowKey: RequestOptionKey {
     static let defaultValue = false
 }

@@ -116,7 +116,7 @@ public struct CacheStrategy: Sendable {
 
     /// Whether `request` carries credentials, for the shared-cache rule (RFC 9111 §3.5): an
     /// `Authorization` field, a field a stage marked as credentials
-    /// (``Sluice/HTTPRequest/credentialFields``), or credentials a stage below the cache will add.
+    /// (`HTTPRequest.credentialFields`), or credentials a stage below the cache will add.
     static func carriesCredentials(_ request: HTTPRequest) -> Bool {
         request.headers.contains("Authorization") || !request.credentialFields.isEmpty || request.options[CredentialsAddedBelowKey.self]
     }

@@ -17,7 +17,7 @@ import Sluice
 /// ))
 /// ```
 ///
-/// It is a ``Sluice/CredentialSource``: placed below a cache (`at: .network`, so every attempt
+/// It is a `CredentialSource`: placed below a cache (`at: .network`, so every attempt
 /// gets the current token), it tells the cache the request will carry a token and whose.
 public struct AuthTokenMiddleware: Middleware, CredentialSource {
     /// Where tokens come from.

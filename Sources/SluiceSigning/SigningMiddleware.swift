@@ -13,7 +13,7 @@ import Sluice
 /// )))
 /// ```
 ///
-/// It is a ``Sluice/CredentialSource``: a cache above it learns that the request will carry the
+/// It is a `CredentialSource`: a cache above it learns that the request will carry the
 /// signer's credentials (so a shared cache stores the answer only when the response allows it)
 /// and for whom (``Signer/identity``).
 public struct SigningMiddleware: Middleware, CredentialSource {
