@@ -27,6 +27,13 @@ public struct AES128GCMContentCoding: PayloadCipher {
         /// peer may declare any record size up to 2^32 − 1, and a record is held whole until it
         /// can be opened, so a larger one is `.invalidResponse` as soon as that many bytes wait.
         public var maxRecordSize: Int = 16 << 20
+        /// Accept a message of a header and no record as an empty body. Off by default: RFC 8188
+        /// §2 ends every message with a record marked last (an empty body is one record holding
+        /// only its delimiter, as Sluice writes it), so a header alone is what is left when
+        /// something on the way removed every record, and decrypting it to nothing would hand the
+        /// caller an empty 200. Turn it on for a peer that writes an empty body as a header alone
+        /// (http-ece, the Python reference implementation, does).
+        public var acceptsHeaderOnlyMessages = false
 
         /// Settings with each value given, or its default.
         public init(recordSize: Int = 4096) {
@@ -118,14 +125,16 @@ public struct AES128GCMContentCoding: PayloadCipher {
             try response.headers.set(name: "Content-Encoding", value: remaining.joined(separator: ", "))
         }
         if let stream = response.bodyStream {
-            let decoder = Locked(AES128GCMRecords.Decoder(keys: keys, maxRecordSize: configuration.maxRecordSize))
+            let decoder = Locked(AES128GCMRecords.Decoder(
+                keys: keys, maxRecordSize: configuration.maxRecordSize, acceptsHeaderOnly: configuration.acceptsHeaderOnlyMessages))
             response.bodyStream = stream.map(
                 { chunk in try decoder.withLock { try $0.add(chunk) } },
                 end: { error in error == nil ? try decoder.withLock { try $0.finish() } : nil })
             response.headers.remove(name: "Content-Length")
             return response
         }
-        let decoder = AES128GCMRecords.Decoder(keys: keys, maxRecordSize: configuration.maxRecordSize)
+        let decoder = AES128GCMRecords.Decoder(
+                keys: keys, maxRecordSize: configuration.maxRecordSize, acceptsHeaderOnly: configuration.acceptsHeaderOnlyMessages)
         var plain = try decoder.add(response.body)
         plain.append(try decoder.finish())
         response.body = plain

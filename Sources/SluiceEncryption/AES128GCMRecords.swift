@@ -135,9 +135,12 @@ enum AES128GCMRecords {
         private var received: Int64 = 0
         /// The largest record held whole to be opened (what OpenSSL's `int` lengths can take).
         private let maxRecordSize: Int
+        /// Whether a header and no record is an empty body rather than an error.
+        private let acceptsHeaderOnly: Bool
 
-        init(keys: any KeyProvider, maxRecordSize: Int = 16 << 20) {
+        init(keys: any KeyProvider, maxRecordSize: Int = 16 << 20, acceptsHeaderOnly: Bool = false) {
             self.keys = keys
+            self.acceptsHeaderOnly = acceptsHeaderOnly
             self.maxRecordSize = Swift.min(Swift.max(maxRecordSize, minimumRecordSize), Int(Int32.max))
         }
 
@@ -168,9 +171,18 @@ enum AES128GCMRecords {
             guard gcm != nil else {
                 throw Self.invalid("the body ends after \(received) bytes, inside its header")
             }
-            // A header and no record is an empty body: what http-ece, the reference implementation,
-            // writes for one. (The transport still catches a body cut short of its length.)
-            guard !buffer.isEmpty else { return Data() }
+            // A header and no record: every message ends with a record marked last (RFC 8188 §2),
+            // so its records were removed on the way, unless the peer writes an empty body so
+            // (http-ece does) and the configuration says to accept that.
+            // (After a record, the last one always waits in the buffer: `add` opens a record only
+            // once more bytes follow it.)
+            guard !buffer.isEmpty else {
+                if acceptsHeaderOnly { return Data() }
+                throw Self.invalid(
+                    "the body ends after its header, with no record: every message ends with a record marked last, so its records "
+                        + "were removed on the way or its writer leaves them out of an empty body; refused "
+                        + "(AES128GCMContentCoding.Configuration.acceptsHeaderOnlyMessages accepts it as empty)")
+            }
             var output = Data()
             try open(buffer, last: true, into: &output)
             buffer = Data()

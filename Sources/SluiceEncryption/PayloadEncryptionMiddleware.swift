@@ -107,6 +107,16 @@ public struct PayloadEncryptionMiddleware: Middleware {
         } catch let error as SluiceError {
             throw SluiceError(error.code, "\(request): \(error.message)", response: response)
         }
+        if let stream = response.bodyStream {
+            // A streamed body is decrypted as it is read: its errors name the request as a
+            // buffered body's do (and the link names this stage), with the answer's head attached.
+            let what = "\(request)"
+            var head = response
+            head.bodyStream = nil
+            response.bodyStream = stream.renamingErrors { [head] error in
+                SluiceError(error.code, "\(what): \(error.message)", underlying: error.underlying, response: head)
+            }
+        }
         if !configuration.cachesDecryptedResponses { try response.headers.append(name: "Cache-Control", value: "no-store") }
         response.bodiesAreConfidential = true
         return response

@@ -103,19 +103,15 @@ public struct GzipMiddleware: Middleware {
         if let stream = response.bodyStream {
             // A streamed body is decoded chunk by chunk as it is read.
             let inflater = Locked(GzipInflater(format: format, limits: configuration.limits))
+            // Its errors (a chunk or the end) name the request, as a buffered body's do.
             let what = "\(request)"
             response.bodyStream = stream.map(
-                { chunk in
-                    do {
-                        return try inflater.withLock { try $0.decode(chunk) }
-                    } catch let error as SluiceError {
-                        throw SluiceError(error.code, "\(what): \(error.message)")
-                    }
-                },
+                { chunk in try inflater.withLock { try $0.decode(chunk) } },
                 end: { error in
                     if error == nil { try inflater.withLock { try $0.finish() } }
                     return nil
-                })
+                }
+            ).renamingErrors { error in SluiceError(error.code, "\(what): \(error.message)", underlying: error.underlying) }
             response.headers.remove(name: "Content-Encoding")
             response.headers.remove(name: "Content-Length")
             return response

@@ -764,7 +764,9 @@ struct CacheToFileTests {
         }
         let client = Client(transport: transport, middlewares: [CacheMiddleware(store: store)])
         let response = try await client.stream(HTTPRequest(url: URL(string: "https://api.example.com/cut")!))
-        await #expect(throws: Cut.self) { _ = try await response.bodyStream!.collect() }
+        // A stream's error is attributed to the stage that threw it, as any stage's error is.
+        let error = await #expect(throws: SluiceError.self) { _ = try await response.bodyStream!.collect() }
+        #expect(error?.underlying is Cut && error?.stage?.is(MockTransport.self) == true)
         #expect(try await store.entryCount() == 0)
         do {
             let early = try await client.stream(HTTPRequest(url: URL(string: "https://api.example.com/early")!))

@@ -145,9 +145,27 @@ struct AES128GCMContentCodingTests {
         expectInvalid(message.prefix(10), "the body ends after 10 bytes, inside its header")
     }
 
-    /// A header with no record is the empty body, as http-ece writes it.
-    @Test func aHeaderAloneIsAnEmptyBody() throws {
-        #expect(try Self.decrypt(Self.example2.message.prefix(23), keys: ["a1": Self.example2.ikm]) == Data())
+    /// Issue 27, item 3: an answer whose records were all removed (a header alone) is refused by
+    /// default, where before it decrypted to an empty 200; a peer that writes an empty body so
+    /// (http-ece) is accepted when the configuration says so. An empty body as Sluice writes it
+    /// (one record holding only its delimiter) is empty either way.
+    @Test func aHeaderAloneIsRefusedUnlessTheConfigurationAcceptsIt() async throws {
+        let headerOnly = Self.example2.message.prefix(23)
+        expectInvalid(
+            headerOnly,
+            "the body ends after its header, with no record: every message ends with a record marked last, so its records were removed on the "
+                + "way or its writer leaves them out of an empty body; refused (AES128GCMContentCoding.Configuration.acceptsHeaderOnlyMessages "
+                + "accepts it as empty)")
+        let keys = StaticKeyProvider(keys: ["a1": Self.example2.ikm], current: "a1")
+        let answer = HTTPResponse(status: .ok, headers: try HTTPFields(validating: [("Content-Encoding", "aes128gcm")]), body: Data(headerOnly))
+        await #expect(throws: SluiceError.self) { _ = try await AES128GCMContentCoding(keys: keys).decrypt(answer) }
+        var lenient = AES128GCMContentCoding.Configuration()
+        lenient.acceptsHeaderOnlyMessages = true
+        #expect(try await AES128GCMContentCoding(keys: keys, configuration: lenient).decrypt(answer).body == Data())
+
+        let empty = try Self.encrypt(Data(), secret: Self.example2.ikm, keyID: "a1", recordSize: 4096, salt: Data(repeating: 3, count: 16))
+        #expect(empty.count == 23 + 17)  // the header and one record: the tag and the delimiter
+        #expect(try Self.decrypt(empty, keys: ["a1": Self.example2.ikm]) == Data())
     }
 
     @Test func aRecordSizeBelow18IsRefused() {
@@ -191,7 +209,10 @@ struct AES128GCMContentCodingTests {
         let secret = Data((0..<16).map { UInt8($0 * 11 & 0xFF) })
         let plain = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 5) })
         let keys = StaticKeyProvider(keys: ["key-2026": secret], current: "key-2026")
-        let coding = AES128GCMContentCoding(keys: keys)
+        // http-ece writes an empty body as a header alone.
+        var configuration = AES128GCMContentCoding.Configuration()
+        configuration.acceptsHeaderOnlyMessages = true
+        let coding = AES128GCMContentCoding(keys: keys, configuration: configuration)
         let request = try await coding.encrypt(HTTPRequest(method: .post, url: URL(string: "https://x.example/")!, body: .bytes(plain)))
         let sealed = try await request.body.collect()
         let keyText = Base64URL.encode(secret)

@@ -323,6 +323,36 @@ struct PayloadEncryptionMiddlewareTests {
             #expect(error.message.contains("/plans") && !error.message.contains(secret.base64EncodedString()))
         }
     }
+
+    /// Issue 27, item 3: an answer decrypted as it is read fails as a buffered one does, naming
+    /// the request and the stage (before: the bare "aes128gcm body: …" with no stage), with the
+    /// answer's head attached; an error of the transport's keeps naming the transport.
+    @Test func aStreamedCorruptAnswerNamesTheRequestAndTheStage() async throws {
+        var sealed = try encrypt(Data(repeating: 0x61, count: 10_000))
+        sealed[sealed.count - 1] ^= 0x01
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm")], body: sealed))
+        let pipeline = Pipeline(
+            middlewares: [GzipMiddleware(), PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
+        var request = HTTPRequest(url: server.url("/plans/streamed"))
+        request.streamsResponseBody = true
+        let response = try await pipeline.send(request)
+        let stream = try #require(response.bodyStream)
+        let error = await #expect(throws: SluiceError.self) { _ = try await stream.collect() }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.stage?.is(PayloadEncryptionMiddleware.self) == true)
+        #expect(
+            error?.message
+                == "GET \(server.url("/plans/streamed")): aes128gcm body: record 3 does not authenticate: the key is wrong, or the bytes were changed "
+                + "or cut short")
+        #expect(error?.response?.status == .ok)
+        #expect(error.map { "\($0)" }?.hasPrefix("[middleware PayloadEncryptionMiddleware] invalidResponse: GET ") == true)
+
+        // A body cut short on the wire: the transport's error, named as the transport's.
+        server.enqueue(.init(status: 200, headers: [("Content-Encoding", "aes128gcm")], body: sealed).with(fault: .disconnectAfterBodyBytes(5000)))
+        let cut = try #require(try await pipeline.send(request).bodyStream)
+        let cutError = await #expect(throws: SluiceError.self) { _ = try await cut.collect() }
+        #expect(cutError?.stage?.is(CurlTransport.self) == true)
+    }
 }
 
 /// 100 MiB each way, with the reference implementation on the other side, in a process of its

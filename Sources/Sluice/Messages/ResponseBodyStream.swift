@@ -23,15 +23,61 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     private let stop: @Sendable () -> Void
     /// Kept alive while the stream is: what produces it (a transport and its threads).
     private let owner: (any Sendable)?
+    /// The stage whose errors this stream already names (set by ``attributingErrors(to:)``), so
+    /// a stage that passes the stream on unchanged does not wrap it again.
+    private let attributedStage: PipelineStage?
 
     /// A stream whose chunks `pull` returns (`nil` at the end), and which calls `stop` once when
     /// its reader goes away before the end. `owner` is kept alive as long as the stream: the
     /// transport whose threads feed it, so a body can be read after the transport's last other
     /// reference is gone.
-    public init(pull: @escaping @Sendable () async throws -> Data?, stop: @escaping @Sendable () -> Void = {}, owner: (any Sendable)? = nil) {
+    public convenience init(
+        pull: @escaping @Sendable () async throws -> Data?, stop: @escaping @Sendable () -> Void = {}, owner: (any Sendable)? = nil
+    ) {
+        self.init(pull: pull, stop: stop, owner: owner, attributedStage: nil)
+    }
+
+    private init(
+        pull: @escaping @Sendable () async throws -> Data?, stop: @escaping @Sendable () -> Void, owner: (any Sendable)?,
+        attributedStage: PipelineStage?
+    ) {
         self.pull = pull
         self.stop = stop
         self.owner = owner
+        self.attributedStage = attributedStage
+    }
+
+    /// This stream with each `SluiceError` read from it that names no stage yet (one its
+    /// latest stage threw) passed through `rename`: a stage that transforms a streamed body names
+    /// the request in its errors, as it does when it fails before answering.
+    package func renamingErrors(_ rename: @escaping @Sendable (SluiceError) -> SluiceError) -> ResponseBodyStream {
+        ResponseBodyStream(
+            pull: { [self] in
+                do {
+                    return try await self.pull()
+                } catch let error as SluiceError where error.stage == nil {
+                    throw rename(error)
+                }
+            },
+            stop: { [self] in self.stop() }, owner: nil, attributedStage: nil)
+    }
+
+    /// This stream with every error read from it attributed to `stage`, as the pipeline
+    /// attributes the errors a stage throws before it answers (``SluiceError/attributing(_:to:)``):
+    /// an error that already names a stage keeps it, so the innermost stage that failed is named.
+    /// A link calls it on each streamed answer; a stream a stage passes on unchanged is not
+    /// wrapped twice.
+    func attributingErrors(to stage: PipelineStage) -> ResponseBodyStream {
+        if attributedStage != nil { return self }
+        return ResponseBodyStream(
+            pull: { [self] in
+                do {
+                    return try await self.pull()
+                } catch {
+                    throw SluiceError.attributing(error, to: stage)
+                }
+            },
+            stop: { [self] in self.stop() }, owner: nil, attributedStage: stage)
     }
 
     /// A stream over bytes already in memory, as one chunk.

@@ -38,7 +38,7 @@ final class MiddlewareLink: ChainLink, @unchecked Sendable {
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         do {
-            return try await middleware.intercept(request, context: context, next: next)
+            return try await middleware.intercept(request, context: context, next: next).attributingStreamErrors(to: stage)
         } catch {
             throw SluiceError.attributing(error, to: stage)
         }
@@ -62,7 +62,7 @@ final class TransportLink: ChainLink, @unchecked Sendable {
             try request.headers.validated()
             var response = try await sender.send(request, context: context)
             if response.request == nil { response.request = request }
-            return response
+            return response.attributingStreamErrors(to: stage)
         } catch {
             throw SluiceError.attributing(error, to: stage)
         }
@@ -96,7 +96,7 @@ final class TracedMiddlewareLink: ChainLink, @unchecked Sendable {
         do {
             return try await middleware.intercept(
                 request, context: context, next: MiddlewareNext(link: next, innerTime: innerTime)
-            )
+            ).attributingStreamErrors(to: stage)
         } catch {
             throw SluiceError.attributing(error, to: stage)
         }
@@ -132,6 +132,19 @@ final class ClosureLink: ChainLink, @unchecked Sendable {
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         try await body(request, context)
+    }
+}
+
+extension HTTPResponse {
+    /// This response, its streamed body (if any) naming `stage` in the errors read from it: a
+    /// stage that fails while the caller reads (a decryptor, a decoder, the transport) is named
+    /// as it is when it fails before answering.
+    @inline(__always)
+    func attributingStreamErrors(to stage: PipelineStage) -> HTTPResponse {
+        guard let stream = bodyStream else { return self }
+        var response = self
+        response.bodyStream = stream.attributingErrors(to: stage)
+        return response
     }
 }
 
