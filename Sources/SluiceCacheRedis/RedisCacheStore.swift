@@ -47,8 +47,13 @@ public final class RedisCacheStore: CacheStore {
         public var poolSize: Int
         /// Longest wait to connect.
         public var connectTimeout: Duration
-        /// Longest wait for one command's reply.
+        /// Longest wait for one command: sending it and its whole reply, however it trickles in.
         public var commandTimeout: Duration
+        /// The largest reply read, in bytes (64 MiB by default, `CurlTransport`'s limit on a
+        /// response body): past it the command fails with ``RedisCacheError`` and the connection
+        /// is dropped, before more is held. Replies nested deeper than 7 arrays are refused by
+        /// hiredis itself.
+        public var maxReplySize: Int = 64 << 20
         /// After a failure, calls fail at once for this long, then one tries Redis again.
         public var retryInterval: Duration
         /// Where outages and recoveries are reported (standard error by default).
@@ -73,7 +78,7 @@ public final class RedisCacheStore: CacheStore {
         }
 
         /// 127.0.0.1:6379, prefix `sluice:`, entries for 7 days, 4 connections, 500 ms timeouts,
-        /// another try a second after a failure.
+        /// replies up to 64 MiB, another try a second after a failure.
         public static let `default` = Configuration()
     }
 
@@ -142,7 +147,13 @@ public final class RedisCacheStore: CacheStore {
         let pattern = Self.globEscaped(configuration.keyPrefix + prefix) + "*"
         var cursor = "0"
         var keys = Set<String>()
+        var rounds = 0
         repeat {
+            // A server that never ends the scan (a cursor that never comes back to 0) is refused.
+            rounds += 1
+            guard rounds <= Self.maxScanRounds else {
+                throw RedisCacheError("SCAN did not end after \(Self.maxScanRounds) rounds: the server never returned cursor 0")
+            }
             let reply = try await pool.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
             guard case .array(let parts) = reply, parts.count == 2, case .bytes(let next) = parts[0],
                 case .array(let found) = parts[1]
@@ -154,6 +165,9 @@ public final class RedisCacheStore: CacheStore {
         } while cursor != "0"
         return keys.sorted()
     }
+
+    /// The most `SCAN` rounds one listing takes: 500 keys a round, 50 million keys.
+    static let maxScanRounds = 100_000
 
     /// `text` with Redis glob characters (`* ? [ ] \`) escaped, so a prefix matches only itself.
     static func globEscaped(_ text: String) -> String {

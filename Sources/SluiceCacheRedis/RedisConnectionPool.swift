@@ -52,12 +52,44 @@ final class RedisConnectionPool: Sendable {
         if EventThread.isCurrentAndIdle {
             return try slot.queue.sync { execute(parts, on: slot) }.get()
         }
-        let result: Result<RedisReply, RedisCacheError> = try await ThreadSanitizer.withContinuation { continuation in
-            slot.queue.async { [self] in
-                ThreadSanitizer.resume(continuation, with: .success(execute(parts, on: slot)))
+        // A call that is cancelled (its deadline passed) stops waiting at once; the command
+        // finishes on its queue within the command timeout, and its reply is dropped.
+        let waiter = Locked(Waiter.waiting(nil))
+        let result: Result<RedisReply, RedisCacheError> = try await withTaskCancellationHandler {
+            try await ThreadSanitizer.withContinuation { continuation in
+                let cancelled = waiter.withLock { state -> Bool in
+                    if case .cancelled = state { return true }
+                    state = .waiting(continuation)
+                    return false
+                }
+                if cancelled { return ThreadSanitizer.resume(continuation, with: .failure(CancellationError())) }
+                slot.queue.async { [self] in
+                    let result = execute(parts, on: slot)
+                    if let continuation = waiter.withLock({ $0.finish() }) { ThreadSanitizer.resume(continuation, with: .success(result)) }
+                }
             }
+        } onCancel: {
+            let continuation = waiter.withLock { state -> UnsafeContinuation<Result<RedisReply, RedisCacheError>, any Error>? in
+                defer { state = .cancelled }
+                return state.finish()
+            }
+            if let continuation { ThreadSanitizer.resume(continuation, with: .failure(CancellationError())) }
         }
         return try result.get()
+    }
+
+    /// A waiting caller: its continuation, until it is resumed once (with the reply, or by its cancellation).
+    private enum Waiter {
+        case waiting(UnsafeContinuation<Result<RedisReply, RedisCacheError>, any Error>?)
+        case cancelled
+        case done
+
+        /// The continuation to resume, at most once.
+        mutating func finish() -> UnsafeContinuation<Result<RedisReply, RedisCacheError>, any Error>? {
+            guard case .waiting(let continuation) = self else { return nil }
+            self = .done
+            return continuation
+        }
     }
 
     /// On `slot.queue`: connects if needed, sends, reads the reply.
@@ -69,12 +101,13 @@ final class RedisConnectionPool: Sendable {
             }
         }
         guard let context = slot.context else { return .failure(RedisCacheError("no connection")) }
-        let reply = Self.command(context, parts)
-        guard let reply else {
-            let reason = context.pointee.err != 0 ? Self.errorText(context) : "no reply"
+        let reply: RedisReply
+        switch command(context, parts) {
+        case .success(let value): reply = value
+        case .failure(let error):
             redisFree(context)
             slot.context = nil
-            return .failure(outage(RedisCacheError("Redis at \(configuration.host):\(configuration.port) failed: \(reason)")))
+            return .failure(outage(error))
         }
         recovered()
         if case .error(let text) = reply { return .failure(RedisCacheError("Redis refused \(String(decoding: parts[0], as: UTF8.self)): \(text)")) }
@@ -115,7 +148,12 @@ final class RedisConnectionPool: Sendable {
         if report { configuration.log("Redis at \(configuration.host):\(configuration.port) answers again; the cache is back") }
     }
 
-    private static func command(_ context: UnsafeMutablePointer<redisContext>, _ parts: [Data]) -> RedisReply? {
+    /// Sends `parts` as one command and reads its reply, within `configuration.commandTimeout`
+    /// for the whole exchange (a reply that trickles in a byte at a time cannot outlast it) and
+    /// `configuration.maxReplySize` bytes: everything Redis sends is treated as a hostile peer's.
+    /// A failure leaves the connection in an unknown state: the caller drops it.
+    private func command(_ context: UnsafeMutablePointer<redisContext>, _ parts: [Data]) -> Result<RedisReply, RedisCacheError> {
+        let deadline = ContinuousClock.now + configuration.commandTimeout
         let copies = parts.map { part -> UnsafeMutableRawBufferPointer in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, part.count), alignment: 1)
             _ = part.copyBytes(to: buffer.bindMemory(to: UInt8.self))
@@ -124,9 +162,52 @@ final class RedisConnectionPool: Sendable {
         defer { for copy in copies { copy.deallocate() } }
         var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
         var lengths = parts.map(\.count)
-        guard let raw = redisCommandArgv(context, Int32(parts.count), &pointers, &lengths) else { return nil }
-        defer { freeReplyObject(raw) }
-        return RedisReply(raw.assumingMemoryBound(to: redisReply.self))
+        let origin = "Redis at \(configuration.host):\(configuration.port)"
+        guard redisAppendCommandArgv(context, Int32(parts.count), &pointers, &lengths) == REDIS_OK else {
+            return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))"))
+        }
+        var done: Int32 = 0
+        while done == 0 {
+            guard redisBufferWrite(context, &done) == REDIS_OK else { return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))")) }
+        }
+        var received = 0
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            var raw: UnsafeMutableRawPointer?
+            guard redisGetReplyFromReader(context, &raw) == REDIS_OK else {
+                return .failure(RedisCacheError("\(origin) sent a reply hiredis refuses: \(Self.errorText(context))"))
+            }
+            if let raw {
+                defer { freeReplyObject(raw) }
+                return .success(RedisReply(raw.assumingMemoryBound(to: redisReply.self)))
+            }
+            let left = ContinuousClock.now.duration(to: deadline)
+            let milliseconds = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            var ready = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
+            let polled = left > .zero ? poll(&ready, 1, max(1, milliseconds)) : 0
+            if polled < 0, errno == EINTR { continue }
+            guard polled > 0 else {
+                return .failure(
+                    RedisCacheError(
+                        "\(origin) did not finish its reply to \(String(decoding: parts[0], as: UTF8.self)) within "
+                            + "\(configuration.commandTimeout) (RedisCacheStore.Configuration.commandTimeout, for the whole reply); "
+                            + "\(received) bytes came"))
+            }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(context.pointee.fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count > 0 else {
+                return .failure(RedisCacheError("\(origin) failed: " + (count == 0 ? "it closed the connection" : String(cString: strerror(errno)))))
+            }
+            received += count
+            guard received <= configuration.maxReplySize else {
+                return .failure(
+                    RedisCacheError(
+                        "\(origin) sent a reply to \(String(decoding: parts[0], as: UTF8.self)) larger than the limit of "
+                            + "\(configuration.maxReplySize) bytes (RedisCacheStore.Configuration.maxReplySize)"))
+            }
+            let fed = chunk.withUnsafeBytes { redisReaderFeed(context.pointee.reader, $0.baseAddress!.assumingMemoryBound(to: CChar.self), count) }
+            guard fed == REDIS_OK else { return .failure(RedisCacheError("\(origin) failed: out of memory")) }
+        }
     }
 
     private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {

@@ -126,7 +126,9 @@ struct RedisCacheStoreTests {
         await #expect {
             _ = try await store.get("k")
         } throws: { error in
-            (error as? RedisCacheError)?.message.hasPrefix("Redis at 127.0.0.1:\(redis.port) failed: ") == true
+            (error as? RedisCacheError)?.message
+                == "Redis at 127.0.0.1:\(redis.port) did not finish its reply to GET within 0.3 seconds "
+                + "(RedisCacheStore.Configuration.commandTimeout, for the whole reply); 0 bytes came"
         }
         let waited = started.duration(to: .now)
         // At least the timeout, and then an answer, however loaded the machine (without one, hiredis waits forever).

@@ -1,0 +1,108 @@
+import Foundation
+import Sluice
+import SluiceCache
+import SluiceCacheRedis
+import SluiceTestSupport
+import Testing
+
+/// Issue 27, item 6: everything a Redis sends is a hostile peer's. A reply of any size, any
+/// depth or any pace ends with a ``RedisCacheError`` naming the limit it crossed, within the
+/// command timeout, holding no more than the reply limit; a cancelled call stops waiting at once.
+@Suite("RedisCacheStore against a hostile Redis")
+struct RedisCacheStoreHostileTests {
+    static func store(_ redis: FakeRedis, maxReplySize: Int = 1 << 20, commandTimeout: Duration = .seconds(5)) -> RedisCacheStore {
+        var configuration = RedisCacheStore.Configuration(port: redis.port, commandTimeout: commandTimeout, log: { _ in })
+        configuration.maxReplySize = maxReplySize
+        return RedisCacheStore(configuration: configuration)
+    }
+
+    static func expectMessage(_ expected: String, _ call: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+        do {
+            try await call()
+            Issue.record("no error", sourceLocation: sourceLocation)
+        } catch {
+            #expect((error as? RedisCacheError)?.message == expected, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A bulk string that says it is a terabyte and never ends: refused once the limit is read,
+    /// before more is held. (Before: hiredis read until the command timeout, holding it all.)
+    @Test func anEndlessBulkReplyStopsAtTheLimit() async throws {
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data("$1099511627776\r\n".utf8) : Data(repeating: 0x41, count: 64 << 10) }
+        defer { redis.shutdown() }
+        let store = Self.store(redis)
+        await Self.expectMessage(
+            "Redis at 127.0.0.1:\(redis.port) sent a reply to GET larger than the limit of 1048576 bytes (RedisCacheStore.Configuration.maxReplySize)"
+        ) { _ = try await store.get("k") }
+        // What the server managed to write is the limit plus what the sockets' buffers hold.
+        #expect(redis.bytesWritten < (1 << 20) + (8 << 20))
+    }
+
+    /// Many tiny elements: the limit counts every byte of the reply, not one buffer.
+    @Test func anArrayOfEndlessTinyElementsStopsAtTheLimit() async throws {
+        let redis = try FakeRedis { _, piece in
+            piece == 0 ? Data("*2147483647\r\n".utf8) : Data(String(repeating: ":1\r\n", count: 4096).utf8)
+        }
+        defer { redis.shutdown() }
+        await Self.expectMessage(
+            "Redis at 127.0.0.1:\(redis.port) sent a reply to GET larger than the limit of 1048576 bytes (RedisCacheStore.Configuration.maxReplySize)"
+        ) { _ = try await Self.store(redis).get("k") }
+    }
+
+    /// A reply that trickles in, a byte every 50 ms, never trips a per-read timeout; the command
+    /// timeout bounds the whole reply. (Before: the call went on for as long as the bytes came.)
+    @Test func aTricklingReplyEndsAtTheCommandTimeout() async throws {
+        let reply = Data("$100\r\n".utf8) + Data(repeating: 0x42, count: 100) + Data("\r\n".utf8)
+        let redis = try FakeRedis(interval: .milliseconds(50)) { _, piece in piece < reply.count ? reply[piece..<piece + 1] : nil }
+        defer { redis.shutdown() }
+        let store = Self.store(redis, commandTimeout: .milliseconds(400))
+        let start = ContinuousClock.now
+        do {
+            _ = try await store.get("k")
+            Issue.record("a reply of 5.3 s was read whole")
+        } catch let error as RedisCacheError {
+            #expect(error.message.hasPrefix("Redis at 127.0.0.1:\(redis.port) did not finish its reply to GET within 0.4 seconds"))
+            #expect(error.message.contains("(RedisCacheStore.Configuration.commandTimeout, for the whole reply)"))
+        }
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
+
+    /// Nested deeper than hiredis reads: a typed error, never a crash.
+    @Test func aReplyNestedTooDeepIsRefused() async throws {
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data((String(repeating: "*1\r\n", count: 64) + ":1\r\n").utf8) : nil }
+        defer { redis.shutdown() }
+        do {
+            _ = try await Self.store(redis).get("k")
+            Issue.record("a reply 64 arrays deep was read")
+        } catch let error as RedisCacheError {
+            #expect(error.message.hasPrefix("Redis at 127.0.0.1:\(redis.port) sent a reply hiredis refuses: "))
+            #expect(error.message.contains("depth"))
+        }
+    }
+
+    /// A call cancelled while Redis says nothing (its deadline passed) stops waiting at once,
+    /// where before it waited out the command timeout.
+    @Test func aCancelledCallStopsWaitingAtOnce() async throws {
+        let redis = try FakeRedis { _, _ in nil }  // reads commands, never answers
+        defer { redis.shutdown() }
+        let store = Self.store(redis, commandTimeout: .seconds(30))
+        let call = Task { try await store.get("k") }
+        try await Wait.until("the command reached the server") { !redis.commands.isEmpty }
+        let start = ContinuousClock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await call.value }
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    /// A server whose SCAN cursor never comes back to 0 cannot keep a listing going for ever.
+    @Test func aScanThatNeverEndsIsRefused() async throws {
+        let redis = try FakeRedis { command, piece in
+            piece == 0 && command.first == "SCAN" ? Data("*2\r\n$1\r\n7\r\n*0\r\n".utf8) : nil
+        }
+        defer { redis.shutdown() }
+        await Self.expectMessage("SCAN did not end after 100000 rounds: the server never returned cursor 0") {
+            _ = try await Self.store(redis).entryCount()
+        }
+        #expect(redis.commands.count == 100_000)
+    }
+}
