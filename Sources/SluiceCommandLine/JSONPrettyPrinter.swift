@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// JSON laid out for a terminal from its tokens, never decoded and encoded again: every number,
 /// string and escape is written with the text the server sent, keys stay in their order, and
@@ -81,7 +82,14 @@ struct JSONPrettyPrinter {
                 end = min(end + 1, bytes.count)
                 let after = nextToken(from: end)
                 let isKey = after < bytes.count && bytes[after] == UInt8(ascii: ":")
-                paint(isKey ? "34" : "33", bytes[index..<end])
+                // JSON lets C1 and bidirectional controls stand raw in a string: they are written
+                // as JSON escapes, so the text still reads as the same JSON.
+                let token = bytes[index..<end]
+                if token.allSatisfy({ $0 < 0x7F }) {
+                    paint(isKey ? "34" : "33", token)
+                } else {
+                    paint(isKey ? "34" : "33", ArraySlice(TerminalText.escape(bytes: token, style: .json).utf8))
+                }
                 index = end
             default:
                 // A number or a literal: everything up to the next structural byte or space.

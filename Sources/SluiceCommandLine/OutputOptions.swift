@@ -70,7 +70,7 @@ struct OutputOptions {
         for field in response.headers {
             // With --redact, what the server sets (a Set-Cookie, a token in a field) is hidden too.
             let value = shown.hidesEverything ? Redaction.default.value(ofHeader: field.name, field.value) : field.value
-            text += paint(field.name, "36") + ": " + value.escapingControlCharacters() + "\n"
+            text += paint(field.name.escapingControlCharacters(), "36") + ": " + value.escapingControlCharacters() + "\n"
         }
         return text + "\n"
     }
@@ -97,8 +97,8 @@ struct OutputOptions {
         if requestBody {
             switch request.body {
             case .empty: break
-            case .bytes(let data): text += String(decoding: data, as: UTF8.self) + "\n\n"
-            case .file(let url): text += "(the file \(url.path))\n\n"
+            case .bytes(let data): text += TerminalText.escape(bytes: data, keepingLineBreaks: true) + "\n\n"
+            case .file(let url): text += "(the file \(url.path.escapingControlCharacters()))\n\n"
             case .stream: text += "(a streamed body of \(request.body.length.map { "\($0) bytes" } ?? "unknown length"))\n\n"
             }
         }

@@ -21,8 +21,10 @@ extension SluiceCommand {
         FileHandle.standardOutput.write(data)
     }
 
-    /// One line on standard error, prefixed with the program's name.
+    /// A message on standard error, prefixed with the program's name, with anything in it that
+    /// could drive a terminal escaped (it quotes servers, files and error messages); its own line
+    /// breaks (a list of the nearest HAR entries) are kept.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("sluice: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("sluice: \(message.escapingControlCharacters(keepingLineBreaks: true))\n".utf8))
     }
 }

@@ -147,7 +147,7 @@ public struct SluiceCommand: Sendable {
             try saveSession()
             if output.responseHeaders { Self.write(output.head(of: result.response)) }
             let resumed = result.resumedFrom > 0 ? " (continued from byte \(result.resumedFrom))" : ""
-            FileHandle.standardError.write(Data("sluice: saved \(result.bytes) bytes to \(path)\(resumed)\n".utf8))
+            Self.error("saved \(result.bytes) bytes to \(path)\(resumed)")
             return Self.exitCode(result.response, invocation)
         }
 
@@ -176,7 +176,7 @@ public struct SluiceCommand: Sendable {
     static func exitCode(_ response: HTTPResponse, _ invocation: Invocation) -> ExitCode {
         let code = ExitCode(status: response.status.code, checkStatus: invocation.checkStatus)
         if invocation.checkStatus, code != .success {
-            error("warning: HTTP \(response.status)".escapingControlCharacters())
+            error("warning: HTTP \(response.status)")
         }
         return code
     }

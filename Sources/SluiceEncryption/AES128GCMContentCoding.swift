@@ -125,8 +125,9 @@ public struct AES128GCMContentCoding: PayloadCipher {
             try response.headers.set(name: "Content-Encoding", value: remaining.joined(separator: ", "))
         }
         if let stream = response.bodyStream {
-            let decoder = Locked(AES128GCMRecords.Decoder(
-                keys: keys, maxRecordSize: configuration.maxRecordSize, acceptsHeaderOnly: configuration.acceptsHeaderOnlyMessages))
+            let decoder = Locked(
+                AES128GCMRecords.Decoder(
+                    keys: keys, maxRecordSize: configuration.maxRecordSize, acceptsHeaderOnly: configuration.acceptsHeaderOnlyMessages))
             response.bodyStream = stream.map(
                 { chunk in try decoder.withLock { try $0.add(chunk) } },
                 end: { error in error == nil ? try decoder.withLock { try $0.finish() } : nil })
@@ -134,7 +135,7 @@ public struct AES128GCMContentCoding: PayloadCipher {
             return response
         }
         let decoder = AES128GCMRecords.Decoder(
-                keys: keys, maxRecordSize: configuration.maxRecordSize, acceptsHeaderOnly: configuration.acceptsHeaderOnlyMessages)
+            keys: keys, maxRecordSize: configuration.maxRecordSize, acceptsHeaderOnly: configuration.acceptsHeaderOnlyMessages)
         var plain = try decoder.add(response.body)
         plain.append(try decoder.finish())
         response.body = plain

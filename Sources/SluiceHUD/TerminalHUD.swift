@@ -118,7 +118,8 @@ public final class TerminalHUD: HUDPresenter {
     /// Rewrites the current line: carriage return, the text, clear to the end.
     private func draw(_ line: String) {
         guard isTerminal else { return }
-        let bytes = Array(("\r" + line + "\u{1B}[K").utf8)
+        // The tip may quote what a server sent (a file name): nothing in it drives the terminal.
+        let bytes = Array(("\r" + line.escapingControlCharacters() + "\u{1B}[K").utf8)
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 }

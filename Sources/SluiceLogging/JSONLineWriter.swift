@@ -1,6 +1,10 @@
+import Sluice
+
 /// Writes one JSON object on one line, fields in the order given (callers give them sorted), into
 /// one ``LineBuffer``: nested objects and arrays are written by the same writer into the same bytes.
-/// Strings are escaped per RFC 8259: `"`, `\` and control characters; other UTF-8 passes through.
+/// Strings are escaped per RFC 8259 (`"`, `\`, control characters), and so are DEL, C1 and
+/// bidirectional controls, which RFC 8259 lets stand but a terminal would act on; other UTF-8
+/// passes through.
 struct JSONLineWriter: ~Copyable {
     private var buffer = LineBuffer()
     /// No field written yet in the innermost open object.
@@ -81,20 +85,23 @@ struct JSONLineWriter: ~Copyable {
 
     private mutating func quote(_ value: String) {
         buffer.append(UInt8(ascii: "\""))
-        if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            for byte in value.utf8 {
-                switch byte {
-                case 0x22: buffer.append("\\\"")
-                case 0x5C: buffer.append("\\\\")
-                case 0x0A: buffer.append("\\n")
-                case 0x0D: buffer.append("\\r")
-                case 0x09: buffer.append("\\t")
-                case ..<0x20:
-                    let hex: StaticString = "0123456789abcdef"
-                    buffer.append("\\u00")
-                    buffer.append(hex.utf8Start[Int(byte >> 4)])
-                    buffer.append(hex.utf8Start[Int(byte & 0xF)])
-                default: buffer.append(byte)
+        if value.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == 0x22 || $0 == 0x5C }) {
+            // Quotes and backslashes as JSON needs, and every character that could drive a
+            // terminal (C0, DEL, C1, bidirectional controls) as TerminalText escapes it for JSON:
+            // a line read on a terminal cannot drive it.
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": buffer.append("\\\"")
+                case "\\": buffer.append("\\\\")
+                case "\n": buffer.append("\\n")
+                case "\r": buffer.append("\\r")
+                case "\t": buffer.append("\\t")
+                default:
+                    if TerminalText.isUnsafe(scalar) {
+                        buffer.append(contentsOf: TerminalText.escape(String(scalar), style: .json))
+                    } else {
+                        buffer.append(contentsOf: String(scalar))
+                    }
                 }
             }
         } else {

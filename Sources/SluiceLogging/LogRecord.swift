@@ -28,7 +28,7 @@ struct LogRecord {
         var line = LineBuffer()
         line.paint("1", colours) { $0.append(contentsOf: request.method.rawValue) }
         line.append(UInt8(ascii: " "))
-        line.append(contentsOf: redaction.url(request.url))
+        line.append(contentsOf: redaction.url(request.url).escapingControlCharacters())
         line.append(" -> ")
         switch outcome {
         case .response(let response):

@@ -283,4 +283,29 @@ struct SluiceBinaryTests {
         #expect(text.contains(#"X-Note: caf\#u{E9} \u{009B}2J"#), "\(text)")
         #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
     }
+
+    /// Issue 27, item 8: what reaches the terminal by every other path is escaped too: a JSON
+    /// string's C1 and bidirectional controls (JSON lets them stand raw; they are shown as JSON
+    /// escapes, so the text is the same JSON), a reason phrase in an error line, a field name.
+    @Test func jsonStringsErrorLinesAndFieldNamesNeverReachTheTerminalRaw() async throws {
+        let server = try MockWebServer()
+        let json = Data(#"{"name":"evil\#u{9B}2J\#u{202E}gnp.exe","ok":1}"#.utf8)
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/json")], body: json))
+        let shown = try await Sluice.runOnATerminal(["-p", "b", server.url("/j").absoluteString])
+        #expect(shown.text.contains(#""name": "evil\u009b2J\u202egnp.exe""#), "\(shown.text)")
+        #expect(!shown.text.unicodeScalars.contains { TerminalText.isUnsafe($0, keepingLineBreaks: true) && $0 != "\r" })
+        // The same JSON, escaped: it still parses to the value the server sent.
+        let laidOut = shown.text.replacing("\r\n", with: "\n")
+        let parsed = try JSONSerialization.jsonObject(with: Data(laidOut.utf8)) as? [String: Any]
+        #expect(parsed?["name"] as? String == "evil\u{9B}2J\u{202E}gnp.exe")
+
+        server.enqueue(.init(status: 500, reason: "Oops\u{1B}]0;owned\u{07}\u{9B}2J\u{202E}", body: Data()))
+        let failed = try await Sluice.run(["--check-status", "-p", "h", server.url("/e").absoluteString])
+        #expect(failed.status == 5)
+        #expect(failed.stderr == #"sluice: warning: HTTP 500 Oops\u{1B}]0;owned\u{07}\u{009B}2J\u{202E}"# + "\n", "\(failed.stderr)")
+
+        server.enqueue(.init(status: 200, headers: [("X-\u{202E}Name", "v")], body: Data()))
+        let head = try await Sluice.run(["-p", "h", server.url("/f").absoluteString])
+        #expect(!head.text.unicodeScalars.contains { $0.value == 0x202E }, "\(head.text)")
+    }
 }

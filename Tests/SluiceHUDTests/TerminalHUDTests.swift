@@ -36,6 +36,13 @@ import Testing
         #expect(output.hasPrefix("\r⠋ Fetching\u{1B}[K\r⠙ Fetching [##########          ] 512 KiB / 1.0 MiB, …/s"))
         #expect(output.contains("/s"))
         #expect(output.hasSuffix("\r\u{1B}[K"))
+
+        // Issue 27, item 8: a tip that quotes a server (a file name) cannot drive the terminal.
+        await hud.show(tip: "report\u{1B}]0;owned\u{07}\u{9B}2J\u{202E}fdp.exe")
+        await hud.dismiss()
+        let hostile = readAvailable(master)
+        #expect(hostile.hasPrefix("\r⠋ " + #"report\u{1B}]0;owned\u{07}\u{009B}2J\u{202E}fdp.exe"# + "\u{1B}[K"), "\(hostile)")
+        #expect(!hostile.unicodeScalars.contains { $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E })
     }
 
     @Test func writesNothingIntoAPipe() async throws {

@@ -400,6 +400,21 @@ struct SecretsInErrorsTests {
         #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
     }
 
+    /// Issue 27, item 8: a JSON line read on a terminal cannot drive it either: DEL, C1 and
+    /// bidirectional controls, which RFC 8259 lets stand raw in a string, are written as escapes.
+    @Test func aJSONLineEscapesWhatATerminalWouldActOn() async throws {
+        server.enqueue(.init(status: 200, headers: [("X-Note", "OK\u{9B}2J\u{202E}")], body: Data("fine".utf8)))
+        let records = Records()
+        let pipeline = Pipeline(middlewares: [LoggingMiddleware(level: .headers, sink: records.sink(), format: .jsonLines)], transport: CurlTransport())
+        _ = try await pipeline.send(HTTPRequest(url: server.url("/json-line")))
+        let line = try #require(records.all.first)
+        #expect(line.contains(#"OK\u009b2J\u202e"#), "\(line)")
+        #expect(!line.unicodeScalars.contains { TerminalText.isUnsafe($0) })
+        let parsed = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        let fields = parsed?["responseHeaders"]
+        #expect("\(fields ?? "")".contains("OK\u{9B}2J\u{202E}"), "\(line)")
+    }
+
     @Test func bodyTextWithTerminalSequencesIsLoggedEscaped() async throws {
         server.enqueue(.init(status: 200, headers: [("Content-Type", "text/plain")], body: "line one\r\u{1B}[2Jline two\n"))
         let records = Records()

@@ -392,7 +392,8 @@ public struct Redaction: Sendable, Hashable {
             shown = Data(form(text).utf8)
         }
         let text = String(decoding: shown.prefix(Self.snippetLimit), as: UTF8.self)
-        var escaped = String(reflecting: text)
+        // Quoted as Swift does, then C1 and bidirectional controls too, which it lets through.
+        var escaped = TerminalText.escape(String(reflecting: text))
         if shown.count > Self.snippetLimit { escaped += "… (\(body.count) bytes in all)" }
         return escaped
     }

@@ -97,12 +97,16 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     public var problem: ProblemDetails?
 
     /// An error with `code` and `message`; `underlying`, `stage` and `response` when known.
+    ///
+    /// The message is kept with every character that could drive a terminal escaped (C0 but line
+    /// breaks and tabs, DEL, C1 and bidirectional controls, as `\u{1B}`): it often quotes what a
+    /// server sent (a reason phrase, a field, a body), and it is printed, logged and shown as it is.
     public init(
         _ code: Code, _ message: String, underlying: (any Error)? = nil, stage: PipelineStage? = nil,
         response: HTTPResponse? = nil
     ) {
         self.code = code
-        self.message = message
+        self.message = TerminalText.escape(message, keepingLineBreaks: true)
         self.underlying = underlying
         self.stage = stage
         self.response = response
