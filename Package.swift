@@ -210,7 +210,7 @@ let testTargets: [Target] = [
     tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
     tests("SluiceReachability", ["sluice-reachability-probe"]),
     tests("SluiceHUD"),
-    tests("SluiceOutbox", ["SluiceCurl", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
+    tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceMultipart", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceXML"),

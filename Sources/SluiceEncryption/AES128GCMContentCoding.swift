@@ -101,6 +101,11 @@ public struct AES128GCMContentCoding: PayloadCipher {
         Self.codings(in: response.headers).last?.lowercased() == Self.token
     }
 
+    /// Whether `request`'s `Content-Encoding` already ends with `aes128gcm`.
+    public func isSealed(_ request: HTTPRequest) -> Bool {
+        Self.codings(in: request.headers).last?.lowercased() == Self.token
+    }
+
     /// Throws `.invalidResponse` when `aes128gcm` is listed but not last (`aes128gcm, gzip`): the
     /// gzip would have to be undone first, and this chain undoes gzip outside encryption.
     public func checkCodingOrder(of response: HTTPResponse) throws {

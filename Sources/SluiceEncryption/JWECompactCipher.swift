@@ -89,7 +89,16 @@ public struct JWECompactCipher: PayloadCipher {
     }
 
     public func isEncrypted(_ response: HTTPResponse) -> Bool {
-        response.headers["Content-Type"]?.split(separator: ";").first?.trimmingOptionalWhitespace().lowercased() == Self.mediaType
+        Self.isJOSE(response.headers)
+    }
+
+    /// Whether `request`'s `Content-Type` is already `application/jose`.
+    public func isSealed(_ request: HTTPRequest) -> Bool {
+        Self.isJOSE(request.headers)
+    }
+
+    static func isJOSE(_ headers: HTTPFields) -> Bool {
+        headers["Content-Type"]?.split(separator: ";").first?.trimmingOptionalWhitespace().lowercased() == Self.mediaType
     }
 
     /// Throws `.invalidResponse` for a JWE body that also lists a content coding: the coding would

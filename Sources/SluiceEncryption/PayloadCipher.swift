@@ -25,6 +25,12 @@ public protocol PayloadCipher: Sendable {
     /// Whether `response`'s body is in this cipher's format.
     func isEncrypted(_ response: HTTPResponse) -> Bool
 
+    /// Whether `request`'s body is already in this cipher's format (sealed ahead of time, as the
+    /// outbox keeps a write): ``PayloadEncryptionMiddleware`` sends such a body as it is, never
+    /// sealed twice. `false` by default; a cipher that cannot tell cannot have its writes kept by
+    /// the outbox.
+    func isSealed(_ request: HTTPRequest) -> Bool
+
     /// `response` with its body decrypted and the fields that described the encryption removed.
     ///
     /// - Throws: `SluiceError` `.invalidResponse` naming what is wrong (never the key).
@@ -40,6 +46,9 @@ public protocol PayloadCipher: Sendable {
 extension PayloadCipher {
     /// Accepts any order.
     public func checkCodingOrder(of response: HTTPResponse) throws {}
+
+    /// Cannot tell: `false`.
+    public func isSealed(_ request: HTTPRequest) -> Bool { false }
 }
 
 extension HTTPFields {

@@ -19,7 +19,7 @@ import Sluice
 /// let keys = StaticKeyProvider(keys: ["k1": sharedSecret], current: "k1")
 /// builder.add(PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys)))
 /// ```
-public struct PayloadEncryptionMiddleware: Middleware {
+public struct PayloadEncryptionMiddleware: Middleware, BodySealer {
     /// What is encrypted and decrypted by default, and whether caches may keep plaintext.
     public struct Configuration: Sendable {
         /// Encrypt request bodies (unless a request says `encryptsBody = false`).
@@ -70,8 +70,9 @@ public struct PayloadEncryptionMiddleware: Middleware {
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
         var encrypted = false
-        if request.encryptsBody ?? configuration.encryptsRequests, request.body.length != 0 {
-            request = try await cipher.encrypt(request)
+        if encrypts(request) {
+            // A body sealed ahead of time (a write the outbox kept) goes out as it is.
+            if !cipher.isSealed(request) { request = try await cipher.encrypt(request) }
             encrypted = true
         }
         var response = try await next(request, context)
@@ -120,6 +121,29 @@ public struct PayloadEncryptionMiddleware: Middleware {
         if !configuration.cachesDecryptedResponses { try response.headers.append(name: "Cache-Control", value: "no-store") }
         response.bodiesAreConfidential = true
         return response
+    }
+
+    /// `request` with its body sealed as it will go out, for a stage above that keeps it (the
+    /// outbox): what it keeps is the ciphertext, never the plaintext, and it goes out as it is
+    /// when it is sent (``PayloadCipher/isSealed(_:)``). `nil` when the body goes out as it is.
+    ///
+    /// - Throws: `.misconfigured` when the cipher cannot tell a sealed body (its writes cannot be
+    ///   kept without being sealed twice); the cipher's own errors.
+    package func sealedForKeeping(_ request: HTTPRequest) async throws -> HTTPRequest? {
+        guard encrypts(request), !cipher.isSealed(request) else { return nil }
+        let sealed = try await cipher.encrypt(request)
+        guard cipher.isSealed(sealed) else {
+            throw SluiceError(
+                .misconfigured,
+                "\(request) cannot be kept to send later: its body is encrypted end to end by \(type(of: cipher)), which cannot tell a "
+                    + "body it already sealed (PayloadCipher.isSealed), so keeping the plaintext or sealing it twice are the choices; refused")
+        }
+        return sealed
+    }
+
+    /// Whether `request`'s body is to go out encrypted: its own say first, then the configuration.
+    func encrypts(_ request: HTTPRequest) -> Bool {
+        (request.encryptsBody ?? configuration.encryptsRequests) && request.body.length != 0
     }
 
     /// Whether the answer carries a body: bytes, a file or a stream that is not known to be empty.

@@ -8,8 +8,10 @@ import Sluice
 /// gate) or with a transport error after which it may not have arrived (refused, reset, timed out),
 /// it is stored and the caller gets `202 Accepted` with the key, `response.source == .outbox`; the
 /// outbox delivers it later, as a new call through this client's whole chain, so the replay gets
-/// a fresh token and signature for the moment it goes out. Other requests and other errors pass
-/// through.
+/// a fresh token and signature for the moment it goes out. A body that
+/// `PayloadEncryptionMiddleware` below encrypts end to end is kept encrypted, as it will be sent
+/// (sealed under the key current when it was kept), so the outbox file never holds its plaintext.
+/// Other requests and other errors pass through.
 ///
 /// ```swift
 /// import Sluice
@@ -51,6 +53,9 @@ public struct OutboxMiddleware: ChainAttachable {
             // kept: the file never holds them, and the replay through the chain adds fresh ones.
             var kept = request
             for name in request.credentialFields { _ = kept.headers.remove(name: name) }
+            // A body encrypted end to end below is kept as it will be sent, sealed: the file
+            // never holds its plaintext, and the replay sends the sealed body as it is.
+            kept = try await next.sealedForKeeping(kept)
             let key = try outbox.enqueue(kept)
             var accepted = HTTPResponse(status: HTTPStatus(code: 202), headers: ["Idempotency-Key": key])
             accepted.request = request

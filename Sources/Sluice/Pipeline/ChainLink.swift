@@ -11,10 +11,13 @@ class ChainLink: @unchecked Sendable {
     let credentialSources: [any CredentialSource]
     /// The transport at the end of the chain; `nil` for a closure.
     let transport: (any HTTPTransport)?
+    /// The stages from this link to the transport that encrypt bodies, in chain order.
+    let sealers: [any BodySealer]
 
-    init(credentialSources: [any CredentialSource], transport: (any HTTPTransport)?) {
+    init(credentialSources: [any CredentialSource], transport: (any HTTPTransport)?, sealers: [any BodySealer] = []) {
         self.credentialSources = credentialSources
         self.transport = transport
+        self.sealers = sealers
     }
 
     @usableFromInline
@@ -33,7 +36,8 @@ final class MiddlewareLink: ChainLink, @unchecked Sendable {
         self.middleware = middleware
         self.stage = stage
         self.next = MiddlewareNext(link: next)
-        super.init(credentialSources: Self.sources(middleware, below: next), transport: next.transport)
+        super.init(
+            credentialSources: Self.sources(middleware, below: next), transport: next.transport, sealers: Self.sealers(middleware, below: next))
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -82,7 +86,8 @@ final class TracedMiddlewareLink: ChainLink, @unchecked Sendable {
         self.stage = stage
         self.index = index
         self.next = next
-        super.init(credentialSources: Self.sources(middleware, below: next), transport: next.transport)
+        super.init(
+            credentialSources: Self.sources(middleware, below: next), transport: next.transport, sealers: Self.sealers(middleware, below: next))
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -111,7 +116,7 @@ final class TracedTransportLink: ChainLink, @unchecked Sendable {
     init(_ link: TransportLink, index: Int) {
         self.link = link
         self.index = index
-        super.init(credentialSources: link.credentialSources, transport: link.transport)
+        super.init(credentialSources: link.credentialSources, transport: link.transport, sealers: link.sealers)
     }
 
     override func run(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -153,5 +158,11 @@ extension ChainLink {
     static func sources(_ middleware: any Middleware, below next: ChainLink) -> [any CredentialSource] {
         guard let source = middleware as? any CredentialSource else { return next.credentialSources }
         return [source] + next.credentialSources
+    }
+
+    /// `middleware`, when it encrypts bodies, then the sealers below it.
+    static func sealers(_ middleware: any Middleware, below next: ChainLink) -> [any BodySealer] {
+        guard let sealer = middleware as? any BodySealer else { return next.sealers }
+        return [sealer] + next.sealers
     }
 }
