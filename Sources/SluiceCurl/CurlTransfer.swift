@@ -59,6 +59,10 @@ final class CurlTransfer: @unchecked Sendable {
     let limits: Limits
     /// Bytes of header lines in every section so far, trailers not included.
     @exclusivity(unchecked) var headerBytes = 0
+    /// Set when the transfer failed because its HTTP/2 session ended under it before any byte of
+    /// an answer came (a stream a GOAWAY refused): the peer never processed it. Read by the
+    /// caller after the transfer finished.
+    @exclusivity(unchecked) var unprocessedByPeer = false
     /// Bytes and fields of the trailer section so far.
     @exclusivity(unchecked) var trailerBytes = 0
     @exclusivity(unchecked) var trailerCount = 0
@@ -138,6 +142,14 @@ final class CurlTransfer: @unchecked Sendable {
             _ = headersComplete ? finishTrailers() : finishHeaders()
         }
         if result != CURLE_OK || failure != nil {
+            // libcurl 7.88 ends the HTTP/2 session with "Error in the HTTP2 framing layer" for
+            // the stream whose read found it over after a GOAWAY, when that stream was refused
+            // (above the GOAWAY's last_stream_id): the peer never processed it (RFC 9113 §6.8),
+            // so the transport may send it again on a new connection, whatever its method. curl
+            // retries the other refused streams itself. Only when nothing of an answer came.
+            unprocessedByPeer =
+                result == CURLE_HTTP2 && failure == nil && headerBytes == 0 && statusLineCode == 0 && !isCancelRequested
+                && bodyWriter == nil
             fail(with: error(for: result, errorBuffer: errorBuffer))
             return
         }

@@ -339,10 +339,23 @@ public final class CurlTransport: HTTPTransport {
         if context.isPastDeadline {
             throw SluiceError(.timedOut, "the deadline passed before \(request) was sent")
         }
-        let loop = chooseLoop()
-        let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: loop)
+        let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: chooseLoop())
+        do {
+            return try await run(transfer)
+        } catch {
+            // A stream an HTTP/2 GOAWAY refused was never processed (RFC 9113 §6.8): it goes
+            // once more, on a new connection, whatever its method, when its body can be sent
+            // again. The caller never sees the framing error for it.
+            guard transfer.unprocessedByPeer, request.body.isReplayable, !Task.isCancelled, !context.isPastDeadline else { throw error }
+            return try await run(CurlTransfer(request: request, context: context, configuration: configuration, loop: chooseLoop()))
+        }
+    }
+
+    /// Runs `transfer` on its loop and waits for its response.
+    private func run(_ transfer: CurlTransfer) async throws -> HTTPResponse {
         // A streamed body is fed by this transport's threads: its stream keeps the transport alive.
         if transfer.streamsBody { transfer.streamOwner = self }
+        let loop = transfer.loop
         // The response (or error) is made on the loop thread; `finish` releases it to this task.
         defer { ThreadSanitizer.acquire(transfer) }
         return try await withTaskCancellationHandler {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # httpbin (from PyPI, served by gunicorn) for the interop tests, on a free 127.0.0.1 port.
 #   httpbin.sh up DIR     installs httpbin, gunicorn, requests-cache (for the cache benchmark),
-#                         http-ece and jwcrypto (the encryption tests' reference implementations)
+#                         http-ece and jwcrypto (the encryption tests' reference implementations),
+#                         h2 (the HTTP/2 server of h2-goaway.py)
 #                         into a virtual environment if missing (under
 #                         ${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}), starts gunicorn, writes the
 #                         variables the tests read to DIR/httpbin.env
@@ -19,11 +20,12 @@ esac
 
 venv=${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}
 # http-ece and jwcrypto are the reference implementations the payload-encryption tests check
-# Sluice against, both ways; httpie is what the sluice command's tests compare it with.
-if [ ! -x "$venv/bin/gunicorn" ] || [ ! -x "$venv/bin/http" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto, httpie" 2>/dev/null; then
+# Sluice against, both ways; httpie is what the sluice command's tests compare it with; h2 is the
+# HTTP/2 state machine Tests/Servers/h2-goaway.py serves with.
+if [ ! -x "$venv/bin/gunicorn" ] || [ ! -x "$venv/bin/http" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto, httpie, h2" 2>/dev/null; then
   mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5" "httpie>=3.2"
+  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5" "httpie>=3.2" "h2>=4.1"
 fi
 if [ "$action" = venv ]; then echo "$venv/bin/python"; exit 0; fi
 : "${dir:?state directory}"
