@@ -54,6 +54,10 @@ public final class RedisCacheStore: CacheStore {
         /// is dropped, before more is held. Replies nested deeper than 7 arrays are refused by
         /// hiredis itself.
         public var maxReplySize: Int = 64 << 20
+        /// The most `SCAN` rounds one listing takes (500 keys a round: 50 million keys), so a
+        /// server whose cursor never comes back to 0 cannot keep a listing going for ever.
+        /// `package`: tests lower it.
+        package var maxScanRounds = 100_000
         /// After a failure, calls fail at once for this long, then one tries Redis again.
         public var retryInterval: Duration
         /// Where outages and recoveries are reported (standard error by default).
@@ -151,8 +155,8 @@ public final class RedisCacheStore: CacheStore {
         repeat {
             // A server that never ends the scan (a cursor that never comes back to 0) is refused.
             rounds += 1
-            guard rounds <= Self.maxScanRounds else {
-                throw RedisCacheError("SCAN did not end after \(Self.maxScanRounds) rounds: the server never returned cursor 0")
+            guard rounds <= configuration.maxScanRounds else {
+                throw RedisCacheError("SCAN did not end after \(configuration.maxScanRounds) rounds: the server never returned cursor 0")
             }
             let reply = try await pool.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
             guard case .array(let parts) = reply, parts.count == 2, case .bytes(let next) = parts[0],
@@ -165,9 +169,6 @@ public final class RedisCacheStore: CacheStore {
         } while cursor != "0"
         return keys.sorted()
     }
-
-    /// The most `SCAN` rounds one listing takes: 500 keys a round, 50 million keys.
-    static let maxScanRounds = 100_000
 
     /// `text` with Redis glob characters (`* ? [ ] \`) escaped, so a prefix matches only itself.
     static func globEscaped(_ text: String) -> String {

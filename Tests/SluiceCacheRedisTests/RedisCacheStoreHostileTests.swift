@@ -45,8 +45,8 @@ struct RedisCacheStoreHostileTests {
         }
         defer { redis.shutdown() }
         await Self.expectMessage(
-            "Redis at 127.0.0.1:\(redis.port) sent a reply to GET larger than the limit of 1048576 bytes (RedisCacheStore.Configuration.maxReplySize)"
-        ) { _ = try await Self.store(redis).get("k") }
+            "Redis at 127.0.0.1:\(redis.port) sent a reply to GET larger than the limit of 262144 bytes (RedisCacheStore.Configuration.maxReplySize)"
+        ) { _ = try await Self.store(redis, maxReplySize: 256 << 10).get("k") }
     }
 
     /// A reply that trickles in, a byte every 30 ms (30 s in all), never trips a per-read
@@ -83,17 +83,19 @@ struct RedisCacheStoreHostileTests {
     }
 
     /// A call cancelled while Redis says nothing (its deadline passed) stops waiting at once,
-    /// where before it waited out the command timeout.
+    /// where before it waited out the command timeout. (The FakeRedis connection stays open
+    /// until the command timeout or its shutdown, which closes it.)
     @Test func aCancelledCallStopsWaitingAtOnce() async throws {
         let redis = try FakeRedis { _, _ in nil }  // reads commands, never answers
         defer { redis.shutdown() }
-        let store = Self.store(redis, commandTimeout: .seconds(30))
+        let store = Self.store(redis, commandTimeout: .seconds(120))
         let call = Task { try await store.get("k") }
         try await Wait.until("the command reached the server") { !redis.commands.isEmpty }
         let start = ContinuousClock.now
         call.cancel()
         await #expect(throws: CancellationError.self) { _ = try await call.value }
-        #expect(ContinuousClock.now - start < TestTiming.scaled(.seconds(5)))
+        // Far from the 120 s command timeout, however loaded the machine is.
+        #expect(ContinuousClock.now - start < TestTiming.scaled(.seconds(30)))
     }
 
     /// A server whose SCAN cursor never comes back to 0 cannot keep a listing going for ever.
@@ -102,9 +104,11 @@ struct RedisCacheStoreHostileTests {
             piece == 0 && command.first == "SCAN" ? Data("*2\r\n$1\r\n7\r\n*0\r\n".utf8) : nil
         }
         defer { redis.shutdown() }
-        await Self.expectMessage("SCAN did not end after 100000 rounds: the server never returned cursor 0") {
-            _ = try await Self.store(redis).entryCount()
-        }
-        #expect(redis.commands.count == 100_000)
+        var configuration = RedisCacheStore.Configuration(port: redis.port, log: { _ in })
+        configuration.maxScanRounds = 200
+        let store = RedisCacheStore(configuration: configuration)
+        await Self.expectMessage("SCAN did not end after 200 rounds: the server never returned cursor 0") { _ = try await store.entryCount() }
+        #expect(redis.commands.count == 200)
+        #expect(RedisCacheStore.Configuration.default.maxScanRounds == 100_000)
     }
 }
