@@ -38,6 +38,27 @@ struct RedisCacheStoreHostileTests {
         #expect(redis.bytesWritten < (1 << 20) + (8 << 20))
     }
 
+    /// The bound in bytes held, measured in a process of its own: a reply that never ends, sent
+    /// as fast as loopback goes for up to the 10 s command timeout, leaves the reader's peak
+    /// within a few times the 16 MiB limit (before: everything sent in those 10 s, gigabytes).
+    @Test func anEndlessReplyLeavesAProcessItsLimitNotMore() async throws {
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data("$1099511627776\r\n".utf8) : Data(repeating: 0x41, count: 1 << 20) }
+        defer { redis.shutdown() }
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable("sluice-cache-stress")
+        process.arguments = ["redis-get-peak", String(redis.port), String(16 << 20)]
+        let (data, status) = try await Blocking.output(of: process)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(status == 0)
+        #expect(
+            lines.first
+                == "error Redis at 127.0.0.1:\(redis.port) sent a reply to GET larger than the limit of 16777216 bytes "
+                + "(RedisCacheStore.Configuration.maxReplySize)", "\(lines)")
+        let peak = Int(lines.last?.split(separator: " ").last ?? "") ?? .max
+        print("an endless Redis reply with a 16 MiB limit: peak resident \(peak) KiB")
+        #expect(peak < 96 << 10, "peak \(peak) KiB")
+    }
+
     /// Many tiny elements: the limit counts every byte of the reply, not one buffer.
     @Test func anArrayOfEndlessTinyElementsStopsAtTheLimit() async throws {
         let redis = try FakeRedis { _, piece in

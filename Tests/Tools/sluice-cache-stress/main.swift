@@ -10,6 +10,11 @@
 //                                                    one GET through CacheMiddleware over a
 //                                                    RedisCacheStore and CurlTransport; prints
 //                                                    "source S status N bytes B"
+//     sluice-cache-stress redis-get-peak PORT LIMIT  one RedisCacheStore.get from 127.0.0.1:PORT with
+//                                                    maxReplySize LIMIT and a 10 s command timeout;
+//                                                    prints "error E" or "bytes B", then
+//                                                    "peakKiB P" (this process's VmHWM), so a test
+//                                                    sees what a hostile reply made it hold
 //     sluice-cache-stress diskfull PATH              fills the disk under PATH (a small tmpfs in the
 //                                                    test) with puts until they fail, then checks
 //                                                    that nothing acknowledged was lost and that a
@@ -143,6 +148,28 @@ func redisFetch(host: String, port: String, prefix: String, url: String) async -
     }
 }
 
+/// This process's peak resident set in KiB, from /proc/self/status.
+func peakResidentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return -1 }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+}
+
+func redisGetPeak(port: String, limit: String) async -> Int32 {
+    guard let port = Int(port), let limit = Int(limit) else { print("bad arguments"); return 2 }
+    var configuration = RedisCacheStore.Configuration(port: port, commandTimeout: .seconds(10), log: { _ in })
+    configuration.maxReplySize = limit
+    do {
+        let entry = try await RedisCacheStore(configuration: configuration).get("k")
+        print("bytes \(entry?.body.count ?? -1)")
+    } catch {
+        print("error \(error)")
+    }
+    print("peakKiB \(peakResidentKiB())")
+    return 0
+}
+
 let arguments = CommandLine.arguments
 var status: Int32 = 2
 switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
@@ -150,6 +177,8 @@ case (5, "hammer"): status = await hammer(path: arguments[2], seconds: Double(ar
 case (4, "writer"): status = await writer(path: arguments[2], prefix: arguments[3])
 case (3, "diskfull"): status = await diskFull(path: arguments[2])
 case (6, "redis-fetch"): status = await redisFetch(host: arguments[2], port: arguments[3], prefix: arguments[4], url: arguments[5])
-default: print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL")
+case (4, "redis-get-peak"): status = await redisGetPeak(port: arguments[2], limit: arguments[3])
+default:
+    print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL | redis-get-peak PORT LIMIT")
 }
 exit(status)
