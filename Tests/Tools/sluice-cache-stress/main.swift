@@ -179,6 +179,8 @@ case (3, "diskfull"): status = await diskFull(path: arguments[2])
 case (6, "redis-fetch"): status = await redisFetch(host: arguments[2], port: arguments[3], prefix: arguments[4], url: arguments[5])
 case (4, "redis-get-peak"): status = await redisGetPeak(port: arguments[2], limit: arguments[3])
 default:
-    print("usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL | redis-get-peak PORT LIMIT")
+    print(
+        "usage: sluice-cache-stress hammer PATH SECONDS SEED | writer PATH PREFIX | diskfull PATH | redis-fetch HOST PORT PREFIX URL "
+            + "| redis-get-peak PORT LIMIT")
 }
 exit(status)
