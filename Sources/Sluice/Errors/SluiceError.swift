@@ -24,7 +24,9 @@ import Foundation
 /// Inside a ``Pipeline`` every error is attributed to the stage that threw it: an error that is not a
 /// `SluiceError` is wrapped with code ``Code/other`` and kept in ``underlying``; a `SluiceError` with
 /// no stage gets the stage filled in; one that already names a stage passes outward unchanged, so
-/// the stage is always the innermost one that failed.
+/// the stage is always the innermost one that failed. That holds for errors read from a streamed
+/// body too (``HTTPResponse/bodyStream``): a decryptor or decoder that fails while the caller
+/// reads is named as it would be had it failed before answering.
 public struct SluiceError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is. Match on it; new codes may be added in any release.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
