@@ -10,7 +10,9 @@ struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus")
 
-    static let targets = ["cache-control", "http-date", "url", "http-fields", "gzip", "mock-request", "har", "command-line", "xml"]
+    static let targets = [
+        "cache-control", "http-date", "url", "http-fields", "gzip", "mock-request", "har", "command-line", "xml", "terminal-text",
+    ]
 
     struct Output {
         let status: Int32
