@@ -12,6 +12,21 @@ extension StringProtocol {
     ///
     /// - Parameter keepingLineBreaks: keep LF and tab as they are, for multi-line text such as a body.
     package func escapingControlCharacters(keepingLineBreaks: Bool = false) -> String {
+        TerminalText.escape(String(self), keepingLineBreaks: keepingLineBreaks)
+    }
+}
+
+extension String {
+    /// ``StringProtocol/escapingControlCharacters(keepingLineBreaks:)`` without generic dispatch:
+    /// a log line escapes its URL and reason phrase on every call.
+    package func escapingControlCharacters(keepingLineBreaks: Bool = false) -> String {
         TerminalText.escape(self, keepingLineBreaks: keepingLineBreaks)
+    }
+}
+
+extension Substring {
+    /// ``StringProtocol/escapingControlCharacters(keepingLineBreaks:)`` without generic dispatch.
+    package func escapingControlCharacters(keepingLineBreaks: Bool = false) -> String {
+        TerminalText.escape(String(self), keepingLineBreaks: keepingLineBreaks)
     }
 }

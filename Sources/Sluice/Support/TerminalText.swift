@@ -42,13 +42,23 @@ package enum TerminalText {
     /// `text` with every character that can drive a terminal escaped in `style`.
     ///
     /// - Parameter keepingLineBreaks: keep LF and tab as they are, for multi-line text such as a body.
-    package static func escape(_ text: some StringProtocol, keepingLineBreaks: Bool = false, style: Style = .swift) -> String {
-        // Bytes below 0x80 other than controls are safe; anything else is looked at as scalars.
-        let fast = text.utf8.allSatisfy { byte in
-            byte >= 0x20 ? byte < 0x7F : keepingLineBreaks && (byte == 0x0A || byte == 0x09)
+    package static func escape(_ text: String, keepingLineBreaks: Bool = false, style: Style = .swift) -> String {
+        // Printable ASCII (and LF and tab when kept) is safe, read as bytes: a log line's URL and
+        // reason phrase cost a scan of their bytes. Anything else is looked at as scalars.
+        var text = text
+        let safe = text.withUTF8 { bytes in
+            for byte in bytes where byte < 0x20 || byte >= 0x7F {
+                guard keepingLineBreaks, byte == 0x0A || byte == 0x09 else { return false }
+            }
+            return true
         }
-        if fast { return String(text) }
-        guard text.unicodeScalars.contains(where: { isUnsafe($0, keepingLineBreaks: keepingLineBreaks) }) else { return String(text) }
+        if safe { return text }
+        return escapeScalars(text, keepingLineBreaks: keepingLineBreaks, style: style)
+    }
+
+    /// `text` that may hold something to escape, looked at scalar by scalar.
+    private static func escapeScalars(_ text: String, keepingLineBreaks: Bool, style: Style) -> String {
+        guard text.unicodeScalars.contains(where: { isUnsafe($0, keepingLineBreaks: keepingLineBreaks) }) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             guard isUnsafe(scalar, keepingLineBreaks: keepingLineBreaks) else {
