@@ -163,6 +163,7 @@ final class RedisConnectionPool: Sendable {
         var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
         var lengths = parts.map(\.count)
         let origin = "Redis at \(configuration.host):\(configuration.port)"
+        let verb = String(decoding: parts[0], as: UTF8.self)
         guard redisAppendCommandArgv(context, Int32(parts.count), &pointers, &lengths) == REDIS_OK else {
             return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))"))
         }
@@ -189,7 +190,7 @@ final class RedisConnectionPool: Sendable {
             guard polled > 0 else {
                 return .failure(
                     RedisCacheError(
-                        "\(origin) did not finish its reply to \(String(decoding: parts[0], as: UTF8.self)) within "
+                        "\(origin) did not finish its reply to \(verb) within "
                             + "\(configuration.commandTimeout) (RedisCacheStore.Configuration.commandTimeout, for the whole reply); "
                             + "\(received) bytes came"))
             }
@@ -202,7 +203,7 @@ final class RedisConnectionPool: Sendable {
             guard received <= configuration.maxReplySize else {
                 return .failure(
                     RedisCacheError(
-                        "\(origin) sent a reply to \(String(decoding: parts[0], as: UTF8.self)) larger than the limit of "
+                        "\(origin) sent a reply to \(verb) larger than the limit of "
                             + "\(configuration.maxReplySize) bytes (RedisCacheStore.Configuration.maxReplySize)"))
             }
             let fed = chunk.withUnsafeBytes { redisReaderFeed(context.pointee.reader, $0.baseAddress!.assumingMemoryBound(to: CChar.self), count) }

@@ -46,18 +46,24 @@ struct OutboxEncryptionTests {
         return try await cipher(kind).decrypt(response).body
     }
 
-    @Test(arguments: Cipher.allCases)
-    func anEncryptedWriteIsKeptSealedAndSentSealedOnce(_ kind: Cipher) async throws {
-        // No body in the answer: a plain one to an encrypted write is refused by default.
-        server.setHandler { _ in MockWebServer.Response(status: 204, body: "") }
-        let monitor = ManualMonitor()
+    /// An offline client with an outbox, the gate `monitor` drives and `cipher` below them; the
+    /// outbox, to replay it.
+    func offlineClient(encryptingWith cipher: any PayloadCipher, monitor: ManualMonitor) throws -> (Client, Outbox) {
         monitor.set(.unreachable)
         let outbox = try Outbox(path: database, transport: CurlTransport())
         var builder = Client.Builder(transport: CurlTransport())
         builder.add(OutboxMiddleware(outbox: outbox))
         builder.add(OfflineWhenUnreachable(monitor: monitor), at: .reachability)
-        builder.add(PayloadEncryptionMiddleware(cipher: cipher(kind)))
-        let client = builder.build()
+        builder.add(PayloadEncryptionMiddleware(cipher: cipher))
+        return (builder.build(), outbox)
+    }
+
+    @Test(arguments: Cipher.allCases)
+    func anEncryptedWriteIsKeptSealedAndSentSealedOnce(_ kind: Cipher) async throws {
+        // No body in the answer: a plain one to an encrypted write is refused by default.
+        server.setHandler { _ in MockWebServer.Response(status: 204, body: "") }
+        let monitor = ManualMonitor()
+        let (client, outbox) = try offlineClient(encryptingWith: cipher(kind), monitor: monitor)
         var write = HTTPRequest(method: .post, url: server.url("/diary"), headers: ["Content-Type": "application/json"], body: .bytes(plaintext))
         write.usesOutbox = true
         #expect(try await client.send(write).status.code == 202)
@@ -90,14 +96,7 @@ struct OutboxEncryptionTests {
             func isEncrypted(_ response: HTTPResponse) -> Bool { false }
             func decrypt(_ response: HTTPResponse) async throws -> HTTPResponse { response }
         }
-        let monitor = ManualMonitor()
-        monitor.set(.unreachable)
-        let outbox = try Outbox(path: database, transport: CurlTransport())
-        var builder = Client.Builder(transport: CurlTransport())
-        builder.add(OutboxMiddleware(outbox: outbox))
-        builder.add(OfflineWhenUnreachable(monitor: monitor), at: .reachability)
-        builder.add(PayloadEncryptionMiddleware(cipher: Reversing()))
-        let client = builder.build()
+        let (client, outbox) = try offlineClient(encryptingWith: Reversing(), monitor: ManualMonitor())
         var write = HTTPRequest(method: .post, url: server.url("/diary"), body: .bytes(plaintext))
         write.usesOutbox = true
         let error = await #expect(throws: SluiceError.self) { _ = try await client.send(write) }

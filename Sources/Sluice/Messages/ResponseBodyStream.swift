@@ -51,15 +51,10 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     /// latest stage threw) passed through `rename`: a stage that transforms a streamed body names
     /// the request in its errors, as it does when it fails before answering.
     package func renamingErrors(_ rename: @escaping @Sendable (SluiceError) -> SluiceError) -> ResponseBodyStream {
-        ResponseBodyStream(
-            pull: { [self] in
-                do {
-                    return try await self.pull()
-                } catch let error as SluiceError where error.stage == nil {
-                    throw rename(error)
-                }
-            },
-            stop: { [self] in self.stop() }, owner: nil, attributedStage: nil)
+        mappingErrors(attributedStage: nil) { error in
+            guard let sluice = error as? SluiceError, sluice.stage == nil else { return error }
+            return rename(sluice)
+        }
     }
 
     /// This stream with every error read from it attributed to `stage`, as the pipeline
@@ -69,15 +64,22 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     /// wrapped twice.
     func attributingErrors(to stage: PipelineStage) -> ResponseBodyStream {
         if attributedStage != nil { return self }
-        return ResponseBodyStream(
+        return mappingErrors(attributedStage: stage) { SluiceError.attributing($0, to: stage) }
+    }
+
+    /// This stream with every error read from it passed through `transform`.
+    private func mappingErrors(
+        attributedStage: PipelineStage?, _ transform: @escaping @Sendable (any Error) -> any Error
+    ) -> ResponseBodyStream {
+        ResponseBodyStream(
             pull: { [self] in
                 do {
                     return try await self.pull()
                 } catch {
-                    throw SluiceError.attributing(error, to: stage)
+                    throw transform(error)
                 }
             },
-            stop: { [self] in self.stop() }, owner: nil, attributedStage: stage)
+            stop: { [self] in self.stop() }, owner: nil, attributedStage: attributedStage)
     }
 
     /// A stream over bytes already in memory, as one chunk.
