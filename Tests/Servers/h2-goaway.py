@@ -14,9 +14,10 @@ happens once; after it, and on every other connection, requests are answered as 
 a batch that never fills is answered after 10 s, so a client that does not multiplex is not
 held for ever). It prints its port on the first line of standard output, then one line per
 request it processed, "processed <connection> <stream id> <method> <path> <body bytes>",
-flushed, so a test can count how often each request reached it.
+flushed, so a test can count how often each request reached it. It exits when its standard input
+ends: the test that started it holds that pipe, so the server never outlives it, even a crash.
 """
-import socket, ssl, sys, threading, time
+import os, signal, socket, ssl, sys, threading, time
 import h2.config, h2.connection, h2.events
 
 cert, key, batch, processed_limit = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -92,7 +93,16 @@ def serve(sock, number):
         sock.close()
 
 
+def exit_when_stdin_ends():
+    while sys.stdin.buffer.read(4096):
+        pass
+    os._exit(0)
+
+
 def main():
+    # A parent that started it from a thread blocking SIGTERM passes the block on: lift it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    threading.Thread(target=exit_when_stdin_ends, daemon=True).start()
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     context.set_alpn_protocols(["h2"])

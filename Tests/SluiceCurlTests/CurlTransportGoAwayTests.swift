@@ -21,9 +21,16 @@ struct CurlTransportGoAwayTests {
         let port: Int
         private let process: Process
         private let output: Pipe
+        /// Held open while this lives: the server exits when it ends, even if the test crashes.
+        private let input: Pipe
         private let lines = Locked([String]())
 
-        init(batch: Int, processed: Int) throws {
+        /// Starts the server and reads its port, on a thread of its own (the read blocks).
+        static func start(batch: Int, processed: Int) async throws -> GoAwayServer {
+            try await Blocking.run { try GoAwayServer(batch: batch, processed: processed) }
+        }
+
+        private init(batch: Int, processed: Int) throws {
             let ca = try InteropServers.value("SLUICE_NGINX_CA")
             let folder = URL(fileURLWithPath: ca).deletingLastPathComponent()
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -35,7 +42,9 @@ struct CurlTransportGoAwayTests {
                 String(processed),
             ]
             output = Pipe()
+            input = Pipe()
             process.standardOutput = output
+            process.standardInput = input
             process.standardError = FileHandle.nullDevice
             try process.run()
             var first = Data()
@@ -74,7 +83,7 @@ struct CurlTransportGoAwayTests {
 
     @Test(arguments: [HTTPMethod.post, .get])
     func streamsTheServerNeverProcessedAreSentAgainOnANewConnection(method: HTTPMethod) async throws {
-        let server = try GoAwayServer(batch: 16, processed: 8)
+        let server = try await GoAwayServer.start(batch: 16, processed: 8)
         var configuration = CurlTransport.Configuration()
         configuration.tls.caFile = try InteropServers.value("SLUICE_NGINX_CA")
         configuration.maxConnectionsPerHost = 1  // the 16 share one HTTP/2 connection
