@@ -25,6 +25,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
+	@.ci/vendor-mirrors . Examples/FirstHour Benchmarks
 	@missing=""; \
 	for package in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
@@ -34,8 +35,12 @@ deps:
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
+# Every trait on: the integrations (SluiceHTTPTypes, SluiceOpenAPI, …) are built and tested here.
+# .ci/vendor-mirrors points SwiftPM at ../shared/vendor for their packages when that folder exists.
+TRAITS := --enable-all-traits
+
 build: deps
-	swift build
+	swift build $(TRAITS)
 
 # Every Swift file of the repo, the benchmarks' included (the toolchain's swift-format; .swift-format
 # says how: 4 spaces, 160 columns, and the house's one-line `;` and `let a = 1, b = 2` allowed).
@@ -59,13 +64,13 @@ docs: deps
 EXAMPLES := sluice-quickstart sluice-tour sluice-example-custom-pipeline sluice-example-in-house sluice-example-debug-logging
 
 test: deps
-	swift build --build-tests
+	swift build $(TRAITS) --build-tests
 	.ci/check-snippets
 	.ci/check-readme-samples
 	.ci/check-doc-comments
-	@for example in $(EXAMPLES); do swift build --product "$$example" || exit 1; done
+	@for example in $(EXAMPLES); do swift build $(TRAITS) --product "$$example" || exit 1; done
 	.ci/check-new-middleware
-	Tests/Servers/with-servers.sh swift test
+	Tests/Servers/with-servers.sh swift test $(TRAITS)
 	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
 	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
 	done
@@ -77,14 +82,14 @@ test: deps
 # (.build/tsan, .build/asan). The TSan run is serial (--no-parallel): at TSan's 5-15x slowdown,
 # 450 tests at once on two cores starve the timing tests. Tests/tsan.supp says what it ignores.
 test-tsan: deps
-	swift build --build-tests --sanitize=thread --scratch-path .build/tsan
+	swift build $(TRAITS) --build-tests --sanitize=thread --scratch-path .build/tsan
 	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan.supp $${TSAN_OPTIONS:-}" SLUICE_TEST_TIME_SCALE=5 \
-	  Tests/Servers/with-servers.sh swift test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan
+	  Tests/Servers/with-servers.sh swift test $(TRAITS) --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan
 
 test-asan: deps
-	swift build --build-tests --sanitize=address --scratch-path .build/asan
+	swift build $(TRAITS) --build-tests --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" SLUICE_TEST_TIME_SCALE=3 Tests/Servers/with-servers.sh \
-	  swift test --skip-build --sanitize=address --scratch-path .build/asan
+	  swift test $(TRAITS) --skip-build --sanitize=address --scratch-path .build/asan
 
 # libFuzzer over each target of sluice-fuzz (Tests/Fuzz/fuzz.sh): FUZZ_SECONDS per target,
 # FUZZ_TARGETS to pick some. Crashes, leaks, and inputs slower than 1 s fail the run.
@@ -102,7 +107,7 @@ soak: deps
 	@Tests/Servers/with-servers.sh --nginx-only sh -c '$(BENCH_BIN)/sluice-soak "$$SLUICE_NGINX_URL" "$$@"' sh $(SOAK_ARGS)
 
 demo: deps
-	swift build --product sluice-tour
+	swift build $(TRAITS) --product sluice-tour
 	@"$$(swift build --show-bin-path)/sluice-tour"
 
 # nginx on a free port for the length of the run. ARGS go to sluice-bench (--json, --rounds N, …).

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Sluice: an HTTP client for Swift on Linux, built as an ordered chain of middleware in front of a
 // libcurl transport. Each middleware is a module and library product of its own.
 //
@@ -6,6 +6,12 @@
 // The examples, the fuzz driver and the executables that only tests run are targets without
 // products (SwiftPM builds them here; a package that depends on Sluice never sees them). The
 // benchmarks are a package of their own in Benchmarks/.
+//
+// The core and every middleware module depend on no outside package. The integrations with the
+// Swift server ecosystem (swift-http-types, swift-openapi-runtime, swift-log, swift-metrics,
+// swift-distributed-tracing) are modules of their own, each behind a package trait that is off by
+// default: a package that depends on Sluice without naming a trait resolves, fetches and builds
+// none of those packages. `make` builds here with every trait on (`--enable-all-traits`).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -18,6 +24,8 @@ let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
+    // The integrations (each needs its trait; see `traits` below).
+    "SluiceHTTPTypes", "SluiceOpenAPI",
 ]
 
 let products: [Product] =
@@ -25,6 +33,28 @@ let products: [Product] =
         .executable(name: "sluice", targets: ["SluiceCLI"]),
         .plugin(name: "NewMiddleware", targets: ["NewMiddleware"]),
     ]
+
+// MARK: - Traits and the outside packages only the integrations use
+
+// One trait per integration, all off by default. A consumer turns one on where it names Sluice:
+// `.package(path: "../Sluice", traits: ["OpenAPI"])` (or its URL and version, the same way).
+let traits: Set<Trait> = [
+    .trait(name: "HTTPTypes", description: "SluiceHTTPTypes: requests, responses and fields to and from swift-http-types"),
+    .trait(
+        name: "OpenAPI", description: "SluiceOpenAPI: a ClientTransport that runs generated OpenAPI clients through the chain",
+        enabledTraits: ["HTTPTypes"]),
+]
+
+let dependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.5.1"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.10.1"),
+]
+
+/// `product` of `package`, linked only when `trait` is on: so a consumer without the trait never
+/// resolves the package.
+func product(_ product: String, in package: String, when trait: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: [trait]))
+}
 
 // MARK: - C libraries (Debian's -dev packages) and shims
 
@@ -100,6 +130,22 @@ let modules: [Target] = [
         ], swiftSettings: strict),
     // The test kit: MockTransport, MiddlewareHarness, MockWebServer.
     .target(name: "SluiceTesting", dependencies: ["Sluice"], swiftSettings: strict),
+]
+
+// MARK: - Integrations with the Swift server ecosystem (each behind its trait)
+
+let integrations: [Target] = [
+    // Sluice's HTTPRequest, HTTPResponse and HTTPFields to and from swift-http-types', both ways.
+    .target(
+        name: "SluiceHTTPTypes", dependencies: ["Sluice", product("HTTPTypes", in: "swift-http-types", when: "HTTPTypes")],
+        swiftSettings: strict),
+    // OpenAPITransport: the ClientTransport of swift-openapi-runtime over a Sluice Client.
+    .target(
+        name: "SluiceOpenAPI",
+        dependencies: [
+            "Sluice", "SluiceHTTPTypes", product("OpenAPIRuntime", in: "swift-openapi-runtime", when: "OpenAPI"),
+            product("HTTPTypes", in: "swift-http-types", when: "OpenAPI"),
+        ], swiftSettings: strict),
 ]
 
 // MARK: - The sluice command
@@ -222,12 +268,21 @@ let testTargets: [Target] = [
             "SluiceCLI", "SluiceCurl", "SluiceCache", "SluiceHeaders", "SluiceLogging", "SluiceRetry", "SluiceSigning", "SluiceGzip", "SluiceHUD",
             "SluiceOutbox", "SluiceURLEncoding",
         ]),
+    tests("SluiceHTTPTypes", [product("HTTPTypes", in: "swift-http-types", when: "HTTPTypes")]),
+    tests(
+        "SluiceOpenAPI",
+        [
+            "SluiceCurl", "SluiceCache", "SluiceRetry", "SluiceLogging", product("OpenAPIRuntime", in: "swift-openapi-runtime", when: "OpenAPI"),
+            product("HTTPTypes", in: "swift-http-types", when: "OpenAPI"),
+        ]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),
 ]
 
 let package = Package(
     name: "Sluice",
     products: products,
-    targets: cModules + core + modules + commandLine + examples + testTools + testTargets,
+    traits: traits,
+    dependencies: dependencies,
+    targets: cModules + core + modules + integrations + commandLine + examples + testTools + testTargets,
     swiftLanguageModes: [.v6]
 )

@@ -29,6 +29,11 @@ struct LogRecord {
         line.paint("1", colours) { $0.append(contentsOf: request.method.rawValue) }
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: redaction.url(request.url).escapingControlCharacters())
+        if let operation = request.operationName {
+            line.append(" (")
+            line.append(contentsOf: operation.escapingControlCharacters())
+            line.append(")")
+        }
         line.append(" -> ")
         switch outcome {
         case .response(let response):
@@ -137,6 +142,7 @@ struct LogRecord {
         }
         json.string("method", request.method.rawValue)
         json.decimal("milliseconds", milliseconds, places: 3)
+        if let operation = request.operationName { json.string("operation", operation) }
         switch outcome {
         case .response: json.string("outcome", "ok")
         case .failure: json.string("outcome", "failed")

@@ -66,6 +66,20 @@ let loginReply = MockTransport.Reply.response(
         #expect(records.all == ["POST https://api.example.com/login?user=ann&token=<redacted> -> 200 OK, 25 B, 35 ms, 1 attempt, network"])
     }
 
+    @Test func theOperationIsNamedInTheLineAndTheJSON() async throws {
+        var request = loginRequest()
+        request.operationName = "logIn\u{1B}[2J"
+        let text = Records(), json = Records()
+        _ = try await MiddlewareHarness(logger(.basic, text), replies: [loginReply]).send(request)
+        _ = try await MiddlewareHarness(logger(.basic, json, format: .jsonLines), replies: [loginReply]).send(request)
+        #expect(text.all == [#"POST https://api.example.com/login?user=ann&token=<redacted> (logIn\u{1B}[2J) -> 200 OK, 25 B, 35 ms, 1 attempt, network"#])
+        #expect(
+            json.all == [
+                #"{"attempts":1,"bytes":25,"method":"POST","milliseconds":35,"operation":"logIn\u001b[2J","outcome":"ok","source":"network","status":200,"#
+                    + #""url":"https://api.example.com/login?user=ann&token=<redacted>"}"#
+            ])
+    }
+
     @Test func headersAddsBothFieldSectionsRedacted() async throws {
         let records = Records()
         _ = try await MiddlewareHarness(logger(.headers, records), replies: [loginReply]).send(loginRequest())

@@ -1,0 +1,129 @@
+#if OpenAPI
+    import Foundation
+    import HTTPTypes
+    import OpenAPIRuntime
+    import Sluice
+    import SluiceCurl
+    import SluiceOpenAPI
+    import SluiceTestSupport
+    import Testing
+
+    @Suite struct OpenAPITransportTests {
+        /// Keeps the request each call sent, as the chain below it saw it.
+        final class Recorder: Middleware, Sendable {
+            let requests = Locked<[Sluice.HTTPRequest]>([])
+            func intercept(_ request: Sluice.HTTPRequest, context: RequestContext, next: Next) async throws -> Sluice.HTTPResponse {
+                requests.withLock { $0.append(request) }
+                return try await next(request, context)
+            }
+        }
+
+        /// httpbin's echo: the body read whole and parsed.
+        func json(_ body: OpenAPIRuntime.HTTPBody?) async throws -> [String: Any]? {
+            try JSONSerialization.jsonObject(with: try await Data(collecting: try #require(body), upTo: 1 << 20)) as? [String: Any]
+        }
+
+        func transport(_ recorder: Recorder = Recorder(), baseURL: URL? = nil) -> OpenAPITransport {
+            OpenAPITransport(client: Sluice.Client(transport: CurlTransport(), middlewares: [recorder], configuration: .init(baseURL: baseURL)))
+        }
+
+        @Test(arguments: [
+            ("https://api.example.com/v2", nil, "/users/42?expand=team", "https://api.example.com/v2/users/42?expand=team"),
+            ("https://api.example.com/v2/", nil, "/users", "https://api.example.com/v2/users"),
+            ("https://api.example.com", nil, "/a%2Fb", "https://api.example.com/a%2Fb"),
+            ("/v2", "https://api.example.com/", "/users", "https://api.example.com/v2/users"),
+            ("/", "https://api.example.com/base", "/users", "https://api.example.com/base/users"),
+            ("https://other.example.com", "https://api.example.com", "/x", "https://other.example.com/x"),
+        ])
+        func theServerURLAndTheOperationPathMakeTheURL(server: String, clientBase: String?, path: String, expected: String) throws {
+            let url = try OpenAPITransport.url(path: path, baseURL: URL(string: server)!, clientBaseURL: clientBase.flatMap(URL.init(string:)))
+            #expect(url.absoluteString == expected)
+        }
+
+        @Test func aRelativeServerURLNeedsAClientBaseURL() {
+            do {
+                _ = try OpenAPITransport.url(path: "/users", baseURL: URL(string: "/v2")!, clientBaseURL: nil)
+                Issue.record("made a URL without a host")
+            } catch {
+                #expect(error.code == .invalidURL)
+                #expect(error.message == #""/v2" is not an absolute URL and the client has no base URL"#)
+            }
+        }
+
+        @Test func aGetReachesHttpbinWithItsFieldsAndNamesItsOperation() async throws {
+            let recorder = Recorder()
+            var head = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/get?q=sluice")
+            head.headerFields[HTTPField.Name("X-Team")!] = "api"
+            let (response, body) = try await transport(recorder).send(
+                head, body: nil, baseURL: try InteropServers.httpbin(), operationID: "getAnything")
+            #expect(response.status == .ok)
+            let echo = try await json(body)
+            #expect((echo?["args"] as? [String: String])?["q"] == "sluice")
+            #expect((echo?["headers"] as? [String: String])?["X-Team"] == "api")
+            #expect(recorder.requests.withLock { $0.map(\.operationName) } == ["getAnything"])
+        }
+
+        @Test func aRequestBodyStreamsWithItsLengthAndARepeatableOneCanBeSentAgain() async throws {
+            let chunks = ["{\"name\":", "\"Ada\",", "\"team\":\"api\"}"]
+            func single() -> OpenAPIRuntime.HTTPBody {
+                OpenAPIRuntime.HTTPBody(
+                    AsyncStream { continuation in
+                        for chunk in chunks { continuation.yield(ArraySlice(chunk.utf8)) }
+                        continuation.finish()
+                    }, length: .known(Int64(chunks.joined().utf8.count)))
+            }
+            let sent = OpenAPITransport.body(of: single())
+            #expect(!sent.isReplayable)
+            #expect(sent.length == Int64(chunks.joined().utf8.count))
+            let repeatable = OpenAPITransport.body(of: OpenAPIRuntime.HTTPBody("again"))
+            #expect(repeatable.isReplayable)
+            #expect(try await repeatable.collect() == Data("again".utf8))
+            #expect(try await repeatable.collect() == Data("again".utf8))  // as retry sends it again
+
+            var head = HTTPTypes.HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/post")
+            head.headerFields[.contentType] = "application/json"
+            let (response, body) = try await transport().send(head, body: single(), baseURL: try InteropServers.httpbin(), operationID: "create")
+            #expect(response.status == .ok)
+            let echo = try await json(body)
+            #expect(echo?["data"] as? String == chunks.joined())
+            #expect((echo?["headers"] as? [String: String])?["Content-Length"] == String(chunks.joined().utf8.count))
+        }
+
+        @Test func aResponseBodyArrivesWithTheLengthTheServerGave() async throws {
+            let head = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/bytes/70000")
+            let (response, answer) = try await transport().send(head, body: nil, baseURL: try InteropServers.httpbin(), operationID: "bytes")
+            #expect(response.headerFields[.contentLength] == "70000")
+            let body = try #require(answer)
+            #expect(body.length == .known(70_000))
+            var total = 0
+            for try await chunk in body { total += chunk.count }
+            #expect(total == 70_000)
+
+            let streamed = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/stream-bytes/50000?chunk_size=1000")
+            let (_, chunked) = try await transport().send(streamed, body: nil, baseURL: try InteropServers.httpbin(), operationID: "streamBytes")
+            #expect(chunked?.length == .unknown)
+            #expect(try await Data(collecting: try #require(chunked), upTo: 1 << 20).count == 50_000)
+        }
+
+        @Test func aHeadOrANoContentAnswerHasNoBody() async throws {
+            let transport = transport()
+            let head = HTTPTypes.HTTPRequest(method: .head, scheme: nil, authority: nil, path: "/bytes/10")
+            #expect(try await transport.send(head, body: nil, baseURL: try InteropServers.httpbin(), operationID: "h").1 == nil)
+            let noContent = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/status/204")
+            let (response, body) = try await transport.send(noContent, body: nil, baseURL: try InteropServers.httpbin(), operationID: "n")
+            #expect(response.status.code == 204)
+            #expect(body == nil)
+        }
+
+        @Test func theChainsErrorIsThrownWithItsCode() async throws {
+            let port = Loopback.freePort()
+            let head = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/x")
+            do {
+                _ = try await transport().send(head, body: nil, baseURL: URL(string: "http://127.0.0.1:\(port)")!, operationID: "down")
+                Issue.record("a closed port answered")
+            } catch let error as SluiceError {
+                #expect(error.code == .cannotConnect)
+            }
+        }
+    }
+#endif
