@@ -25,7 +25,7 @@ let libraries = [
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
     // The integrations (each needs its trait; see `traits` below).
-    "SluiceHTTPTypes", "SluiceOpenAPI",
+    "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog",
 ]
 
 let products: [Product] =
@@ -43,11 +43,13 @@ let traits: Set<Trait> = [
     .trait(
         name: "OpenAPI", description: "SluiceOpenAPI: a ClientTransport that runs generated OpenAPI clients through the chain",
         enabledTraits: ["HTTPTypes"]),
+    .trait(name: "SwiftLog", description: "SluiceSwiftLog: LoggingMiddleware writes to a swift-log Logger"),
 ]
 
 let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-http-types", from: "1.5.1"),
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.10.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.13.2"),
 ]
 
 /// `product` of `package`, linked only when `trait` is on: so a consumer without the trait never
@@ -146,6 +148,10 @@ let integrations: [Target] = [
             "Sluice", "SluiceHTTPTypes", product("OpenAPIRuntime", in: "swift-openapi-runtime", when: "OpenAPI"),
             product("HTTPTypes", in: "swift-http-types", when: "OpenAPI"),
         ], swiftSettings: strict),
+    // LogSink.logger: LoggingMiddleware's records to a swift-log Logger, with metadata.
+    .target(
+        name: "SluiceSwiftLog", dependencies: ["Sluice", "SluiceLogging", product("Logging", in: "swift-log", when: "SwiftLog")],
+        swiftSettings: strict),
 ]
 
 // MARK: - The sluice command
@@ -275,6 +281,7 @@ let testTargets: [Target] = [
             "SluiceCurl", "SluiceCache", "SluiceRetry", "SluiceLogging", product("OpenAPIRuntime", in: "swift-openapi-runtime", when: "OpenAPI"),
             product("HTTPTypes", in: "swift-http-types", when: "OpenAPI"),
         ]),
+    tests("SluiceSwiftLog", ["SluiceLogging", product("Logging", in: "swift-log", when: "SwiftLog")]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),
 ]
 

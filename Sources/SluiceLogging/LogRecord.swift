@@ -16,6 +16,8 @@ struct LogRecord {
     let trace: PipelineTrace?
     /// For a streamed body, the bytes the reader got.
     var streamedBytes: Int64? = nil
+    /// The call's ``RequestContext/requestID``.
+    var requestID: UInt64 = 0
 
     var milliseconds: Double {
         elapsed.timeInterval * 1_000

@@ -21,11 +21,22 @@ public struct LogSink: Sendable {
     public let write: @Sendable (String) -> Void
     /// Whether the text format may use colours.
     public let isTerminal: Bool
+    /// For a sink that takes each record's fields beside its text (a swift-log `Logger`, through
+    /// SluiceSwiftLog): then ``write`` is not called.
+    package let entries: LogEntrySink?
 
     /// A sink that hands each record to `write`; `isTerminal` lets the text use colours.
     public init(isTerminal: Bool = false, write: @escaping @Sendable (String) -> Void) {
         self.isTerminal = isTerminal
         self.write = write
+        self.entries = nil
+    }
+
+    /// A sink that takes each record as a ``LogEntry``.
+    package init(entries: LogEntrySink) {
+        self.isTerminal = false
+        self.write = { _ in }
+        self.entries = entries
     }
 
     /// Standard error, coloured when it is a terminal.

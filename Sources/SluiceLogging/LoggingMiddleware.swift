@@ -153,25 +153,36 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
                         let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
                         var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
                         record.streamedBytes = counted.withLock { $0 }
-                        configuration.sink.write(render(record))
+                        record.requestID = context.requestID
+                        emit(record)
                         return nil
                     })
                 return response
             }
-            let record = LogRecord(
+            var record = LogRecord(
                 request: response.request ?? request, outcome: .response(response),
                 elapsed: configuration.now() - start, trace: context.traceSoFar)
-            configuration.sink.write(render(record))
+            record.requestID = context.requestID
+            emit(record)
             return response
         } catch {
             let cancelled = error is CancellationError || Task.isCancelled
             let sent = (error as? SluiceError)?.response?.request ?? request
-            let record = LogRecord(
+            var record = LogRecord(
                 request: sent, outcome: cancelled ? .cancelled : .failure(error),
                 elapsed: configuration.now() - start, trace: nil)
-            configuration.sink.write(render(record))
+            record.requestID = context.requestID
+            emit(record)
             throw error
         }
+    }
+
+    /// Hands `record` to the sink: rendered, or as an entry with its fields beside the rendered
+    /// text for a sink that takes entries (a swift-log `Logger`).
+    private func emit(_ record: LogRecord) {
+        guard let entries = configuration.sink.entries else { return configuration.sink.write(render(record)) }
+        guard entries.wants(configuration.level, record.outcome.isFailure) else { return }
+        entries.write(record.entry(configuration, text: render(record)))
     }
 
     /// The record as the configured format and level write it, with every secret value the
