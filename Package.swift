@@ -25,7 +25,7 @@ let libraries = [
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
     // The integrations (each needs its trait; see `traits` below).
-    "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog",
+    "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog", "SluiceMetrics",
 ]
 
 let products: [Product] =
@@ -44,12 +44,14 @@ let traits: Set<Trait> = [
         name: "OpenAPI", description: "SluiceOpenAPI: a ClientTransport that runs generated OpenAPI clients through the chain",
         enabledTraits: ["HTTPTypes"]),
     .trait(name: "SwiftLog", description: "SluiceSwiftLog: LoggingMiddleware writes to a swift-log Logger"),
+    .trait(name: "Metrics", description: "SluiceMetrics: MetricsMiddleware records each call through swift-metrics"),
 ]
 
 let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-http-types", from: "1.5.1"),
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.10.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.13.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.10.0"),
 ]
 
 /// `product` of `package`, linked only when `trait` is on: so a consumer without the trait never
@@ -152,6 +154,9 @@ let integrations: [Target] = [
     .target(
         name: "SluiceSwiftLog", dependencies: ["Sluice", "SluiceLogging", product("Logging", in: "swift-log", when: "SwiftLog")],
         swiftSettings: strict),
+    // MetricsMiddleware: counts, durations, bytes, retries and cache results through swift-metrics.
+    .target(
+        name: "SluiceMetrics", dependencies: ["Sluice", product("CoreMetrics", in: "swift-metrics", when: "Metrics")], swiftSettings: strict),
 ]
 
 // MARK: - The sluice command
@@ -282,6 +287,12 @@ let testTargets: [Target] = [
             product("HTTPTypes", in: "swift-http-types", when: "OpenAPI"),
         ]),
     tests("SluiceSwiftLog", ["SluiceLogging", product("Logging", in: "swift-log", when: "SwiftLog")]),
+    tests(
+        "SluiceMetrics",
+        [
+            "SluiceRetry", product("CoreMetrics", in: "swift-metrics", when: "Metrics"),
+            product("MetricsTestKit", in: "swift-metrics", when: "Metrics"),
+        ]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),
 ]
 

@@ -16,7 +16,7 @@
         /// ```
         ///
         /// - Throws: `SluiceError` `.invalidHeader` for the field of a literal that Sluice left out
-        ///   (``Sluice/HTTPFields/invalidLiteral``), or a name or value HTTPTypes refuses, rather
+        ///   (`HTTPFields.invalidLiteral`), or a name or value HTTPTypes refuses, rather
         ///   than let HTTPTypes change a value (it turns bytes it refuses into spaces).
         public init(_ fields: Sluice.HTTPFields) throws(SluiceError) {
             try fields.validated()
@@ -37,7 +37,7 @@
 
     extension Sluice.HTTPFields {
         /// swift-http-types' fields in Sluice's type: the same names (their case kept) and values,
-        /// in the same order, repeated names kept, each checked as ``Sluice/HTTPFields/append(name:value:)``
+        /// in the same order, repeated names kept, each checked as `HTTPFields.append(name:value:)`
         /// checks it.
         ///
         /// ```swift

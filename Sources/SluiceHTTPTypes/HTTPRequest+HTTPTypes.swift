@@ -6,7 +6,7 @@
     extension HTTPTypes.HTTPRequest {
         /// The head of a Sluice request as swift-http-types says it: the method, `:scheme`,
         /// `:authority` (host and port) and `:path` (path and query, as percent-encoded in the
-        /// URL) from ``Sluice/HTTPRequest/url``, and the fields in order, repeated names kept.
+        /// URL) from `HTTPRequest.url`, and the fields in order, repeated names kept.
         ///
         /// What HTTPTypes has no place for is not carried: the body, the options, and the URL's
         /// fragment (which is never sent).

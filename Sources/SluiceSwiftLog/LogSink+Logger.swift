@@ -4,7 +4,7 @@
     import SluiceLogging
 
     extension LogSink {
-        /// A sink that writes each call to a swift-log `Logger`: the line ``LoggingMiddleware``
+        /// A sink that writes each call to a swift-log `Logger`: the line `LoggingMiddleware`
         /// writes as the message (secrets hidden as in every other sink), and the call's values as
         /// metadata, named as OpenTelemetry's HTTP conventions name them where they have a name:
         ///
@@ -16,15 +16,15 @@
         /// | `sluice.duration_ms` | `12.345` |
         /// | `sluice.attempts` | `1` |
         /// | `sluice.source` | `network`, `cache` or `revalidated` |
-        /// | `sluice.request_id` | the call's ``Sluice/RequestContext/requestID`` |
-        /// | `sluice.operation` | ``Sluice/HTTPRequest/operationName``, when set |
+        /// | `sluice.request_id` | the call's `RequestContext.requestID` |
+        /// | `sluice.operation` | `HTTPRequest.operationName`, when set |
         /// | `sluice.outcome` | `ok`, `failed` or `cancelled` |
         /// | `error.type` | the `SluiceError` code of a failure |
         /// | `sluice.stage` | the stage a failure came from |
         ///
         /// A failed call is logged at `.error`. Any other is logged at the swift-log level of the
-        /// logger's detail (``LogLevel/basic`` at `.info`, ``LogLevel/headers`` at `.debug`,
-        /// ``LogLevel/body`` at `.trace`), but never below `logger`'s own level while that is
+        /// logger's detail (`LogLevel.basic` at `.info`, `LogLevel.headers` at `.debug`,
+        /// `LogLevel.body` at `.trace`), but never below `logger`'s own level while that is
         /// `.info` or lower: so `SLUICE_LOG=body` shows bodies through a `Logger` at `.info`.
         /// Records the `Logger` would drop are not rendered.
         ///
@@ -73,9 +73,9 @@
     }
 
     extension LoggingMiddleware {
-        /// A logging middleware that writes to `logger` (see ``SluiceLogging/LogSink/logger(_:)``)
-        /// as much as the logger's level shows: ``LogLevel/body`` at `.trace`, ``LogLevel/headers``
-        /// at `.debug`, ``LogLevel/basic`` at `.info` and above (above `.info` only failures pass
+        /// A logging middleware that writes to `logger` (see `LogSink.logger(_:)`)
+        /// as much as the logger's level shows: `LogLevel.body` at `.trace`, `LogLevel.headers`
+        /// at `.debug`, `LogLevel.basic` at `.info` and above (above `.info` only failures pass
         /// the `Logger`). `SLUICE_LOG` still changes the level when the client is built.
         ///
         /// ```swift

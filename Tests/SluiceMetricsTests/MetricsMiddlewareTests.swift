@@ -1,0 +1,76 @@
+#if Metrics
+    import Foundation
+    import MetricsTestKit
+    import Sluice
+    import SluiceMetrics
+    import SluiceRetry
+    import SluiceTesting
+    import Testing
+
+    @Suite struct MetricsMiddlewareTests {
+        let metrics = TestMetrics()
+
+        func pipeline(_ replies: [MockTransport.Reply], retry: Bool = false) -> Pipeline {
+            var middlewares: [any Middleware] = [MetricsMiddleware(configuration: .init(factory: metrics))]
+            if retry { middlewares.append(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(1))))) }
+            return Pipeline(middlewares: middlewares, transport: MockTransport(replies: replies))
+        }
+
+        func request(_ method: HTTPMethod = .get, body: HTTPBody = .empty) -> HTTPRequest {
+            var request = HTTPRequest(method: method, url: URL(string: "https://api.example.com/users")!, body: body)
+            request.operationName = "listUsers"
+            return request
+        }
+
+        @Test func aCallIsCountedTimedAndMeasuredByItsDimensions() async throws {
+            _ = try await pipeline([.status(.ok, body: "hello")]).send(request(.post, body: .bytes(Data("12345678".utf8))))
+            let requests = try metrics.expectCounter(
+                "sluice_http_client_requests_total",
+                [("method", "POST"), ("status_class", "2xx"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "network")])
+            #expect(requests.totalValue == 1)
+            let duration = try metrics.expectTimer(
+                "sluice_http_client_request_duration",
+                [("method", "POST"), ("status_class", "2xx"), ("host", "api.example.com"), ("operation", "listUsers")])
+            #expect(duration.values.count == 1)
+            #expect(try metrics.expectCounter("sluice_http_client_request_body_bytes_total", [("host", "api.example.com")]).totalValue == 8)
+            #expect(try metrics.expectCounter("sluice_http_client_response_body_bytes_total", [("host", "api.example.com")]).totalValue == 5)
+            #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "miss"), ("host", "api.example.com")]).totalValue == 1)
+        }
+
+        @Test func retriesAreCountedPerAttemptAfterTheFirst() async throws {
+            _ = try await pipeline([.status(503), .status(503), .status(.ok)], retry: true).send(request())
+            #expect(try metrics.expectCounter("sluice_http_client_retries_total", [("host", "api.example.com"), ("operation", "listUsers")]).totalValue == 2)
+        }
+
+        @Test func aCacheHitAndARevalidationAreCountedAsSuch() async throws {
+            var hit = HTTPResponse(status: .ok, body: Data("x".utf8))
+            hit.source = .cache
+            var revalidated = HTTPResponse(status: .ok, body: Data("x".utf8))
+            revalidated.source = .revalidated
+            let pipeline = pipeline([.response(hit), .response(revalidated)])
+            _ = try await pipeline.send(request())
+            _ = try await pipeline.send(request())
+            #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "hit"), ("host", "api.example.com")]).totalValue == 1)
+            #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "revalidated"), ("host", "api.example.com")]).totalValue == 1)
+        }
+
+        @Test func aFailureIsCountedAsFailed() async throws {
+            _ = try? await pipeline([.error(SluiceError(.cannotConnect, "refused"))]).send(request())
+            let failed = try metrics.expectCounter(
+                "sluice_http_client_requests_total",
+                [("method", "GET"), ("status_class", "failed"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "")])
+            #expect(failed.totalValue == 1)
+        }
+
+        @Test func aStreamedBodyIsMeasuredWhenItHasBeenRead() async throws {
+            var streamed = HTTPResponse(status: .ok)
+            streamed.bodyStream = ResponseBodyStream(Data(repeating: 7, count: 3_000))
+            let response = try await pipeline([.response(streamed)]).send(request())
+            #expect(metrics.counters.isEmpty)  // nothing yet: the body is not read
+            var total = 0
+            for try await chunk in try #require(response.bodyStream) { total += chunk.count }
+            #expect(total == 3_000)
+            #expect(try metrics.expectCounter("sluice_http_client_response_body_bytes_total", [("host", "api.example.com")]).totalValue == 3_000)
+        }
+    }
+#endif
