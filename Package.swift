@@ -156,7 +156,7 @@ let integrations: [Target] = [
         swiftSettings: strict),
     // MetricsMiddleware: counts, durations, bytes, retries and cache results through swift-metrics.
     .target(
-        name: "SluiceMetrics", dependencies: ["Sluice", product("CoreMetrics", in: "swift-metrics", when: "Metrics")], swiftSettings: strict),
+        name: "SluiceMetrics", dependencies: ["Sluice", product("Metrics", in: "swift-metrics", when: "Metrics")], swiftSettings: strict),
 ]
 
 // MARK: - The sluice command
@@ -290,7 +290,7 @@ let testTargets: [Target] = [
     tests(
         "SluiceMetrics",
         [
-            "SluiceRetry", product("CoreMetrics", in: "swift-metrics", when: "Metrics"),
+            "SluiceRetry", product("Metrics", in: "swift-metrics", when: "Metrics"),
             product("MetricsTestKit", in: "swift-metrics", when: "Metrics"),
         ]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),

@@ -42,20 +42,22 @@ package struct LogEntrySink: Sendable {
 
 extension LogRecord {
     func entry(_ configuration: LoggingMiddleware.Configuration, text: String) -> LogEntry {
-        let response: HTTPResponse? = if case .response(let response) = outcome { response } else { nil }
-        let failure: SluiceError? = if case .failure(let error) = outcome { error as? SluiceError } else { nil }
-        let outcome: LogEntry.Outcome =
-            switch self.outcome {
-            case .response: .ok
-            case .failure: .failed
-            case .cancelled: .cancelled
-            }
+        var response: HTTPResponse?, errorCode: String?, stage: String?
+        let outcome: LogEntry.Outcome
+        switch self.outcome {
+        case .response(let answer):
+            (outcome, response) = (.ok, answer)
+        case .failure(let error):
+            let failure = error as? SluiceError
+            (outcome, errorCode, stage) = (.failed, failure?.code.rawValue ?? "other", failure?.stage?.description)
+        case .cancelled:
+            outcome = .cancelled
+        }
         return LogEntry(
             text: text, level: configuration.level, outcome: outcome, method: request.method.rawValue,
             url: configuration.redaction.url(request.url), status: response?.status.code, milliseconds: milliseconds,
             attempts: response?.attempts, source: response?.source.description, requestID: requestID,
-            operation: request.operationName, errorCode: failure.map { $0.code.rawValue } ?? (self.outcome.isFailure ? "other" : nil),
-            stage: failure?.stage?.description)
+            operation: request.operationName, errorCode: errorCode, stage: stage)
     }
 }
 

@@ -1,6 +1,6 @@
 #if Metrics
-    import CoreMetrics
     import Foundation
+    import Metrics
     import Sluice
     import Synchronization
 
@@ -128,11 +128,10 @@
                 dimensions: [("method", method), ("status_class", statusClass), ("host", host), ("operation", operation), ("source", source)],
                 factory: factory
             ).increment()
-            let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
             Timer(
                 label: names.duration, dimensions: [("method", method), ("status_class", statusClass), ("host", host), ("operation", operation)],
                 factory: factory
-            ).recordNanoseconds(nanoseconds)
+            ).record(duration: elapsed)
         }
 
         /// The labels, made once.

@@ -56,9 +56,7 @@
             _ request: HTTPTypes.HTTPRequest, body: OpenAPIRuntime.HTTPBody?, baseURL: URL, operationID: String
         ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
             let url = try Self.url(path: request.path, baseURL: baseURL, clientBaseURL: client.configuration.baseURL)
-            guard let method = HTTPMethod(rawValue: request.method.rawValue) else {
-                throw SluiceError(.misconfigured, "the method \(String(reflecting: request.method.rawValue)) is not an HTTP token")
-            }
+            let method = try HTTPMethod(request.method)
             var sluiceRequest = Sluice.HTTPRequest(
                 method: method, url: url, headers: try Sluice.HTTPFields(request.headerFields), body: body.map(Self.body(of:)) ?? .empty)
             sluiceRequest.operationName = operationID
@@ -72,21 +70,17 @@
         package static func url(path: String?, baseURL: URL, clientBaseURL: URL?) throws(SluiceError) -> URL {
             let server = try Sluice.Client.join(base: clientBaseURL, path: baseURL.absoluteString)
             let path = path ?? "/"
-            guard var components = URLComponents(url: server, resolvingAgainstBaseURL: true), path.hasPrefix("/"),
+            if path.hasPrefix("/"), var components = URLComponents(url: server, resolvingAgainstBaseURL: true),
                 let operation = URLComponents(string: path)
-            else {
-                throw SluiceError(
-                    .invalidURL, "the operation's path \(String(reflecting: path).escapingControlCharacters()) cannot follow \(Redaction.default.url(server))")
+            {
+                var serverPath = components.percentEncodedPath
+                while serverPath.hasSuffix("/") { serverPath.removeLast() }
+                components.percentEncodedPath = serverPath + operation.percentEncodedPath
+                components.percentEncodedQuery = operation.percentEncodedQuery
+                if let url = components.url { return url }
             }
-            var serverPath = components.percentEncodedPath
-            while serverPath.hasSuffix("/") { serverPath.removeLast() }
-            components.percentEncodedPath = serverPath + operation.percentEncodedPath
-            components.percentEncodedQuery = operation.percentEncodedQuery
-            guard let url = components.url else {
-                throw SluiceError(
-                    .invalidURL, "the operation's path \(String(reflecting: path).escapingControlCharacters()) cannot follow \(Redaction.default.url(server))")
-            }
-            return url
+            throw SluiceError(
+                .invalidURL, "the operation's path \(String(reflecting: path).escapingControlCharacters()) cannot follow \(Redaction.default.url(server))")
         }
 
         /// A request body read from `body` as the transport sends it: a stream made afresh for

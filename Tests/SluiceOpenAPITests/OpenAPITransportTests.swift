@@ -41,13 +41,19 @@
         }
 
         @Test func aRelativeServerURLNeedsAClientBaseURL() {
-            do {
-                _ = try OpenAPITransport.url(path: "/users", baseURL: URL(string: "/v2")!, clientBaseURL: nil)
-                Issue.record("made a URL without a host")
-            } catch {
-                #expect(error.code == .invalidURL)
-                #expect(error.message == #""/v2" is not an absolute URL and the client has no base URL"#)
+            let error = #expect(throws: SluiceError.self) {
+                try OpenAPITransport.url(path: "/users", baseURL: URL(string: "/v2")!, clientBaseURL: nil)
             }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message == #""/v2" is not an absolute URL and the client has no base URL"#)
+        }
+
+        @Test func aPathThatIsNotAbsoluteCannotFollowTheServerURL() {
+            let error = #expect(throws: SluiceError.self) {
+                try OpenAPITransport.url(path: "users", baseURL: URL(string: "https://ann:pw@api.example.com")!, clientBaseURL: nil)
+            }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message == #"the operation's path "users" cannot follow https://ann:<redacted>@api.example.com"#)
         }
 
         @Test func aGetReachesHttpbinWithItsFieldsAndNamesItsOperation() async throws {

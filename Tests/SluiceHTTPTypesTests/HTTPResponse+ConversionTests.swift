@@ -24,13 +24,9 @@
         }
 
         @Test func aStatusOfFourDigitsIsAnInvalidResponse() {
-            do {
-                _ = try HTTPTypes.HTTPResponse(Sluice.HTTPResponse(status: HTTPStatus(code: 1000)))
-                Issue.record("converted a status of four digits")
-            } catch {
-                #expect(error.code == .invalidResponse)
-                #expect(error.message == "the status 1000 has more than three digits, which HTTPTypes.HTTPResponse cannot hold")
-            }
+            let error = #expect(throws: SluiceError.self) { try HTTPTypes.HTTPResponse(Sluice.HTTPResponse(status: HTTPStatus(code: 1000))) }
+            #expect(error?.code == .invalidResponse)
+            #expect(error?.message == "the status 1000 has more than three digits, which HTTPTypes.HTTPResponse cannot hold")
         }
     }
 #endif

@@ -82,15 +82,24 @@
             guard path.hasPrefix("/") else {
                 throw SluiceError(.invalidURL, "the path \(String(reflecting: path).escapingControlCharacters()) does not start with \"/\"")
             }
-            guard let url = URL(string: "\(scheme)://\(authority)\(path)"), url.host != nil else {
+            let text = "\(scheme)://\(authority)\(path)"
+            guard let url = URL(string: text), url.host != nil else {
                 throw SluiceError(
-                    .invalidURL,
-                    "\(String(reflecting: "\(scheme)://\(authority)\(path)").escapingControlCharacters()) (:scheme, :authority and :path) is not a valid URL")
+                    .invalidURL, "\(String(reflecting: text).escapingControlCharacters()) (:scheme, :authority and :path) is not a valid URL")
             }
-            guard let method = HTTPMethod(rawValue: head.method.rawValue) else {
-                throw SluiceError(.misconfigured, "the method \(String(reflecting: head.method.rawValue)) is not an HTTP token")
+            self.init(method: try HTTPMethod(head.method), url: url, headers: try Sluice.HTTPFields(head.headerFields), body: body)
+        }
+    }
+    extension HTTPMethod {
+        /// swift-http-types' method as Sluice's: both are RFC 9110 tokens, so this throws only if
+        /// one side's rules change.
+        ///
+        /// - Throws: `SluiceError` `.misconfigured` for a method Sluice refuses.
+        package init(_ method: HTTPTypes.HTTPRequest.Method) throws(SluiceError) {
+            guard let converted = HTTPMethod(rawValue: method.rawValue) else {
+                throw SluiceError(.misconfigured, "the method \(String(reflecting: method.rawValue)) is not an HTTP token")
             }
-            self.init(method: method, url: url, headers: try Sluice.HTTPFields(head.headerFields), body: body)
+            self = converted
         }
     }
 #else
