@@ -80,12 +80,12 @@
             }
             let path = head.path ?? "/"
             guard path.hasPrefix("/") else {
-                throw SluiceError(.invalidURL, "the path \(String(reflecting: path).escapingControlCharacters()) does not start with \"/\"")
+                throw SluiceError(.invalidURL, "the path \(String(reflecting: Redaction.default.url(text: path))) does not start with \"/\"")
             }
             let text = "\(scheme)://\(authority)\(path)"
             guard let url = URL(string: text), url.host != nil else {
                 throw SluiceError(
-                    .invalidURL, "\(String(reflecting: text).escapingControlCharacters()) (:scheme, :authority and :path) is not a valid URL")
+                    .invalidURL, "\(String(reflecting: Redaction.default.url(text: text))) (:scheme, :authority and :path) is not a valid URL")
             }
             self.init(method: try HTTPMethod(head.method), url: url, headers: try Sluice.HTTPFields(head.headerFields), body: body)
         }

@@ -80,7 +80,7 @@
                 if let url = components.url { return url }
             }
             throw SluiceError(
-                .invalidURL, "the operation's path \(String(reflecting: path).escapingControlCharacters()) cannot follow \(Redaction.default.url(server))")
+                .invalidURL, "the operation's path \(String(reflecting: Redaction.default.url(text: path))) cannot follow \(Redaction.default.url(server))")
         }
 
         /// A request body read from `body` as the transport sends it: a stream made afresh for

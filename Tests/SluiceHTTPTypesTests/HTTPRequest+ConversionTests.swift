@@ -80,6 +80,15 @@
             #expect(error?.message == message)
         }
 
+        @Test func aHeadThatMakesNoURLKeepsItsSecretsOutOfTheError() {
+            let head = HTTPTypes.HTTPRequest(method: .get, scheme: "https", authority: "ann:pw@exa mple.com", path: "/x?token=T0K3N")
+            let error = #expect(throws: SluiceError.self) { try Sluice.HTTPRequest(head) }
+            #expect(error?.message == #""https://ann:<redacted>@exa mple.com/x?token=<redacted>" (:scheme, :authority and :path) is not a valid URL"#)
+            let relative = HTTPTypes.HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "x?token=T0K3N")
+            let pathError = #expect(throws: SluiceError.self) { try Sluice.HTTPRequest(relative) }
+            #expect(pathError?.message == #"the path "x?token=<redacted>" does not start with "/""#)
+        }
+
         @Test func aValueSluiceRefusesIsAnInvalidHeader() {
             var head = HTTPTypes.HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/")
             head.headerFields.append(HTTPField(name: HTTPField.Name("X-Bell")!, lenientValue: Array("a\u{07}b".utf8)))
