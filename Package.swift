@@ -25,7 +25,7 @@ let libraries = [
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
     // The integrations (each needs its trait; see `traits` below).
-    "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog", "SluiceMetrics",
+    "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog", "SluiceMetrics", "SluiceTracing",
 ]
 
 let products: [Product] =
@@ -45,6 +45,7 @@ let traits: Set<Trait> = [
         enabledTraits: ["HTTPTypes"]),
     .trait(name: "SwiftLog", description: "SluiceSwiftLog: LoggingMiddleware writes to a swift-log Logger"),
     .trait(name: "Metrics", description: "SluiceMetrics: MetricsMiddleware records each call through swift-metrics"),
+    .trait(name: "Tracing", description: "SluiceTracing: a span per call and per attempt through swift-distributed-tracing"),
 ]
 
 let dependencies: [Package.Dependency] = [
@@ -52,6 +53,7 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.10.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.13.2"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.10.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.4.0"),
 ]
 
 /// `product` of `package`, linked only when `trait` is on: so a consumer without the trait never
@@ -157,6 +159,10 @@ let integrations: [Target] = [
     // MetricsMiddleware: counts, durations, bytes, retries and cache results through swift-metrics.
     .target(
         name: "SluiceMetrics", dependencies: ["Sluice", product("Metrics", in: "swift-metrics", when: "Metrics")], swiftSettings: strict),
+    // TracingMiddleware and AttemptTracingMiddleware: spans per call and per attempt, context injected.
+    .target(
+        name: "SluiceTracing", dependencies: ["Sluice", product("Tracing", in: "swift-distributed-tracing", when: "Tracing")],
+        swiftSettings: strict),
 ]
 
 // MARK: - The sluice command
@@ -292,6 +298,12 @@ let testTargets: [Target] = [
         [
             "SluiceRetry", product("Metrics", in: "swift-metrics", when: "Metrics"),
             product("MetricsTestKit", in: "swift-metrics", when: "Metrics"),
+        ]),
+    tests(
+        "SluiceTracing",
+        [
+            "SluiceCurl", "SluiceRetry", product("Tracing", in: "swift-distributed-tracing", when: "Tracing"),
+            product("InMemoryTracing", in: "swift-distributed-tracing", when: "Tracing"),
         ]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),
 ]

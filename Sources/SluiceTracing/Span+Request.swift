@@ -1,0 +1,93 @@
+#if Tracing
+    import Foundation
+    import Sluice
+    import Tracing
+
+    extension Span {
+        /// The request's attributes: its method, its URL as `redaction` shows it, its server.
+        func describe(_ request: HTTPRequest, _ redaction: Redaction) {
+            attributes["http.request.method"] = request.method.rawValue
+            attributes["url.full"] = redaction.url(request.url)
+            if let host = request.url.host { attributes["server.address"] = host }
+            if let port = request.url.port { attributes["server.port"] = port }
+            if let operation = request.operationName { attributes["sluice.operation"] = operation }
+        }
+
+        /// The answer's attributes; an error status for 400 and above.
+        func answered(_ response: HTTPResponse) {
+            attributes["http.response.status_code"] = response.status.code
+            attributes["sluice.attempts"] = response.attempts
+            attributes["sluice.source"] = response.source.description
+            if response.status.code >= 400 {
+                attributes["error.type"] = String(response.status.code)
+                setStatus(SpanStatus(code: .error))
+            }
+        }
+
+        /// A failure: its `SluiceError` code and stage, the error recorded, an error status.
+        func fail(_ error: any Error) {
+            let sluice = error as? SluiceError
+            attributes["error.type"] = sluice?.code.rawValue ?? (error is CancellationError ? "cancelled" : "other")
+            if let stage = sluice?.stage { attributes["sluice.stage"] = stage.description }
+            recordError(error)
+            setStatus(SpanStatus(code: .error))
+        }
+    }
+
+    /// Ends a span when its call is over: when the answer returns, or, for a streamed body, when
+    /// the body has been read (or its reading failed).
+    enum SpanEnding {
+        static func run(_ span: any Span, _ call: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+            var response: HTTPResponse
+            do {
+                response = try await call()
+            } catch {
+                span.fail(error)
+                span.end()
+                throw error
+            }
+            span.answered(response)
+            guard let stream = response.bodyStream else {
+                span.end()
+                return response
+            }
+            response.bodyStream = stream.map(
+                { $0 },
+                end: { error in
+                    if let error { span.fail(error) }
+                    span.end()
+                    return nil
+                })
+            return response
+        }
+    }
+
+    /// Puts a span's context into request fields through a tracer's `inject`; a field Sluice
+    /// refuses is an error, never dropped or sent as it is.
+    enum FieldInjection {
+        struct Carrier: Sendable {
+            var fields: HTTPFields
+            var error: SluiceError?
+        }
+
+        struct Injector: Instrumentation.Injector {
+            func inject(_ value: String, forKey key: String, into carrier: inout Carrier) {
+                do throws(SluiceError) {
+                    try carrier.fields.set(name: key, value: value)
+                } catch {
+                    if carrier.error == nil {
+                        carrier.error = SluiceError(
+                            .invalidHeader, "the tracer injected a field Sluice refuses: \(error.message)", underlying: error)
+                    }
+                }
+            }
+        }
+
+        static func inject(_ context: ServiceContext, into fields: HTTPFields, through tracer: any Tracer) throws(SluiceError) -> HTTPFields {
+            var carrier = Carrier(fields: fields)
+            tracer.inject(context, into: &carrier, using: Injector())
+            if let error = carrier.error { throw error }
+            return carrier.fields
+        }
+    }
+#endif

@@ -1,0 +1,144 @@
+#if Tracing
+    import Foundation
+    import Sluice
+    import Tracing
+
+    /// A client span for each call, through swift-distributed-tracing: named for the operation
+    /// (``Sluice/HTTPRequest/operationName``) or the method, with the status, the error and the
+    /// stage that failed. Its context is the current `ServiceContext` for the stages inside it, so
+    /// ``AttemptTracingMiddleware`` makes each attempt and redirect hop a child span and sends the
+    /// context to the server (`traceparent` and `tracestate`, with a W3C tracer). Add both with
+    /// `Client.Builder.addTracing(_:)`.
+    ///
+    /// It records through the tracer its configuration names, or the one `InstrumentationSystem`
+    /// was bootstrapped with; with neither (the no-op tracer), a call passes through untouched.
+    ///
+    /// Attributes (OpenTelemetry's HTTP names): `http.request.method`, `url.full` (redacted),
+    /// `server.address`, `server.port`, `http.response.status_code`, `error.type` (the
+    /// `SluiceError` code), and `sluice.stage`, `sluice.attempts`, `sluice.source`. A status of
+    /// 400 or more, or a thrown error, sets the span's status to error. A streamed answer's span
+    /// ends when its body has been read.
+    ///
+    /// ```swift
+    /// import Sluice
+    /// import SluiceCurl
+    /// import SluiceTracing
+    ///
+    /// // InstrumentationSystem.bootstrap(tracer) once, at start-up (swift-otel, or your own).
+    /// var builder = Client.Builder(transport: CurlTransport())
+    /// builder.addTracing()
+    /// ```
+    public struct TracingMiddleware: Middleware {
+        /// Which tracer records, and what spans say.
+        public struct Configuration: Sendable {
+            /// The tracer; `nil` takes `InstrumentationSystem.tracer` at each call.
+            public var tracer: (any Tracer)?
+            /// What the `url.full` attribute hides.
+            public var redaction: Redaction
+
+            /// Settings with each value given, or its default.
+            public init(tracer: (any Tracer)? = nil, redaction: Redaction = .default) {
+                self.tracer = tracer
+                self.redaction = redaction
+            }
+
+            /// The bootstrapped tracer, secrets hidden.
+            public static let `default` = Configuration()
+        }
+
+        public static let defaultPosition = MiddlewarePosition.logging
+
+        /// How it traces.
+        public let configuration: Configuration
+
+        /// A middleware tracing through `configuration.tracer`, or the bootstrapped one.
+        public init(configuration: Configuration = .default) {
+            self.configuration = configuration
+        }
+
+        public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            guard let tracer = configuration.activeTracer else { return try await next(request, context) }
+            let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
+            span.describe(request, configuration.redaction)
+            return try await SpanEnding.run(span) {
+                try await ServiceContext.withValue(span.context) { try await next(request, context) }
+            }
+        }
+    }
+
+    /// A client span for each attempt and each redirect hop, a child of the call's span, whose
+    /// context is injected into the request's fields through the tracer (`traceparent` and
+    /// `tracestate` with a W3C tracer) so the server joins the trace. It sits just inside retry,
+    /// so every attempt passes it, and outside signing, so a signature covers the fields it adds.
+    ///
+    /// Attributes as ``TracingMiddleware`` sets them, with `http.request.resend_count` (attempts
+    /// before this one) on a retry.
+    ///
+    /// ```swift
+    /// import Sluice
+    /// import SluiceCurl
+    /// import SluiceTracing
+    ///
+    /// var builder = Client.Builder(transport: CurlTransport())
+    /// builder.add(TracingMiddleware())
+    /// builder.add(AttemptTracingMiddleware())
+    /// ```
+    public struct AttemptTracingMiddleware: Middleware {
+        public static let defaultPosition = MiddlewarePosition.after(.retry)
+
+        /// How it traces: the same settings as ``TracingMiddleware``'s.
+        public let configuration: TracingMiddleware.Configuration
+
+        /// A middleware tracing attempts through `configuration.tracer`, or the bootstrapped one.
+        public init(configuration: TracingMiddleware.Configuration = .default) {
+            self.configuration = configuration
+        }
+
+        public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            guard let tracer = configuration.activeTracer else { return try await next(request, context) }
+            let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
+            span.describe(request, configuration.redaction)
+            if context.attempt > 1 { span.attributes["http.request.resend_count"] = context.attempt - 1 }
+            var request = request
+            do {
+                request.headers = try FieldInjection.inject(span.context, into: request.headers, through: tracer)
+            } catch {
+                span.fail(error)
+                span.end()
+                throw error
+            }
+            return try await SpanEnding.run(span) {
+                try await ServiceContext.withValue(span.context) { try await next(request, context) }
+            }
+        }
+    }
+
+    extension Client.Builder {
+        /// Adds ``TracingMiddleware`` (a span per call) and ``AttemptTracingMiddleware`` (a span
+        /// per attempt and hop, its context sent to the server), both with `configuration`.
+        ///
+        /// ```swift
+        /// import Sluice
+        /// import SluiceCurl
+        /// import SluiceTracing
+        ///
+        /// var builder = Client.Builder(transport: CurlTransport())
+        /// builder.addTracing()
+        /// let client = builder.build()
+        /// ```
+        public mutating func addTracing(_ configuration: TracingMiddleware.Configuration = .default) {
+            add(TracingMiddleware(configuration: configuration))
+            add(AttemptTracingMiddleware(configuration: configuration))
+        }
+    }
+
+    extension TracingMiddleware.Configuration {
+        /// The tracer to record with, or `nil` when it is the no-op tracer (nothing to do).
+        var activeTracer: (any Tracer)? {
+            let tracer = tracer ?? InstrumentationSystem.tracer
+            return tracer is NoOpTracer ? nil : tracer
+        }
+    }
+#else
+    #warning("SluiceTracing is empty: turn on the package trait \"Tracing\" where you depend on Sluice")
+#endif

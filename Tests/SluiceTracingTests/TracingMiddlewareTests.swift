@@ -1,0 +1,152 @@
+#if Tracing
+    import Foundation
+    import InMemoryTracing
+    import Sluice
+    import SluiceCurl
+    import SluiceRetry
+    import SluiceTestSupport
+    import SluiceTesting
+    import SluiceTracing
+    import Testing
+    import Tracing
+
+    /// swift-distributed-tracing's in-memory tracer, propagating its span context in one field
+    /// whose value `format` writes: a W3C `traceparent` for the real server, or a bad value.
+    struct PropagatingTracer: Tracer {
+        let inner: InMemoryTracer
+        let field: String
+        let format: @Sendable (InMemorySpanContext) -> String
+
+        init(field: String = "traceparent", format: @escaping @Sendable (InMemorySpanContext) -> String = Self.traceparent) {
+            @Sendable func hex(_ bytes: Int) -> String {
+                (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            }
+            inner = InMemoryTracer(idGenerator: .init(nextTraceID: { hex(16) }, nextSpanID: { hex(8) }))
+            self.field = field
+            self.format = format
+        }
+
+        static let traceparent: @Sendable (InMemorySpanContext) -> String = { "00-\($0.traceID)-\($0.spanID)-01" }
+
+        func startSpan<Instant: TracerInstant>(
+            _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind, at instant: @autoclosure () -> Instant,
+            function: String, file fileID: String, line: UInt
+        ) -> InMemorySpan {
+            inner.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
+        }
+
+        func activeSpan(identifiedBy context: ServiceContext) -> InMemorySpan? { inner.activeSpan(identifiedBy: context) }
+        func forceFlush() {}
+
+        func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+        where Carrier == Inject.Carrier {
+            guard let span = context.inMemorySpanContext else { return }
+            injector.inject(format(span), forKey: field, into: &carrier)
+        }
+
+        func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+        where Carrier == Extract.Carrier {}
+    }
+
+    @Suite struct TracingMiddlewareTests {
+        let tracer = PropagatingTracer()
+
+        func client(_ transport: any HTTPTransport, retry: Bool = false) -> Client {
+            var builder = Client.Builder(transport: transport)
+            builder.addTracing(.init(tracer: tracer))
+            if retry { builder.add(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(1))))) }
+            return builder.build()
+        }
+
+        var spans: [FinishedInMemorySpan] { tracer.inner.finishedSpans }
+
+        @Test func aRetriedCallIsOneSpanWithASpanPerAttemptEachSentToTheServer() async throws {
+            let transport = MockTransport(replies: [.status(503), .status(.ok, body: "ok")])
+            var request = HTTPRequest(url: URL(string: "https://api.example.com:8443/users?token=T0K3N")!)
+            request.operationName = "listUsers"
+            let response = try await client(transport, retry: true).send(request)
+            #expect(response.status == .ok)
+
+            let call = try #require(spans.first { $0.parentSpanID == nil })
+            let attempts = spans.filter { $0.parentSpanID == call.spanID }
+            #expect(spans.count == 3)
+            #expect(call.operationName == "listUsers")
+            #expect(call.kind == .client)
+            #expect(call.attributes["http.request.method"]?.toSpanAttribute() == "GET")
+            #expect(call.attributes["url.full"]?.toSpanAttribute() == "https://api.example.com:8443/users?token=<redacted>")
+            #expect(call.attributes["server.address"]?.toSpanAttribute() == "api.example.com")
+            #expect(call.attributes["server.port"]?.toSpanAttribute() == 8443)
+            #expect(call.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+            #expect(call.attributes["sluice.attempts"]?.toSpanAttribute() == 2)
+            #expect(call.status == nil)
+            #expect(attempts.map { $0.attributes["http.response.status_code"]?.toSpanAttribute() } == [503, 200])
+            #expect(attempts.map { $0.attributes["http.request.resend_count"]?.toSpanAttribute() } == [nil, 1])
+            #expect(attempts.first?.status?.code == .error)
+
+            // Each attempt carried its own span's context to the server.
+            let sent = transport.requests.map { $0.request.headers["traceparent"] }
+            #expect(sent == attempts.map { "00-\($0.traceID)-\($0.spanID)-01" })
+        }
+
+        @Test func eachRedirectHopIsASpanOfItsOwn() async throws {
+            let transport = MockTransport(replies: [
+                .status(.found, headers: ["Location": "https://api.example.com/new"]), .status(.ok),
+            ])
+            _ = try await client(transport).send(HTTPRequest(url: URL(string: "https://api.example.com/old")!))
+            let call = try #require(spans.first { $0.parentSpanID == nil })
+            let hops = spans.filter { $0.parentSpanID == call.spanID }
+            #expect(hops.map { $0.attributes["url.full"]?.toSpanAttribute() } == ["https://api.example.com/old", "https://api.example.com/new"])
+            #expect(hops.map { $0.attributes["http.response.status_code"]?.toSpanAttribute() } == [302, 200])
+        }
+
+        @Test func aFailureIsRecordedWithItsCodeAndStage() async throws {
+            let transport = MockTransport(replies: [.error(SluiceError(.cannotConnect, "refused"))])
+            _ = try? await client(transport).send(HTTPRequest(url: URL(string: "https://api.example.com/")!))
+            #expect(spans.count == 2)
+            for span in spans {
+                #expect(span.status?.code == .error)
+                #expect(span.attributes["error.type"]?.toSpanAttribute() == "cannotConnect")
+                #expect(span.attributes["sluice.stage"]?.toSpanAttribute() == "transport MockTransport")
+                #expect(span.errors.count == 1)
+            }
+        }
+
+        @Test func aStreamedCallsSpanEndsWhenItsBodyHasBeenRead() async throws {
+            var streamed = HTTPResponse(status: .ok)
+            streamed.bodyStream = ResponseBodyStream(Data(repeating: 1, count: 100))
+            let response = try await client(MockTransport(replies: [.response(streamed)])).send(HTTPRequest(url: URL(string: "https://a.example/")!))
+            #expect(spans.isEmpty)
+            for try await _ in try #require(response.bodyStream) {}
+            #expect(spans.count == 2)
+        }
+
+        @Test func aFieldTheTracerInjectsThatSluiceRefusesIsAnError() async throws {
+            let bad = PropagatingTracer(field: "traceparent") { _ in "00-a\n-b" }
+            var builder = Client.Builder(transport: MockTransport(replies: [.status(.ok)]))
+            builder.addTracing(.init(tracer: bad))
+            let error = await #expect(throws: SluiceError.self) {
+                try await builder.build().send(HTTPRequest(url: URL(string: "https://a.example/")!))
+            }
+            #expect(error?.code == .invalidHeader)
+            #expect(
+                error?.message
+                    == #"the tracer injected a field Sluice refuses: value of header "traceparent" has LF (0x0A) at byte 4; CR, LF and NUL are never allowed in header fields"#
+            )
+        }
+
+        @Test func withoutATracerACallPassesThroughUntouched() async throws {
+            let transport = MockTransport(replies: [.status(.ok)])
+            var builder = Client.Builder(transport: transport)
+            builder.addTracing()  // nothing bootstrapped: the no-op tracer
+            _ = try await builder.build().send(HTTPRequest(url: URL(string: "https://a.example/")!, headers: ["Accept": "text/plain"]))
+            #expect(transport.requests.first?.request.headers.map(\.name) == ["Accept"])
+        }
+
+        @Test func httpbinSeesTheAttemptsTraceparent() async throws {
+            let response = try await client(CurlTransport()).send(HTTPRequest(url: try InteropServers.httpbin("/headers")))
+            let echo = try JSONSerialization.jsonObject(with: response.body) as? [String: [String: String]]
+            let attempt = try #require(spans.first { $0.parentSpanID != nil })
+            #expect(echo?["headers"]?["Traceparent"] == "00-\(attempt.traceID)-\(attempt.spanID)-01")
+        }
+    }
+#endif
