@@ -4,7 +4,7 @@
     import Tracing
 
     /// A client span for each call, through swift-distributed-tracing: named for the operation
-    /// (``Sluice/HTTPRequest/operationName``) or the method, with the status, the error and the
+    /// (`HTTPRequest.operationName`) or the method, with the status, the error and the
     /// stage that failed. Its context is the current `ServiceContext` for the stages inside it, so
     /// ``AttemptTracingMiddleware`` makes each attempt and redirect hop a child span and sends the
     /// context to the server (`traceparent` and `tracestate`, with a W3C tracer). Add both with
