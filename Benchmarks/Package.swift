@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Sluice's benchmarks, a package of their own beside the library (`make bench`, `make bench-cache`,
 // `make bench-middleware`, `make bench-instructions`, `make bench-micro`, `make soak`). Figures and
 // how to read them: Benchmarks/README.md.
@@ -15,7 +15,8 @@ func sluice(_ products: String...) -> [Target.Dependency] {
 let package = Package(
     name: "SluiceBenchmarks",
     dependencies: [
-        .package(name: "Sluice", path: "..")
+        // With the traits of the integrations the middleware benchmark measures.
+        .package(name: "Sluice", path: "..", traits: ["Metrics", "Tracing"])
     ],
     targets: [
         // What the executables share: a synchronous main that valgrind can run.
@@ -28,7 +29,7 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "CSluiceBench"]
                 + sluice(
                     "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
-                    "SluiceSigning", "SluiceLogging", "SluiceRetry", "SluiceReachability", "SluiceHUD"
+                    "SluiceSigning", "SluiceLogging", "SluiceRetry", "SluiceReachability", "SluiceHUD", "SluiceMetrics", "SluiceTracing"
                 ),
             path: "Sources/SluiceBench", swiftSettings: strict
         ),

@@ -59,6 +59,7 @@
         public let configuration: Configuration
         private let factory: any MetricsFactory
         private let names: Names
+        private let handles = HandleCache()
 
         /// A middleware recording through `configuration.factory`, or the bootstrapped one.
         public init(configuration: Configuration = .default) {
@@ -69,14 +70,10 @@
 
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
             let start = ContinuousClock.now
-            let host = configuration.recordsHost ? (request.url.host ?? "") : ""
-            if let length = request.body.length, length > 0 {
-                Counter(label: names.requestBytes, dimensions: [("host", host)], factory: factory).increment(by: Int64(length))
-            }
             do {
                 var response = try await next(request, context)
                 guard let stream = response.bodyStream else {
-                    record(request, host: host, response: response, bytes: Int64(response.body.count), since: start)
+                    record(request, response: response, bytes: Int64(response.body.count), since: start)
                     return response
                 }
                 let counted = Atomic<Int64>(0)
@@ -88,51 +85,63 @@
                     },
                     end: { [self] error in
                         if let error {
-                            recordFailure(request, host: host, error: error, since: start)
+                            recordFailure(request, error: error, since: start)
                         } else {
-                            record(request, host: host, response: head, bytes: counted.load(ordering: .relaxed), since: start)
+                            record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
                         }
                         return nil
                     })
                 return response
             } catch {
-                recordFailure(request, host: host, error: error, since: start)
+                recordFailure(request, error: error, since: start)
                 throw error
             }
         }
 
-        private func record(_ request: HTTPRequest, host: String, response: HTTPResponse, bytes: Int64, since start: ContinuousClock.Instant) {
-            let operation = request.operationName ?? ""
-            let statusClass = "\(response.status.code / 100)xx"
-            count(request, host: host, statusClass: statusClass, source: response.source.description, since: start)
-            if response.attempts > 1 {
-                Counter(label: names.retries, dimensions: [("host", host), ("operation", operation)], factory: factory)
-                    .increment(by: Int64(response.attempts - 1))
-            }
-            let source = response.source
-            let result = source == .cache ? "hit" : source == .revalidated ? "revalidated" : source == .network ? "miss" : source.description
-            Counter(label: names.cache, dimensions: [("result", result), ("host", host)], factory: factory).increment()
-            if bytes > 0 { Counter(label: names.responseBytes, dimensions: [("host", host)], factory: factory).increment(by: bytes) }
+        private func record(_ request: HTTPRequest, response: HTTPResponse, bytes: Int64, since start: ContinuousClock.Instant) {
+            let handles = handles(
+                request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source)
+            record(request, handles, since: start)
+            if response.attempts > 1 { handles.retries?.increment(by: Int64(response.attempts - 1)) }
+            handles.cache?.increment()
+            if bytes > 0 { handles.responseBytes.increment(by: bytes) }
         }
 
-        private func recordFailure(_ request: HTTPRequest, host: String, error: any Error, since start: ContinuousClock.Instant) {
+        private func recordFailure(_ request: HTTPRequest, error: any Error, since start: ContinuousClock.Instant) {
             let cancelled = error is CancellationError || (error as? SluiceError)?.code == .cancelled
-            count(request, host: host, statusClass: cancelled ? "cancelled" : "failed", source: "", since: start)
+            record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil), since: start)
         }
 
-        private func count(_ request: HTTPRequest, host: String, statusClass: String, source: String, since start: ContinuousClock.Instant) {
-            let elapsed = start.duration(to: .now)
-            let method = request.method.rawValue, operation = request.operationName ?? ""
-            Counter(
-                label: names.requests,
-                dimensions: [("method", method), ("status_class", statusClass), ("host", host), ("operation", operation), ("source", source)],
-                factory: factory
-            ).increment()
-            Timer(
-                label: names.duration, dimensions: [("method", method), ("status_class", statusClass), ("host", host), ("operation", operation)],
-                factory: factory
-            ).record(duration: elapsed)
+        /// What every call records: its count, its duration, the bytes it sent.
+        private func record(_ request: HTTPRequest, _ handles: Handles, since start: ContinuousClock.Instant) {
+            handles.requests.increment()
+            handles.duration.record(duration: start.duration(to: .now))
+            if let length = request.body.length, length > 0 { handles.requestBytes.increment(by: length) }
         }
+
+        /// The metrics of a call with these dimensions, made through the factory the first time
+        /// (a backend registers each once) and kept, for up to ``HandleCache/limit`` sets.
+        private func handles(_ request: HTTPRequest, statusClass: String, source: ResponseSource?) -> Handles {
+            let key = HandleCache.Key(
+                method: request.method.rawValue, statusClass: statusClass, host: configuration.recordsHost ? (request.url.host ?? "") : "",
+                operation: request.operationName ?? "", source: source?.description ?? "")
+            return handles.handles(for: key) { makeHandles(key, source: source) }
+        }
+
+        private func makeHandles(_ key: HandleCache.Key, source: ResponseSource?) -> Handles {
+            let host = ("host", key.host)
+            let call = [("method", key.method), ("status_class", key.statusClass), host, ("operation", key.operation)]
+            let result = source.map { $0 == .cache ? "hit" : $0 == .revalidated ? "revalidated" : $0 == .network ? "miss" : $0.description }
+            return Handles(
+                requests: Counter(label: names.requests, dimensions: call + [("source", key.source)], factory: factory),
+                duration: Timer(label: names.duration, dimensions: call, factory: factory),
+                requestBytes: Counter(label: names.requestBytes, dimensions: [host], factory: factory),
+                responseBytes: Counter(label: names.responseBytes, dimensions: [host], factory: factory),
+                retries: source.map { _ in Counter(label: names.retries, dimensions: [host, ("operation", key.operation)], factory: factory) },
+                cache: result.map { Counter(label: names.cache, dimensions: [("result", $0), host], factory: factory) })
+        }
+
+        private static let statusClasses = [1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"]
 
         /// The labels, made once.
         private struct Names: Sendable {
@@ -145,6 +154,33 @@
                 requestBytes = prefix + "http_client_request_body_bytes_total"
                 responseBytes = prefix + "http_client_response_body_bytes_total"
             }
+        }
+    }
+    /// The metrics one set of dimensions records to. `retries` and `cache` only for an answer.
+    private struct Handles: Sendable {
+        let requests: Counter
+        let duration: Timer
+        let requestBytes: Counter
+        let responseBytes: Counter
+        let retries: Counter?
+        let cache: Counter?
+    }
+
+    /// The metrics made so far, by their dimensions. Past `limit` sets (many hosts or operations),
+    /// new ones are made for each call and not kept, so memory stays bounded.
+    private final class HandleCache: Sendable {
+        struct Key: Hashable {
+            let method, statusClass, host, operation, source: String
+        }
+
+        static let limit = 1_024
+        private let kept = Mutex<[Key: Handles]>([:])
+
+        func handles(for key: Key, make: () -> Handles) -> Handles {
+            if let found = kept.withLock({ $0[key] }) { return found }
+            let made = make()
+            kept.withLock { if $0.count < Self.limit { $0[key] = $0[key] ?? made } }
+            return made
         }
     }
 #else

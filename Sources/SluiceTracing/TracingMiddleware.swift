@@ -11,7 +11,9 @@
     /// `Client.Builder.addTracing(_:)`.
     ///
     /// It records through the tracer its configuration names, or the one `InstrumentationSystem`
-    /// was bootstrapped with; with neither (the no-op tracer), a call passes through untouched.
+    /// was bootstrapped with. With neither, `Client.Builder` leaves it out of the chain, so a client
+    /// without tracing pays nothing: bootstrap the tracer before you build the client. (Put in a
+    /// `Pipeline` by hand, it passes each call through after one check.)
     ///
     /// Attributes (OpenTelemetry's HTTP names): `http.request.method`, `url.full` (redacted),
     /// `server.address`, `server.port`, `http.response.status_code`, `error.type` (the
@@ -28,7 +30,7 @@
     /// var builder = Client.Builder(transport: CurlTransport())
     /// builder.addTracing()
     /// ```
-    public struct TracingMiddleware: Middleware {
+    public struct TracingMiddleware: Middleware, EnvironmentConfigurable {
         /// Which tracer records, and what spans say.
         public struct Configuration: Sendable {
             /// The tracer; `nil` takes `InstrumentationSystem.tracer` at each call.
@@ -56,6 +58,11 @@
             self.configuration = configuration
         }
 
+        /// Itself, or `nil` (left out of the chain) when there is no tracer to record with.
+        public func configured(by environment: [String: String]) -> (any Middleware)? {
+            configuration.activeTracer == nil ? nil : self
+        }
+
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
             guard let tracer = configuration.activeTracer else { return try await next(request, context) }
             let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
@@ -72,7 +79,7 @@
     /// so every attempt passes it, and outside signing, so a signature covers the fields it adds.
     ///
     /// Attributes as ``TracingMiddleware`` sets them, with `http.request.resend_count` (attempts
-    /// before this one) on a retry.
+    /// before this one) on a retry. Like it, `Client.Builder` leaves it out when there is no tracer.
     ///
     /// ```swift
     /// import Sluice
@@ -83,7 +90,7 @@
     /// builder.add(TracingMiddleware())
     /// builder.add(AttemptTracingMiddleware())
     /// ```
-    public struct AttemptTracingMiddleware: Middleware {
+    public struct AttemptTracingMiddleware: Middleware, EnvironmentConfigurable {
         public static let defaultPosition = MiddlewarePosition.after(.retry)
 
         /// How it traces: the same settings as ``TracingMiddleware``'s.
@@ -92,6 +99,11 @@
         /// A middleware tracing attempts through `configuration.tracer`, or the bootstrapped one.
         public init(configuration: TracingMiddleware.Configuration = .default) {
             self.configuration = configuration
+        }
+
+        /// Itself, or `nil` (left out of the chain) when there is no tracer to record with.
+        public func configured(by environment: [String: String]) -> (any Middleware)? {
+            configuration.activeTracer == nil ? nil : self
         }
 
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -135,7 +147,11 @@
     extension TracingMiddleware.Configuration {
         /// The tracer to record with, or `nil` when it is the no-op tracer (nothing to do).
         var activeTracer: (any Tracer)? {
-            let tracer = tracer ?? InstrumentationSystem.tracer
+            if let tracer { return tracer is NoOpTracer ? nil : tracer }
+            // Nothing bootstrapped (the common case without tracing): one lock and one type check,
+            // not InstrumentationSystem.tracer's search of the instruments.
+            if InstrumentationSystem.instrument is NoOpInstrument { return nil }
+            let tracer = InstrumentationSystem.tracer
             return tracer is NoOpTracer ? nil : tracer
         }
     }

@@ -37,6 +37,20 @@
             #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "miss"), ("host", "api.example.com")]).totalValue == 1)
         }
 
+        @Test func callsWithTheSameDimensionsAddUpAndManyHostsAreEachCounted() async throws {
+            let pipeline = Pipeline(
+                middlewares: [MetricsMiddleware(configuration: .init(factory: metrics))], transport: MockTransport { _, _ in .status(.ok) })
+            for host in (0..<1_030).map({ "h\($0).example" }) + ["h0.example", "h1029.example"] {
+                _ = try await pipeline.send(HTTPRequest(url: URL(string: "https://\(host)/")!))
+            }
+            for (host, calls) in [("h0.example", 2), ("h500.example", 1), ("h1029.example", 2)] {
+                let requests = try metrics.expectCounter(
+                    "sluice_http_client_requests_total",
+                    [("method", "GET"), ("status_class", "2xx"), ("host", host), ("operation", ""), ("source", "network")])
+                #expect(requests.totalValue == Int64(calls), "\(host)")
+            }
+        }
+
         @Test func retriesAreCountedPerAttemptAfterTheFirst() async throws {
             _ = try await pipeline([.status(503), .status(503), .status(.ok)], retry: true).send(request())
             #expect(try metrics.expectCounter("sluice_http_client_retries_total", [("host", "api.example.com"), ("operation", "listUsers")]).totalValue == 2)

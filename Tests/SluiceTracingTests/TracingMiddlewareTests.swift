@@ -134,11 +134,17 @@
             )
         }
 
-        @Test func withoutATracerACallPassesThroughUntouched() async throws {
+        @Test func withoutATracerTheBuilderLeavesThemOutAndByHandACallPassesThroughUntouched() async throws {
             let transport = MockTransport(replies: [.status(.ok)])
             var builder = Client.Builder(transport: transport)
-            builder.addTracing()  // nothing bootstrapped: the no-op tracer
-            _ = try await builder.build().send(HTTPRequest(url: URL(string: "https://a.example/")!, headers: ["Accept": "text/plain"]))
+            builder.addTracing()  // nothing bootstrapped: the no-op instrument
+            #expect(!builder.resolvedMiddlewares.contains { $0 is TracingMiddleware || $0 is AttemptTracingMiddleware })
+            var traced = Client.Builder(transport: transport)
+            traced.addTracing(.init(tracer: tracer))
+            #expect(traced.resolvedMiddlewares.filter { $0 is TracingMiddleware || $0 is AttemptTracingMiddleware }.count == 2)
+
+            let byHand = Pipeline(middlewares: [TracingMiddleware(), AttemptTracingMiddleware()], transport: transport)
+            _ = try await byHand.send(HTTPRequest(url: URL(string: "https://a.example/")!, headers: ["Accept": "text/plain"]))
             #expect(transport.requests.first?.request.headers.map(\.name) == ["Accept"])
         }
 

@@ -8,7 +8,9 @@ import SluiceCache
 import SluiceGzip
 import SluiceHeaders
 import SluiceLogging
+import SluiceMetrics
 import SluiceSigning
+import SluiceTracing
 import SluiceURLEncoding
 
 /// Answers every request at once with a small JSON body.
@@ -90,6 +92,12 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
             small, { HTTPRequest(url: url) }
         ),
         ("LoggingMiddleware .headers text, null sink", [LoggingMiddleware(level: .headers, sink: .null)], small, { HTTPRequest(url: url) }),
+        // The integrations, as an app without a backend or a tracer bootstrapped runs them.
+        ("MetricsMiddleware, swift-metrics' no-op backend", [MetricsMiddleware()], small, { HTTPRequest(url: url) }),
+        (
+            "TracingMiddleware + AttemptTracingMiddleware, no tracer bootstrapped", [TracingMiddleware(), AttemptTracingMiddleware()], small,
+            { HTTPRequest(url: url) }
+        ),
     ]
     let wanted = { (name: String) in only.map { $0.contains { name.localizedCaseInsensitiveContains($0) } } ?? true }
     let cases = allCases.filter { wanted($0.name) }
