@@ -139,24 +139,20 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         do {
             var response = try await next(request, context)
             if let stream = response.bodyStream {
-                // A streamed body: one entry when it has been read, with the bytes the reader got.
+                // A streamed body: one entry when it has been read (or failed, or was let go before
+                // its end: cancelled), with the bytes the reader got.
                 let counted = Locked<Int64>(0)
                 let head = response
                 let trace = context.traceSoFar
-                response.bodyStream = stream.map(
-                    { chunk in
-                        counted.withLock { $0 += Int64(chunk.count) }
-                        return chunk
-                    },
-                    end: { [configuration] error in
-                        let elapsed = configuration.now() - start
-                        let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
-                        var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
-                        record.streamedBytes = counted.withLock { $0 }
-                        record.requestID = context.requestID
-                        emit(record)
-                        return nil
-                    })
+                response.bodyStream = stream.observingEnd(chunk: { chunk in counted.withLock { $0 += Int64(chunk.count) } }) {
+                    [configuration] error in
+                    let elapsed = configuration.now() - start
+                    let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
+                    var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
+                    record.streamedBytes = counted.withLock { $0 }
+                    record.requestID = context.requestID
+                    emit(record)
+                }
                 return response
             }
             var record = LogRecord(

@@ -78,19 +78,13 @@
                 }
                 let counted = Atomic<Int64>(0)
                 let head = response
-                response.bodyStream = stream.map(
-                    { chunk in
-                        counted.add(Int64(chunk.count), ordering: .relaxed)
-                        return chunk
-                    },
-                    end: { [self] error in
-                        if let error {
-                            recordFailure(request, error: error, since: start)
-                        } else {
-                            record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
-                        }
-                        return nil
-                    })
+                response.bodyStream = stream.observingEnd(chunk: { counted.add(Int64($0.count), ordering: .relaxed) }) { [self] error in
+                    if let error {
+                        recordFailure(request, error: error, since: start)
+                    } else {
+                        record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
+                    }
+                }
                 return response
             } catch {
                 recordFailure(request, error: error, since: start)

@@ -35,7 +35,7 @@
     }
 
     /// Ends a span when its call is over: when the answer returns, or, for a streamed body, when
-    /// the body has been read (or its reading failed).
+    /// the body has been read, its reading failed, or its reader let it go (cancelled).
     enum SpanEnding {
         static func run(_ span: any Span, _ call: () async throws -> HTTPResponse) async throws -> HTTPResponse {
             var response: HTTPResponse
@@ -51,13 +51,10 @@
                 span.end()
                 return response
             }
-            response.bodyStream = stream.map(
-                { $0 },
-                end: { error in
-                    if let error { span.fail(error) }
-                    span.end()
-                    return nil
-                })
+            response.bodyStream = stream.observingEnd { error in
+                if let error { span.fail(error) }
+                span.end()
+            }
             return response
         }
     }

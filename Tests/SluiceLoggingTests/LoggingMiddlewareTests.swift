@@ -281,6 +281,19 @@ let loginReply = MockTransport.Reply.response(
         #expect(try await response.bodyStream!.collect() == Data("abcdefgh".utf8))
         #expect(records.all == ["GET https://example.com/feed -> 200 OK, 8 B, 35 ms, 1 attempt, network"])
     }
+
+    @Test func aStreamedBodyLetGoBeforeItsEndIsLoggedAsCancelled() async throws {
+        let records = Records()
+        var streamed = HTTPResponse(status: .ok)
+        streamed.bodyStream = ResponseBodyStream(pull: { Data("more".utf8) })  // never ends
+        let logger = LoggingMiddleware(configuration: .init(level: .basic, sink: records.sink(), now: steppingClock()))
+        var request = HTTPRequest(url: URL(string: "https://example.com/feed")!)
+        request.streamsResponseBody = true
+        var response: HTTPResponse? = try await MiddlewareHarness(logger, replies: [.response(streamed)]).send(request)
+        #expect(try await response?.bodyStream?.next() == Data("more".utf8))
+        response = nil  // the reader lets the stream go
+        #expect(records.all == ["GET https://example.com/feed -> cancelled after 35 ms"])
+    }
 }
 
 @Suite struct EnvironmentToggleTests {

@@ -86,5 +86,17 @@
             #expect(total == 3_000)
             #expect(try metrics.expectCounter("sluice_http_client_response_body_bytes_total", [("host", "api.example.com")]).totalValue == 3_000)
         }
+
+        @Test func aStreamedBodyLetGoBeforeItsEndIsCountedAsCancelled() async throws {
+            var streamed = HTTPResponse(status: .ok)
+            streamed.bodyStream = ResponseBodyStream(pull: { Data("more".utf8) })  // never ends
+            var response: HTTPResponse? = try await pipeline([.response(streamed)]).send(request())
+            #expect(try await response?.bodyStream?.next() == Data("more".utf8))
+            response = nil
+            let cancelled = try metrics.expectCounter(
+                "sluice_http_client_requests_total",
+                [("method", "GET"), ("status_class", "cancelled"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "")])
+            #expect(cancelled.totalValue == 1)
+        }
     }
 #endif

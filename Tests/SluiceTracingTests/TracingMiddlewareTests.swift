@@ -120,6 +120,19 @@
             #expect(spans.count == 2)
         }
 
+        @Test func aStreamedCallsSpanEndsCancelledWhenItsReaderLetsItGo() async throws {
+            var streamed = HTTPResponse(status: .ok)
+            streamed.bodyStream = ResponseBodyStream(pull: { Data("more".utf8) })  // never ends
+            var response: HTTPResponse? = try await client(MockTransport(replies: [.response(streamed)])).send(
+                HTTPRequest(url: URL(string: "https://a.example/")!))
+            #expect(try await response?.bodyStream?.next() == Data("more".utf8))
+            #expect(spans.isEmpty)
+            response = nil
+            #expect(spans.count == 2)
+            #expect(spans.allSatisfy { $0.attributes["error.type"]?.toSpanAttribute() == "cancelled" })
+            #expect(tracer.inner.activeSpans.isEmpty)
+        }
+
         @Test func aFieldTheTracerInjectsThatSluiceRefusesIsAnError() async throws {
             let bad = PropagatingTracer(field: "traceparent") { _ in "00-a\n-b" }
             var builder = Client.Builder(transport: MockTransport(replies: [.status(.ok)]))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The body of a request: nothing, bytes in memory, a file on disk, or a stream.
 ///
@@ -124,15 +123,5 @@ public enum HTTPBody: Sendable {
 
     private static func tooLarge(_ limit: Int) -> SluiceError {
         SluiceError(.bodyTooLarge, "the body is larger than the limit of \(limit) bytes")
-    }
-}
-
-/// A flag that can be taken once, from any thread.
-private final class Once: Sendable {
-    private let taken = Atomic<Bool>(false)
-
-    /// `true` the first time only.
-    func take() -> Bool {
-        !taken.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

@@ -149,6 +149,29 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             stop: { [self] in self.stop() })
     }
 
+    /// This stream with `finish` called exactly once: with `nil` when it has been read to the end,
+    /// with its error when reading it failed, or with `CancellationError` when its reader let it go
+    /// before the end (so a stage that records a call when its body is over, a log line, a metric,
+    /// a span, never waits for an end that will not come). `chunk` sees each chunk as it passes.
+    package func observingEnd(
+        chunk: @escaping @Sendable (Data) -> Void = { _ in }, finish: @escaping @Sendable ((any Error)?) -> Void
+    ) -> ResponseBodyStream {
+        let once = Once()
+        let report: @Sendable ((any Error)?) -> Void = { error in if once.take() { finish(error) } }
+        let mapped = map(
+            { data in
+                chunk(data)
+                return data
+            },
+            end: { error in
+                report(error)
+                return nil
+            })
+        // Dropped before its end: this stream's stop runs first, then the mapped one's (and the
+        // transfer's) when the closure holding it goes.
+        return ResponseBodyStream(pull: { try await mapped.next() }, stop: { report(CancellationError()) })
+    }
+
     /// A stream fed by a producer (a transport): `write` hands it chunks and says when it must
     /// wait; `onDemand` tells the producer to go on. `owner` is kept alive with the stream.
     ///
