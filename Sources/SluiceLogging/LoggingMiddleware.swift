@@ -144,15 +144,16 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
                 let counted = Locked<Int64>(0)
                 let head = response
                 let trace = context.traceSoFar
-                response.bodyStream = stream.observingEnd(chunk: { chunk in counted.withLock { $0 += Int64(chunk.count) } }) {
-                    [configuration] error in
-                    let elapsed = configuration.now() - start
-                    let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
-                    var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
-                    record.streamedBytes = counted.withLock { $0 }
-                    record.requestID = context.requestID
-                    emit(record)
-                }
+                response.bodyStream = stream.observingEnd(
+                    chunk: { chunk in counted.withLock { $0 += Int64(chunk.count) } },
+                    finish: { [configuration] error in
+                        let elapsed = configuration.now() - start
+                        let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
+                        var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
+                        record.streamedBytes = counted.withLock { $0 }
+                        record.requestID = context.requestID
+                        emit(record)
+                    })
                 return response
             }
             var record = LogRecord(

@@ -78,13 +78,15 @@
                 }
                 let counted = Atomic<Int64>(0)
                 let head = response
-                response.bodyStream = stream.observingEnd(chunk: { counted.add(Int64($0.count), ordering: .relaxed) }) { [self] error in
-                    if let error {
-                        recordFailure(request, error: error, since: start)
-                    } else {
-                        record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
-                    }
-                }
+                response.bodyStream = stream.observingEnd(
+                    chunk: { counted.add(Int64($0.count), ordering: .relaxed) },
+                    finish: { [self] error in
+                        if let error {
+                            recordFailure(request, error: error, since: start)
+                        } else {
+                            record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
+                        }
+                    })
                 return response
             } catch {
                 recordFailure(request, error: error, since: start)
