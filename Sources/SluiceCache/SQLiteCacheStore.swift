@@ -47,7 +47,7 @@ public final class SQLiteCacheStore: CacheStore {
         /// Settings with each value given, or its default.
         public init(
             maximumSize: Int = 64 << 20, bodyFileThreshold: Int = 64 << 10, busyTimeout: Duration = .seconds(5),
-            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache: " + $0 + "\n").utf8)) },
+            log: @escaping @Sendable (String) -> Void = { SystemFile.warn("sluice-cache: " + $0) },
             maximumFileSize: Int? = nil
         ) {
             self.maximumSize = maximumSize

@@ -68,7 +68,7 @@ public final class RedisCacheStore: CacheStore {
             host: String = "127.0.0.1", port: Int = 6379, keyPrefix: String = "sluice:", entryLifetime: Duration = .seconds(7 * 86_400),
             poolSize: Int = 4, connectTimeout: Duration = .milliseconds(500), commandTimeout: Duration = .milliseconds(500),
             retryInterval: Duration = .seconds(1),
-            log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("sluice-cache-redis: " + $0 + "\n").utf8)) }
+            log: @escaping @Sendable (String) -> Void = { SystemFile.warn("sluice-cache-redis: " + $0) }
         ) {
             self.host = host
             self.port = port

@@ -18,13 +18,13 @@ extension SluiceCommand {
     }
 
     static func writeData(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+        SystemFile.write(Array(data), to: STDOUT_FILENO)
     }
 
     /// A message on standard error, prefixed with the program's name, with anything in it that
     /// could drive a terminal escaped (it quotes servers, files and error messages); its own line
     /// breaks (a list of the nearest HAR entries) are kept.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("sluice: \(message.escapingControlCharacters(keepingLineBreaks: true))\n".utf8))
+        SystemFile.warn("sluice: \(message.escapingControlCharacters(keepingLineBreaks: true))")
     }
 }

@@ -205,7 +205,7 @@ public final class CurlTransport: HTTPTransport {
 
         /// Writes `sluice: warning: <message>` to standard error.
         public static let standardErrorWarnings: @Sendable (String) -> Void = { message in
-            FileHandle.standardError.write(Data("sluice: warning: \(message)\n".utf8))
+            SystemFile.warn("sluice: warning: \(message)")
         }
 
         /// What is insecure about this configuration, one sentence each; empty when nothing is.

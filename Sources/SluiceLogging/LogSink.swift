@@ -87,14 +87,6 @@ final class FileDescriptorBox: Sendable {
     func append(_ record: String) {
         var bytes = Array(record.utf8)
         bytes.append(0x0A)
-        fd.withLock { fd in
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }  // a full disk loses log lines, never the call
-                offset += written
-            }
-        }
+        fd.withLock { fd in _ = SystemFile.write(bytes, to: fd) }  // a full disk loses log lines, never the call
     }
 }

@@ -71,18 +71,15 @@ struct OutboxTests {
         process.arguments = ["queue", database, server.url("/notes").absoluteString, "100"]
         process.standardOutput = output
         let lines = Locked("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            lines.withLock { $0 += text }
-        }
         try process.run()
+        let reader = Blocking.readToEnd(output.fileHandleForReading) { chunk in lines.withLock { $0 += String(decoding: chunk, as: UTF8.self) } }
         let deadline = ContinuousClock.now + TestTiming.scaled(.seconds(30))
         while !lines.withLock({ $0.contains("queued 100\n") }), ContinuousClock.now < deadline, process.isRunning {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
+        try await Blocking.run { process.waitUntilExit() }
+        try await reader.value  // the child is gone, so its end of the pipe is closed: the read ends
         #expect(lines.withLock { $0.contains("queued 100\n") })
         #expect(server.requests.isEmpty, "nothing was sent while offline")
 

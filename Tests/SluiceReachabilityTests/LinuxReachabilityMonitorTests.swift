@@ -38,12 +38,9 @@ struct NetworkNamespaceTests {
         watcher.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         watcher.arguments = ["ip", "netns", "exec", namespace, helper, "watch", "\(20 * TestTiming.scale)"]
         watcher.standardOutput = output
-        output.fileHandleForReading.readabilityHandler = { lines.feed($0.availableData) }
         try watcher.run()
-        defer {
-            watcher.terminate()
-            output.fileHandleForReading.readabilityHandler = nil
-        }
+        _ = Blocking.readToEnd(output.fileHandleForReading) { lines.feed($0) }  // ends when the watcher does
+        defer { watcher.terminate() }
         #expect(try await lines.waitFor("status unreachable"), "\(lines.all)")
 
         // A veth pair and a default route: reachable, over a wired (Ethernet-type) interface.

@@ -38,4 +38,40 @@ package enum Blocking {
             return (data, process.terminationStatus)
         }
     }
+
+    /// Reads `handle` to its end on a thread of its own, handing each chunk to `chunk` as it comes;
+    /// the task ends at the end of the pipe (the child exited). The thread holds the handle, so its
+    /// descriptor stays open while it reads. (A `readabilityHandler` is not safe for this: its last
+    /// call can still be reading when it is cleared, and then reads a closed or reused descriptor
+    /// once the pipe is released, which traps inside Foundation.)
+    ///
+    /// ```swift
+    /// let reader = Blocking.readToEnd(pipe.fileHandleForReading) { lines.feed($0) }
+    /// try process.run()
+    /// // … kill the child …
+    /// try await reader.value
+    /// ```
+    package static func readToEnd(_ handle: FileHandle, chunk: @escaping @Sendable (Data) -> Void) -> Task<Void, any Error> {
+        Task {
+            try await run {
+                while case let data = try readSome(handle), !data.isEmpty { chunk(data) }
+            }
+        }
+    }
+
+    /// What one `read(2)` of `handle` gives: up to 64 KiB as soon as any is there, empty at the end,
+    /// an error (not a trap, as `availableData` does) when the read fails. `FileHandle.read(upToCount:)`
+    /// would wait for the whole count or the end.
+    ///
+    /// ```swift
+    /// let data = try Blocking.readSome(pipe.fileHandleForReading)
+    /// ```
+    package static func readSome(_ handle: FileHandle) throws -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Data(buffer[..<count]) }
+            if errno != EINTR { throw SluiceError(.other, "reading a pipe failed: \(String(cString: strerror(errno)))") }
+        }
+    }
 }

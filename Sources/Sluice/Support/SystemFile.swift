@@ -8,8 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// let routes = SystemFile.text("/proc/net/route")
+/// SystemFile.write(Array("sluice: a warning\n".utf8), to: STDERR_FILENO)
 /// ```
-package enum SystemFile {
+@usableFromInline package enum SystemFile {
     package static func text(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -23,5 +24,27 @@ package enum SystemFile {
             if count == 0 { return String(decoding: bytes, as: UTF8.self) }
             bytes += chunk[0..<count]
         }
+    }
+
+    /// Writes all of `bytes` to `fd` with write(2), again after an interruption; `false` when the
+    /// descriptor refuses them (a closed pipe, a full disk, a non-blocking descriptor that is full).
+    /// Never a trap: Foundation's `FileHandle.write(_:)` traps on any write error (it is `try!`
+    /// inside), so a warning to a closed standard error would end the app.
+    @discardableResult
+    package static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Writes `line` and a line break to standard error, as ``write(_:to:)`` does.
+    /// (`@usableFromInline`: the cache stores' public initializers name it as their default log.)
+    @usableFromInline package static func warn(_ line: String) {
+        write(Array((line + "\n").utf8), to: STDERR_FILENO)
     }
 }
