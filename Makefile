@@ -67,6 +67,11 @@ EXAMPLES := sluice-quickstart sluice-tour sluice-example-custom-pipeline sluice-
 # alone, never the root package's.
 OPENAPI_CLIENT := --package-path Examples/OpenAPIClient --scratch-path .build/openapi-client
 
+# At most this many tests at once (Swift Testing's own limit). Unlimited, all 800 start together on
+# two cores: for the first 15-20 s no test gets a thread back, and every test that bounds how long
+# something takes measures the scheduler instead. 24 keeps the run as short (about 70 s).
+TEST_WIDTH ?= 24
+
 test: deps
 	swift build $(TRAITS) --build-tests
 	.ci/check-snippets
@@ -74,7 +79,7 @@ test: deps
 	.ci/check-doc-comments
 	@for example in $(EXAMPLES); do swift build $(TRAITS) --product "$$example" || exit 1; done
 	.ci/check-new-middleware
-	Tests/Servers/with-servers.sh swift test $(TRAITS)
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) Tests/Servers/with-servers.sh swift test $(TRAITS)
 	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
 	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
 	done
@@ -94,7 +99,7 @@ test-tsan: deps
 
 test-asan: deps
 	swift build $(TRAITS) --build-tests --sanitize=address --scratch-path .build/asan
-	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" SLUICE_TEST_TIME_SCALE=3 Tests/Servers/with-servers.sh \
+	ASAN_OPTIONS="detect_leaks=0 $${ASAN_OPTIONS:-}" SLUICE_TEST_TIME_SCALE=3 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) Tests/Servers/with-servers.sh \
 	  swift test $(TRAITS) --skip-build --sanitize=address --scratch-path .build/asan
 
 # libFuzzer over each target of sluice-fuzz (Tests/Fuzz/fuzz.sh): FUZZ_SECONDS per target,

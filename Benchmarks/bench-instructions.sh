@@ -3,8 +3,10 @@
 # swing with the machine. Runs the benchmark (debug info stripped: valgrind 3.19 cannot read
 # Swift 6.3's) at two request counts and divides the difference.
 #   Benchmarks/bench-instructions.sh NGINX_URL [SLUICE_BENCH_BINARY]
-# SLUICE_INSTRUCTION_CLIENTS="a b" picks the clients (default: the C reference, the transport, the
-# pipeline on one event thread and the full client).
+# SLUICE_INSTRUCTION_CLIENTS="a b" picks the clients of the first table (default: the C reference,
+# the transport, the pipeline on one event thread, the bare client, a memory-cache hit and the
+# default stack). SLUICE_INSTRUCTION_MIDDLEWARE="gzip cache" picks the rows of the second table,
+# each middleware of the default stack alone in the client (--only NAME); "" skips it.
 set -euo pipefail
 url=${1:?nginx base URL} bin=${2:-Benchmarks/.build/release/sluice-bench}
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
@@ -13,20 +15,51 @@ trap 'rm -rf "$work"' EXIT
 cp "$bin" "$work/sluice-bench"
 strip --strip-debug "$work/sluice-bench"
 
-# instructions CLIENT SCENARIO SCALE
+# instructions SCENARIO SCALE ARGS…: callgrind's total for one run
 instructions() {
+  local scenario=$1 scale=$2
+  shift 2
   valgrind --tool=callgrind --callgrind-out-file="$work/out" "$work/sluice-bench" "$url" \
-    --clients "$1" --scenarios "$2" --rounds 1 --event-threads 1 --scale "$3" 2>&1 | sed -n 's/.*Collected : //p'
+    --scenarios "$scenario" --rounds 1 --event-threads 1 --scale "$scale" "$@" 2>&1 | sed -n 's/.*Collected : //p'
 }
 # requests BASE SCALE: what sluice-bench sends for one client in one round, warm-up included
 requests() { python3 -c "c = int($1 * $2); print(c + max(16, c // 20))"; }
+# per_request SCENARIO ARGS…: instructions per request, from two request counts
+per_request() {
+  local name=$1 base small large
+  shift
+  case $name in
+    sequential) base=4000 small=0.05 large=0.3 ;;
+    concurrent16) base=16000 small=0.0125 large=0.075 ;;
+  esac
+  local a b na nb
+  a=$(instructions "$name" "$small" "$@") b=$(instructions "$name" "$large" "$@")
+  na=$(requests "$base" "$small") nb=$(requests "$base" "$large")
+  echo $(((b - a) / (nb - na)))
+}
 
+scenarios="sequential concurrent16"
 printf '| scenario | client | instructions per request |\n|---|---|---:|\n'
-for scenario in sequential:4000:0.05:0.3 concurrent16:16000:0.0125:0.075; do
-  IFS=: read -r name base small large <<<"$scenario"
-  for client in ${SLUICE_INSTRUCTION_CLIENTS:-libcurl-c-keep curl-transport pipeline-1thread client}; do
-    a=$(instructions "$client" "$name" "$small") b=$(instructions "$client" "$name" "$large")
-    na=$(requests "$base" "$small") nb=$(requests "$base" "$large")
-    printf '| %s | %s | %s |\n' "$name" "$client" "$(( (b - a) / (nb - na) ))"
+for name in $scenarios; do
+  for client in ${SLUICE_INSTRUCTION_CLIENTS:-libcurl-c-keep curl-transport pipeline-1thread client-bare client-cache-hit client}; do
+    printf '| %s | %s | %s |\n' "$name" "$client" "$(per_request "$name" --clients "$client")"
+  done
+done
+
+# Each middleware alone: the client row with it and the builder's defaults (the redirect
+# follower), minus the client with the redirect follower alone; the follower itself over the
+# client with nothing at all (--only none).
+middleware=${SLUICE_INSTRUCTION_MIDDLEWARE-hud logging headers urlencoding cache retry reachability gzip signing}
+[ -n "$middleware" ] || exit 0
+echo
+printf '| scenario | middleware alone | instructions per request | over the builder'"'"'s defaults |\n|---|---|---:|---:|\n'
+for name in $scenarios; do
+  none=$(per_request "$name" --clients client --only none)
+  defaults=$(per_request "$name" --clients client --only redirects)
+  printf '| %s | (nothing) | %s | |\n' "$name" "$none"
+  printf '| %s | redirects (the builder'"'"'s defaults) | %s | +%s over nothing |\n' "$name" "$defaults" "$((defaults - none))"
+  for one in $middleware; do
+    n=$(per_request "$name" --clients client --only "$one")
+    printf '| %s | %s | %s | %+d |\n' "$name" "$one" "$n" "$((n - defaults))"
   done
 done

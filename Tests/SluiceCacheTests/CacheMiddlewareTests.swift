@@ -169,7 +169,9 @@ struct CacheMiddlewareTests {
             return .init(status: 200, headers: [("Cache-Control", "max-age=60, stale-while-revalidate=600"), ("ETag", "\"1\"")], body: "v1")
         }
         var configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
-        configuration.backgroundRevalidationTimeout = .milliseconds(500)
+        // Long enough that the four are still held while the 20 stale answers are served on a
+        // loaded machine (a shorter one lets a fifth start), and far below the server's 20 s.
+        configuration.backgroundRevalidationTimeout = TestTiming.scaled(.seconds(3))
         let cache = CacheMiddleware(store: store, configuration: configuration)
         let client = Client(transport: CurlTransport(), middlewares: [cache])
         let urls = (0..<20).map { server.url("/item-\($0)") }

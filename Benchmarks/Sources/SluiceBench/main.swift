@@ -11,14 +11,18 @@
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
-// flight), body1mib (1 MiB, sequential). Clients: libcurl-c (raw libcurl from C, a C target built
+// flight), concurrent128 (1 KB, 128 in flight), body1mib (1 MiB, sequential). Clients: libcurl-c (raw libcurl from C, a C target built
 // with the same flags), libcurl-c-keep (the same, keeping every response's header lines and body in
 // fresh buffers, as curlbench's keep mode: the fair reference), curl-transport (CurlTransport
 // alone), pipeline (a Pipeline of nine pass-through middleware over CurlTransport), client (what
 // users run: a Client from the builder with every middleware at its default place, HUD and logging
 // on with counting sinks, the cache bypassed (it runs, but neither serves nor stores: a reload with
 // Cache-Control: no-store), over CurlTransport() as configured by default, called
-// with client.send from ordinary tasks), urlsession (FoundationNetworking). curl-transport
+// with client.send from ordinary tasks; `--only NAME` keeps one middleware of it and the builder's
+// defaults, `--leave-out a,b` drops some), client-bare (`Client.Builder(transport:
+// CurlTransport()).build()`, the builder's defaults alone, called with client.get from ordinary
+// tasks), client-cache-hit (the same with a memory cache, every request a hit; not in the default
+// list), urlsession (FoundationNetworking). curl-transport
 // and pipeline run one event thread per core, with the 16 concurrent callers spread over them;
 // pipeline-1thread is the same pipeline on the default single event thread (table only, not in
 // --json, whose client names are fixed). Each round runs
@@ -52,7 +56,7 @@ struct Options {
     var rounds = 5
     var scale = 1.0
     var base: URL?
-    var clients = ["libcurl-c", "libcurl-c-keep", "curl-transport", "pipeline", "client", "pipeline-1thread", "urlsession"]
+    var clients = ["libcurl-c", "libcurl-c-keep", "curl-transport", "pipeline", "client", "client-bare", "pipeline-1thread", "urlsession"]
     var scenarios: [String]?
     var download: String?
     var eventThreads = ProcessInfo.processInfo.activeProcessorCount
@@ -62,7 +66,13 @@ struct Options {
     var middleware = false
     /// Middleware the `client` row leaves out (`--leave-out hud,reachability`), to find what costs.
     var leaveOut: Set<String> = []
+    /// The `client` row with one middleware of the default stack and the builder's defaults (the
+    /// redirect follower), `--only gzip`; `--only none` leaves the redirect follower out too.
+    var only: String?
 }
+
+/// The default stack's middleware, by the names `--leave-out` and `--only` take.
+let stackNames = ["hud", "logging", "headers", "urlencoding", "cache", "retry", "reachability", "gzip", "signing", "redirects"]
 
 func parseOptions(_ raw: [String]) -> Options {
     var options = Options()
@@ -84,6 +94,10 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         case "--leave-out" where index + 1 < raw.count: index += 1; options.leaveOut = Set(raw[index].split(separator: ",").map(String.init))
+        case "--only" where index + 1 < raw.count:
+            index += 1
+            options.only = raw[index]
+            options.leaveOut = Set(stackNames).subtracting(raw[index] == "none" ? [] : [raw[index], "redirects"])
         default: options.base = URL(string: raw[index])
         }
         index += 1
@@ -119,6 +133,7 @@ struct Scenario: Sendable {
 let allScenarios = [
     Scenario(name: "sequential", path: "small.json", count: Int(4000 * scale), concurrency: 1, expectedBytes: -1),
     Scenario(name: "concurrent16", path: "small.json", count: Int(16000 * scale), concurrency: 16, expectedBytes: -1),
+    Scenario(name: "concurrent128", path: "small.json", count: Int(16000 * scale), concurrency: 128, expectedBytes: -1),
     Scenario(name: "body1mib", path: "big.bin", count: Int(400 * scale), concurrency: 1, expectedBytes: 1 << 20),
 ]
 let scenarios = allScenarios.filter { options.scenarios?.contains($0.name) ?? true }
@@ -173,6 +188,16 @@ let userClient: Client = {
     return builder.build()
 }()
 
+/// The builder's defaults and nothing more (the redirect follower), as a user's first client is.
+let bareClient = Client.Builder(transport: CurlTransport()).build()
+/// The builder's defaults and a memory cache: every request after the first is a hit (nginx
+/// answers `max-age=60`).
+let cachingClient: Client = {
+    var builder = Client.Builder(transport: CurlTransport())
+    builder.add(CacheMiddleware(store: MemoryCacheStore()))
+    return builder.build()
+}()
+
 let session: URLSession = {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpMaximumConnectionsPerHost = 16
@@ -221,6 +246,12 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
                 try request.headers.set(name: "Cache-Control", value: "no-store")
             }
             let response = try await userClient.send(request)
+            try check(response.status.code, response.body.count, scenario)
+        }
+    case "client-bare", "client-cache-hit":
+        let client = client == "client-bare" ? bareClient : cachingClient
+        try await drive(scenario, count: count) {
+            let response = try await client.get(url.absoluteString)
             try check(response.status.code, response.body.count, scenario)
         }
     case "curl-transport":
