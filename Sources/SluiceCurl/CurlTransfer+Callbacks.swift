@@ -162,13 +162,11 @@ extension CurlTransfer {
     /// For the final section: whether curl undoes a coding to write the body, and for a chunked
     /// HTTP/1.1 body, the watch on its framing (curl's progress callback, turned on for it).
     func watchFraming() {
-        let codings = headers.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingOptionalWhitespace().lowercased() }
-        let contentCodings = headers.values(for: "Content-Encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingOptionalWhitespace().lowercased() }
-        bodyIsDecoded =
-            codings.contains { $0 != "chunked" && $0 != "identity" }
-            || (limits.decodesContentEncoding && contentCodings.contains { $0 != "identity" && !$0.isEmpty })
+        // Most answers have neither field: one scan each, and no list made.
+        let codings = headers.contains("Transfer-Encoding") ? Self.codings(headers.values(for: "Transfer-Encoding")) : []
+        let contentCodings =
+            limits.decodesContentEncoding && headers.contains("Content-Encoding") ? Self.codings(headers.values(for: "Content-Encoding")) : []
+        bodyIsDecoded = codings.contains { $0 != "chunked" && $0 != "identity" } || contentCodings.contains { $0 != "identity" && !$0.isEmpty }
         // The connection's count is read now, only for a chunked HTTP/1.1 body (two system
         // calls): the head is behind it, and body bytes curl has read but not yet handed over
         // (at most one buffer) only make the framing look smaller.
@@ -177,6 +175,11 @@ extension CurlTransfer {
         framingBaseline = consumed
         bytesAfterBaseline = 0
         sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+    }
+
+    /// The codings a `Transfer-Encoding` or `Content-Encoding` field lists, lowercased, in order.
+    static func codings(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingOptionalWhitespace().lowercased() }
     }
 
     /// Whether the chunk framing read so far stays within the limit: what the connection
