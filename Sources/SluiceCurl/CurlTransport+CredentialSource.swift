@@ -18,7 +18,8 @@ extension CurlTransport: CredentialSource {
     public func credentials(for request: HTTPRequest) async -> AddedCredentials? {
         var parts: [String] = []
         var fields: Set<String> = []
-        if let user = request.url.user {
+        // Foundation parses the URL again to answer `user`: asked only when the authority has an `@`.
+        if Self.hasUserInfo(request.url.absoluteString), let user = request.url.user {
             parts.append("userinfo \(user):\(request.url.password ?? "")")
             fields.insert("authorization")
         }
@@ -30,5 +31,24 @@ extension CurlTransport: CredentialSource {
             parts.append("certificate \(certificate.path)")
         }
         return parts.isEmpty ? nil : AddedCredentials(fields: fields, identity: parts.joined(separator: "\n"))
+    }
+
+    /// Whether `url`'s authority (after `://`, before the path, query or fragment) holds an `@`.
+    static func hasUserInfo(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+            var index = 0
+            while index + 2 < bytes.count, !(bytes[index] == colon && bytes[index + 1] == slash && bytes[index + 2] == slash) { index += 1 }
+            index += 3
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "@"): return true
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+                default: index += 1
+                }
+            }
+            return false
+        }
     }
 }

@@ -38,50 +38,90 @@ extension CurlTransport {
     /// without a leading zero, no `%` in the authority, and no dot segment in the path. Anything
     /// else goes through curl's parser.
     package static func isAsSent(_ url: String) -> Bool {
-        var bytes = Substring(url).utf8[...]
-        if bytes.starts(with: "https://".utf8) {
-            bytes = bytes.dropFirst(8)
-        } else if bytes.starts(with: "http://".utf8) {
-            bytes = bytes.dropFirst(7)
+        var url = url
+        return url.withUTF8 { isAsSent(bytes: $0) }
+    }
+
+    /// ``isAsSent(_:)`` over the URL's bytes: one pass with indices, no substrings.
+    private static func isAsSent(bytes url: UnsafeBufferPointer<UInt8>) -> Bool {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), zero = UInt8(ascii: "0")
+        func isDigit(_ byte: UInt8) -> Bool { (48...57).contains(byte) }
+        func starts(with prefix: StaticString) -> Bool {
+            guard url.count >= prefix.utf8CodeUnitCount else { return false }
+            return (0..<prefix.utf8CodeUnitCount).allSatisfy { url[$0] == prefix.utf8Start[$0] }
+        }
+        let count = url.count
+        let start: Int
+        if starts(with: "https://") {
+            start = 8
+        } else if starts(with: "http://") {
+            start = 7
         } else {
             return false
         }
-        let authorityEnd = bytes.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
-        var authority = bytes[..<authorityEnd]
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
-        var host = authority
-        if let colon = authority.firstIndex(of: UInt8(ascii: ":")) {
-            host = authority[..<colon]
-            let port = authority[authority.index(after: colon)...]
-            guard !port.isEmpty, port.count <= 5, port.first != UInt8(ascii: "0"), port.allSatisfy({ (48...57).contains($0) }),
-                Int(Substring(port)) ?? 65536 <= 65535
-            else { return false }
+        var authorityEnd = start
+        while authorityEnd < count, url[authorityEnd] != slash, url[authorityEnd] != UInt8(ascii: "?"), url[authorityEnd] != UInt8(ascii: "#") {
+            authorityEnd += 1
         }
-        guard !host.isEmpty, host.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 46 || $0 == 45 }) else { return false }
-        guard host.last != UInt8(ascii: ".") else { return false }
-        let lastLabel = host.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).last ?? host
-        if let first = lastLabel.first, !(97...122).contains(first) {
-            // Not a name: only a dotted quad of plain decimals is already as curl writes it.
-            let parts = host.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-            guard parts.count == 4 else { return false }
-            for part in parts {
-                guard (1...3).contains(part.count), part.allSatisfy({ (48...57).contains($0) }), part.count == 1 || part.first != 48,
-                    Int(Substring(part)) ?? 256 <= 255
-                else { return false }
+        var hostStart = start
+        var at = authorityEnd
+        while at > start {
+            at -= 1
+            if url[at] == UInt8(ascii: "@") {
+                hostStart = at + 1
+                break
             }
         }
+        var hostEnd = hostStart
+        while hostEnd < authorityEnd, url[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
+        if hostEnd < authorityEnd {
+            let portStart = hostEnd + 1
+            guard (1...5).contains(authorityEnd - portStart), url[portStart] != zero else { return false }
+            var port = 0
+            for index in portStart..<authorityEnd {
+                guard isDigit(url[index]) else { return false }
+                port = port * 10 + Int(url[index] - zero)
+            }
+            guard port <= 65535 else { return false }
+        }
+        guard hostEnd > hostStart, url[hostEnd - 1] != dot else { return false }
+        for index in hostStart..<hostEnd {
+            let byte = url[index]
+            guard (97...122).contains(byte) || isDigit(byte) || byte == dot || byte == UInt8(ascii: "-") else { return false }
+        }
+        var lastLabel = hostEnd
+        while lastLabel > hostStart, url[lastLabel - 1] != dot { lastLabel -= 1 }
+        if !(97...122).contains(url[lastLabel]) {
+            // Not a name: only a dotted quad of plain decimals is already as curl writes it.
+            var parts = 0
+            var partStart = hostStart
+            for index in hostStart...hostEnd where index == hostEnd || url[index] == dot {
+                let length = index - partStart
+                guard (1...3).contains(length), length == 1 || url[partStart] != zero else { return false }
+                var value = 0
+                for digit in partStart..<index {
+                    guard isDigit(url[digit]) else { return false }
+                    value = value * 10 + Int(url[digit] - zero)
+                }
+                guard value <= 255 else { return false }
+                parts += 1
+                partStart = index + 1
+            }
+            guard parts == 4 else { return false }
+        }
         // A dot segment (`/./`, `/../`, or one at the end of the path) is removed by curl.
-        let pathEnd = bytes[authorityEnd...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
-        let path = bytes[authorityEnd..<pathEnd]
+        var pathEnd = authorityEnd
+        while pathEnd < count, url[pathEnd] != UInt8(ascii: "?"), url[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
         // curl writes an empty path as `/`.
-        guard path.first == UInt8(ascii: "/") else { return false }
+        guard pathEnd > authorityEnd, url[authorityEnd] == slash else { return false }
         var previous: UInt8 = 0
         var dots = 0
-        for byte in path {
-            if byte == UInt8(ascii: ".") {
-                dots = previous == UInt8(ascii: "/") || dots > 0 ? dots + 1 : 0
+        for index in authorityEnd..<pathEnd {
+            let byte = url[index]
+            if byte == dot {
+                dots = previous == slash || dots > 0 ? dots + 1 : 0
             } else {
-                if byte == UInt8(ascii: "/"), (1...2).contains(dots) { return false }
+                if byte == slash, (1...2).contains(dots) { return false }
                 dots = 0
             }
             previous = byte
