@@ -11,7 +11,8 @@
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
 #   make bench-cache  SluiceCache over SQLite, memory and Redis beside Python's requests-cache: hit latency, miss + store rate
 #   make bench-middleware  each middleware's cost per request without I/O; gzip beside zlib from C
-#   make bench-instructions  the same clients under callgrind: instructions per request
+#   make bench-instructions  the same clients under callgrind: instructions per request, then each
+#                     middleware of the default stack alone in the client (--only NAME)
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build);
 #                     ARGS=--instructions counts instructions per hop under callgrind instead
 SHELL := /bin/bash
