@@ -148,6 +148,14 @@ public struct CacheMiddleware: Middleware {
             }
             return response
         }
+        // A reload that may store nothing (`no-store` on the request, RFC 9111 §5.2.1.5) neither
+        // reads nor writes the store: it goes below as it is, before any key, URL as sent or
+        // credential is worked out. A caller's own validators still take the branch below.
+        if request.cachePolicy == .reloadIgnoringCache, !cachedPOST, !request.headers.contains("If-None-Match"),
+            !request.headers.contains("If-Modified-Since"), CacheControl(request.headers).noStore
+        {
+            return try await next(request, context)
+        }
         // The key and every decision are taken on the request as it will be sent: its URL as the
         // transport writes it (`127.1` is `127.0.0.1`), with the credentials the stages below it
         // will add.

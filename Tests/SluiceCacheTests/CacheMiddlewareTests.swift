@@ -21,6 +21,22 @@ final class Counter: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
+/// A memory store that counts every call made to it.
+final class CountingStore: CacheStore {
+    let inner = MemoryCacheStore()
+    private let count = Locked(0)
+    var calls: Int { count.withLock { $0 } }
+    private func counted() { count.withLock { $0 += 1 } }
+    func get(_ key: String) async throws -> CachedResponse? { counted(); return try await inner.get(key) }
+    func put(_ entry: CachedResponse, for key: String) async throws { counted(); try await inner.put(entry, for: key) }
+    func delete(_ key: String) async throws -> Bool { counted(); return try await inner.delete(key) }
+    func delete(prefix: String) async throws -> Int { counted(); return try await inner.delete(prefix: prefix) }
+    func clear() async throws { counted(); try await inner.clear() }
+    func totalSize() async throws -> Int { counted(); return try await inner.totalSize() }
+    func entryCount() async throws -> Int { counted(); return try await inner.entryCount() }
+    func items() async throws -> [CacheItem] { counted(); return try await inner.items() }
+}
+
 /// A store whose every call fails, as a broken disk would.
 struct FailingStore: CacheStore {
     struct Broken: Error {}
@@ -258,6 +274,22 @@ struct CacheMiddlewareTests {
         let reloaded = try await cache.send(get(policy: .reloadIgnoringCache))
         #expect(reloaded.source == .network && reloaded.text == "v2")
         #expect(try await cache.send(get()).text == "v2")
+    }
+
+    /// A reload with `no-store` (issue 29 answers it before any key is made): the store is
+    /// neither read nor written, the stored copy stays, and the answer is the network's.
+    @Test func aReloadThatMayStoreNothingNeverTouchesTheStore() async throws {
+        let counting = CountingStore()
+        let cache = MiddlewareHarness(
+            CacheMiddleware(store: counting, configuration: .init(clock: { [clock] in clock.read() })),
+            replies: [Self.ok("v1", [("Cache-Control", "max-age=60")]), Self.ok("v2", [("Cache-Control", "max-age=60")])])
+        _ = try await cache.send(get())
+        let before = counting.calls
+        let reloaded = try await cache.send(get([("Cache-Control", "no-store")], policy: .reloadIgnoringCache))
+        #expect(reloaded.source == .network && reloaded.text == "v2")
+        #expect(counting.calls == before, "the store was used: \(counting.calls) calls, \(before) before")
+        #expect(try await cache.send(get()).text == "v1")
+        #expect(cache.forwarded.count == 2)
     }
 
     @Test func returnCacheDontLoadServesAnyCopyOrFailsWithAMiss() async throws {
