@@ -41,14 +41,8 @@ extension CurlTransport: CredentialSource {
             var index = 0
             while index + 2 < bytes.count, !(bytes[index] == colon && bytes[index + 1] == slash && bytes[index + 2] == slash) { index += 1 }
             index += 3
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "@"): return true
-                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
-                default: index += 1
-                }
-            }
-            return false
+            guard index < bytes.count else { return false }
+            return bytes[index..<authorityEnd(bytes, from: index)].contains(UInt8(ascii: "@"))
         }
     }
 }

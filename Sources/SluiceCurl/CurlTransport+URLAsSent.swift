@@ -59,10 +59,7 @@ extension CurlTransport {
         } else {
             return false
         }
-        var authorityEnd = start
-        while authorityEnd < count, url[authorityEnd] != slash, url[authorityEnd] != UInt8(ascii: "?"), url[authorityEnd] != UInt8(ascii: "#") {
-            authorityEnd += 1
-        }
+        let authorityEnd = Self.authorityEnd(url, from: start)
         var hostStart = start
         var at = authorityEnd
         while at > start {
@@ -127,5 +124,12 @@ extension CurlTransport {
             previous = byte
         }
         return !(1...2).contains(dots)
+    }
+
+    /// Where the authority that starts at `start` ends: at the first `/`, `?` or `#`, or the end.
+    static func authorityEnd(_ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var end = start
+        while end < url.count, url[end] != UInt8(ascii: "/"), url[end] != UInt8(ascii: "?"), url[end] != UInt8(ascii: "#") { end += 1 }
+        return end
     }
 }

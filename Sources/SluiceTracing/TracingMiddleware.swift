@@ -64,9 +64,7 @@
         }
 
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-            guard let tracer = configuration.activeTracer else { return try await next(request, context) }
-            let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
-            span.describe(request, configuration.redaction)
+            guard let span = configuration.startSpan(for: request)?.span else { return try await next(request, context) }
             return try await SpanEnding.run(span) {
                 try await ServiceContext.withValue(span.context) { try await next(request, context) }
             }
@@ -107,9 +105,7 @@
         }
 
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-            guard let tracer = configuration.activeTracer else { return try await next(request, context) }
-            let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
-            span.describe(request, configuration.redaction)
+            guard let (tracer, span) = configuration.startSpan(for: request) else { return try await next(request, context) }
             if context.attempt > 1 { span.attributes["http.request.resend_count"] = context.attempt - 1 }
             var request = request
             do {
@@ -145,6 +141,15 @@
     }
 
     extension TracingMiddleware.Configuration {
+        /// A client span for `request`, named by its operation or else its method, with the
+        /// request's attributes; `nil` when there is no tracer to record with.
+        func startSpan(for request: HTTPRequest) -> (tracer: any Tracer, span: any Span)? {
+            guard let tracer = activeTracer else { return nil }
+            let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
+            span.describe(request, redaction)
+            return (tracer, span)
+        }
+
         /// The tracer to record with, or `nil` when it is the no-op tracer (nothing to do).
         var activeTracer: (any Tracer)? {
             if let tracer { return tracer is NoOpTracer ? nil : tracer }

@@ -55,19 +55,18 @@ struct CurlTransportGoAwayTests {
             }
             port = Int(String(decoding: first.dropLast(), as: UTF8.self)) ?? 0
             // Its lines, read on a thread of their own until it exits.
-            let (lines, reader) = (self.lines, output.fileHandleForReading)
-            Thread.detachNewThread {
-                var pending = Data()
-                while true {
-                    // Not availableData: it traps on a read error.
-                    guard let data = try? Blocking.readSome(reader), !data.isEmpty else { return }
-                    pending.append(data)
+            let (lines, pending) = (self.lines, Locked(Data()))
+            _ = Blocking.readToEnd(output.fileHandleForReading) { chunk in
+                let complete = pending.withLock { pending -> [String] in
+                    pending.append(chunk)
+                    var complete: [String] = []
                     while let end = pending.firstIndex(of: 0x0A) {
-                        let line = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
+                        complete.append(String(decoding: pending[pending.startIndex..<end], as: UTF8.self))
                         pending = Data(pending[(end + 1)...])
-                        lines.withLock { $0.append(line) }
                     }
+                    return complete
                 }
+                lines.withLock { $0 += complete }
             }
         }
 
