@@ -185,23 +185,32 @@ struct CacheMiddlewareTests {
             return .init(status: 200, headers: [("Cache-Control", "max-age=60, stale-while-revalidate=600"), ("ETag", "\"1\"")], body: "v1")
         }
         var configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
-        // Long enough that the four are still held while the 20 stale answers are served on a
-        // loaded machine (a shorter one lets a fifth start), and far below the server's 20 s.
-        configuration.backgroundRevalidationTimeout = TestTiming.scaled(.seconds(3))
+        let timeout = TestTiming.scaled(.seconds(3))
+        configuration.backgroundRevalidationTimeout = timeout
         let cache = CacheMiddleware(store: store, configuration: configuration)
         let client = Client(transport: CurlTransport(), middlewares: [cache])
         let urls = (0..<20).map { server.url("/item-\($0)") }
         for url in urls { _ = try await client.send(HTTPRequest(url: url)) }
         clock.advance(61)
+        let started = ContinuousClock.now
         for url in urls {
             let stale = try await client.send(HTTPRequest(url: url))
             #expect(stale.source == .cache)
             #expect(cache.backgroundRevalidations <= 4)
         }
-        try await Wait.until("four revalidations reached the server") { server.requests.count == 24 }
+        let served = started.duration(to: .now)
+        let revalidations = { server.requests.count - urls.count }
+        try await Wait.until("four revalidations reached the server") { revalidations() >= 4 }
         // Each ends at its deadline although the server never answers.
-        try await Wait.until("the revalidations gave up", timeout: .seconds(10)) { cache.backgroundRevalidations == 0 }
-        #expect(server.requests.count == 24)
+        try await Wait.until("the revalidations gave up", timeout: TestTiming.scaled(.seconds(10))) { cache.backgroundRevalidations == 0 }
+        if served < timeout {
+            // All 20 were served while the first four were still held, so no fifth could start.
+            #expect(revalidations() == 4)
+        } else {
+            // A machine slow enough that the first four reached their deadline mid-loop: later
+            // stale answers may start new ones, never more than one per stale answer.
+            #expect(revalidations() <= urls.count)
+        }
         held.open()
     }
 
