@@ -41,6 +41,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     /// The loop thread's `pthread_self()`, 0 until it runs.
     private let threadID = Atomic<UInt>(0)
     private let configuration: CurlTransport.Configuration
+    /// The fields every request on this loop carries unless it has its own, as curl header lists.
+    let defaultFields: CurlTransfer.DefaultFields
     // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
     @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -60,6 +62,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         self.index = index
         _ = Self.globalInit
         self.configuration = configuration
+        self.defaultFields = CurlTransfer.DefaultFields(configuration)
         self.cookieJar = cookieJar
         multi = curl_multi_init()
         connectionGuard = sluice_connection_guard_new()
@@ -209,6 +212,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         curl_multi_cleanup(multi)
         sluice_connection_guard_free(connectionGuard)  // after the cleanup, which closes sockets through it
         if cookieJar == nil { curl_share_cleanup(share) }
+        defaultFields.free()
     }
 
     private func apply(_ operation: Operation) {

@@ -171,7 +171,9 @@ public final class CurlTransport: HTTPTransport {
         public var decodesContentEncoding: Bool = false
         /// How many idle easy handles to keep for reuse (per event thread).
         public var idleHandlePoolSize: Int = 64
-        /// The `User-Agent` sent when a request has none of its own; `nil` sends none.
+        /// The `User-Agent` sent when a request has none of its own; `nil` sends none. A value no
+        /// field may hold (a line break, a NUL) fails each request with `.invalidHeader` before
+        /// anything is sent.
         public var userAgent: String? = CurlTransport.defaultUserAgent
         /// Fields curl adds by default (`Accept: */*`, `Host`) that are left out of a request that
         /// has none of its own, as httpie's `Header:` asks. `Expect` and `User-Agent` have
@@ -371,33 +373,43 @@ public final class CurlTransport: HTTPTransport {
         }
     }
 
-    /// Whether `url` starts with `http:` or `https:` (any case), read from its bytes.
-    static func hasHTTPScheme(_ url: String) -> Bool {
+    /// What the URL text starts with, read from its bytes: `http://` or `https://` (any case of
+    /// the scheme), another `http` or `https` form (`http:/x`, `http:x`), or anything else.
+    enum SchemeStart: Equatable {
+        case hierarchical, noAuthority, other
+    }
+
+    /// Whether `url` starts with `http:` or `https:` (any case), and whether `//` follows.
+    static func schemeStart(_ url: String) -> SchemeStart {
         var url = url
         return url.withUTF8 { bytes in
             guard bytes.count >= 5, bytes[0] | 0x20 == 0x68, bytes[1] | 0x20 == 0x74, bytes[2] | 0x20 == 0x74,
                 bytes[3] | 0x20 == 0x70
-            else { return false }  // "http"
-            if bytes[4] == 0x3A { return true }  // ":"
-            return bytes.count >= 6 && bytes[4] | 0x20 == 0x73 && bytes[5] == 0x3A  // "s:"
+            else { return .other }  // "http"
+            var colon = 4
+            if bytes[4] != 0x3A {  // not "http:", so "https:" or nothing
+                guard bytes.count >= 6, bytes[4] | 0x20 == 0x73, bytes[5] == 0x3A else { return .other }
+                colon = 5
+            }
+            return bytes.count >= colon + 3 && bytes[colon + 1] == 0x2F && bytes[colon + 2] == 0x2F ? .hierarchical : .noAuthority
         }
     }
 
-    /// Refuses a request whose URL is not `http` or `https` before curl sees it. A URL without a
-    /// host passes here; curl refuses it as CURLE_URL_MALFORMAT, which is `.invalidURL` too.
+    /// Refuses a request whose URL is not `http` or `https`, or has no host, before curl sees it
+    /// (`.invalidURL`), and one with a field no request may carry (`.invalidHeader`).
     static func validate(_ request: HTTPRequest) throws(SluiceError) {
         try request.headers.validated()
-        guard Self.hasHTTPScheme(request.url.absoluteString) else {
+        let url = request.url
+        let start = Self.schemeStart(url.absoluteString)
+        guard start != .other else {
             throw SluiceError(
                 .invalidURL,
-                "\(Redaction.default.url(request.url)) has scheme \(String(reflecting: request.url.scheme ?? "")); only http and https are allowed"
+                "\(Redaction.default.url(url)) has scheme \(String(reflecting: url.scheme ?? "")); only http and https are allowed"
             )
         }
         // `http:/host/x` has no host for Foundation, and curl would guess one: never sent.
-        guard let host = request.url.host(percentEncoded: true), !host.isEmpty,
-            request.url.absoluteString.dropFirst((request.url.scheme ?? "").utf8.count).hasPrefix("://")
-        else {
-            throw SluiceError(.invalidURL, "\(Redaction.default.url(request.url)) has no host: an http URL is written http://host/path")
+        guard start == .hierarchical, let host = url.host(percentEncoded: true), !host.isEmpty else {
+            throw SluiceError(.invalidURL, "\(Redaction.default.url(url)) has no host: an http URL is written http://host/path")
         }
     }
 }

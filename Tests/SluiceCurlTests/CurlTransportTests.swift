@@ -96,6 +96,64 @@ struct CurlTransportTests {
         #expect(metrics.tlsHandshake == nil)
     }
 
+    // MARK: User-Agent
+
+    /// The configured user agent goes in the request's header list, once, unless the request
+    /// names its own or leaves the field out.
+    @Test func theUserAgentIsSentOnceUnlessTheRequestHasItsOwn() async throws {
+        for _ in 0..<4 { server.enqueue(.init(status: 200, body: "ok")) }
+        _ = try await send(HTTPRequest(url: server.url("/bare")))
+        var withFields = HTTPRequest(url: server.url("/fields"))
+        try withFields.headers.append(name: "X-Trace", value: "abc")
+        _ = try await send(withFields)
+        var own = HTTPRequest(method: .put, url: server.url("/own"), body: .bytes(Data("x".utf8)))
+        try own.headers.append(name: "user-agent", value: "mine/1.0")
+        _ = try await send(own)
+        _ = try await send(HTTPRequest(method: .post, url: server.url("/body"), body: .bytes(Data("x".utf8))))
+        let agents = server.requests.map { request in request.headers.filter { $0.name.lowercased() == "user-agent" }.map(\.value) }
+        #expect(agents == [[CurlTransport.defaultUserAgent], [CurlTransport.defaultUserAgent], ["mine/1.0"], [CurlTransport.defaultUserAgent]])
+        #expect(server.requests.allSatisfy { $0.header("Expect") == nil })
+    }
+
+    @Test func noUserAgentWhenTheConfigurationHasNoneOrLeavesItOut() async throws {
+        server.enqueue(.init(status: 200, body: "ok"))
+        server.enqueue(.init(status: 200, body: "ok"))
+        _ = try await send(HTTPRequest(url: server.url("/none")), makeTransport { $0.userAgent = nil })
+        _ = try await send(HTTPRequest(url: server.url("/left-out")), makeTransport { $0.omittedDefaultFields = ["User-Agent"] })
+        #expect(server.requests.map { $0.header("User-Agent") } == [nil, nil])
+    }
+
+    /// Through a proxy, curl's own option carries the user agent (it also names the client on a
+    /// CONNECT): the proxy sees it once.
+    @Test func aProxiedRequestCarriesTheUserAgentOnce() async throws {
+        server.enqueue(.init(status: 200, body: "relayed"))
+        let proxied = makeTransport {
+            $0.proxy = server.baseURL.absoluteString; $0.userAgent = "proxied/2.0"
+        }
+        let response = try await send(HTTPRequest(url: URL(string: "http://origin.invalid/p")!), proxied)
+        #expect(response.text == "relayed")
+        let received = try #require(server.requests.first)
+        #expect(received.target == "http://origin.invalid/p")
+        #expect(received.headers.filter { $0.name.lowercased() == "user-agent" }.map(\.value) == ["proxied/2.0"])
+    }
+
+    /// A user agent with a line break would write a field of its own into every request: refused
+    /// before anything is sent, with or without a proxy.
+    @Test(arguments: [false, true])
+    func aUserAgentNoFieldValueMayHoldIsRefused(throughProxy: Bool) async throws {
+        let transport = makeTransport {
+            $0.userAgent = "agent\r\nX-Injected: 1"
+            if throughProxy { $0.proxy = server.baseURL.absoluteString }
+        }
+        let error = try await error(HTTPRequest(url: server.url("/ua")), transport)
+        #expect(error.code == .invalidHeader)
+        #expect(
+            error.message
+                == #"CurlTransport.Configuration.userAgent is not a valid field value: value of header "User-Agent" has CR (0x0D) at byte 5; CR, LF and NUL are never allowed in header fields"#
+        )
+        #expect(server.requests.isEmpty)
+    }
+
     // MARK: Request bodies
 
     @Test func fileBodiesAreStreamedFromDisk() async throws {

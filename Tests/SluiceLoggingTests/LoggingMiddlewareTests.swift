@@ -359,7 +359,7 @@ struct SecretsInErrorsTests {
     init() throws { server = try MockWebServer() }
 
     /// With a transport that records the head it wrote, the headers level logs that head: the
-    /// request line, Host with its port, curl's User-Agent; secrets still hidden.
+    /// request line, Host with its port, the transport's User-Agent; secrets still hidden.
     @Test func theHeadAsSentIsLoggedWhenTheTransportRecordsIt() async throws {
         server.enqueue(.init(status: 200, body: "ok"), .init(status: 200, body: "ok"))
         var configuration = CurlTransport.Configuration()
@@ -377,7 +377,7 @@ struct SecretsInErrorsTests {
             let line = try #require(records.all.first)
             #expect(!line.contains("tok-S1") && !line.contains("bearer-S4"))
             if format == .text {
-                #expect(line.contains("\n> GET /x?token=<redacted>&page=2 HTTP/1.1\n> Host: 127.0.0.1:\(port)\n> User-Agent: Sluice/"))
+                #expect(line.contains("\n> GET /x?token=<redacted>&page=2 HTTP/1.1\n> Host: 127.0.0.1:\(port)\n> Accept: */*\n> User-Agent: Sluice/"))
                 #expect(line.contains("\n> Authorization: <redacted>"))
             } else {
                 let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
