@@ -6,7 +6,9 @@
 # SLUICE_INSTRUCTION_CLIENTS="a b" picks the clients of the first table (default: the C reference,
 # the transport, the pipeline on one event thread, the bare client, a memory-cache hit and the
 # default stack). SLUICE_INSTRUCTION_MIDDLEWARE="gzip cache" picks the rows of the second table,
-# each middleware of the default stack alone in the client (--only NAME); "" skips it.
+# each middleware of the default stack alone in the client (--only NAME); "" skips it. Beside each,
+# libcurl's own cost of the bytes it adds to the head: C sending that very head (--as-sent), less
+# C sending the builder's defaults' head, so what is left is Sluice's own.
 set -euo pipefail
 url=${1:?nginx base URL} bin=${2:-Benchmarks/.build/release/sluice-bench}
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
@@ -44,6 +46,8 @@ for name in $scenarios; do
   for client in ${SLUICE_INSTRUCTION_CLIENTS:-libcurl-c-keep curl-transport pipeline-1thread client-bare client-cache-hit client}; do
     printf '| %s | %s | %s |\n' "$name" "$client" "$(per_request "$name" --clients "$client")"
   done
+  # C with the transport's head (its User-Agent): what libcurl alone costs for the same bytes.
+  printf '| %s | libcurl-c-keep, the head curl-transport sends | %s |\n' "$name" "$(per_request "$name" --clients libcurl-c-keep --as-sent curl-transport)"
 done
 
 # Each middleware alone: the client row with it and the builder's defaults (the redirect
@@ -52,14 +56,16 @@ done
 middleware=${SLUICE_INSTRUCTION_MIDDLEWARE-hud logging headers urlencoding cache retry reachability gzip signing}
 [ -n "$middleware" ] || exit 0
 echo
-printf '| scenario | middleware alone | instructions per request | over the builder'"'"'s defaults |\n|---|---|---:|---:|\n'
+printf '| scenario | middleware alone | instructions per request | over the builder'"'"'s defaults | libcurl'"'"'s share (C, same head) | Sluice'"'"'s own |\n|---|---|---:|---:|---:|---:|\n'
 for name in $scenarios; do
   none=$(per_request "$name" --clients client --only none)
   defaults=$(per_request "$name" --clients client --only redirects)
-  printf '| %s | (nothing) | %s | |\n' "$name" "$none"
-  printf '| %s | redirects (the builder'"'"'s defaults) | %s | +%s over nothing |\n' "$name" "$defaults" "$((defaults - none))"
+  cdefaults=$(per_request "$name" --clients libcurl-c-keep --as-sent client --only redirects)
+  printf '| %s | (nothing) | %s | | | |\n' "$name" "$none"
+  printf '| %s | redirects (the builder'"'"'s defaults) | %s | +%s over nothing | | |\n' "$name" "$defaults" "$((defaults - none))"
   for one in $middleware; do
     n=$(per_request "$name" --clients client --only "$one")
-    printf '| %s | %s | %s | %+d |\n' "$name" "$one" "$n" "$((n - defaults))"
+    c=$(per_request "$name" --clients libcurl-c-keep --as-sent client --only "$one")
+    printf '| %s | %s | %s | %+d | %+d | %+d |\n' "$name" "$one" "$n" "$((n - defaults))" "$((c - cdefaults))" "$((n - defaults - c + cdefaults))"
   done
 done

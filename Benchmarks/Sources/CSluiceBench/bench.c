@@ -55,8 +55,9 @@ static void finish(response *r) {
     r->body = (buffer){0};
 }
 
-static CURL *make_handle(const char *url, response *r) {
+static CURL *make_handle(const char *url, response *r, struct curl_slist *fields) {
     CURL *handle = curl_easy_init();
+    if (fields) curl_easy_setopt(handle, CURLOPT_HTTPHEADER, fields);
     curl_easy_setopt(handle, CURLOPT_URL, url);
     curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, keep_body);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, r);
@@ -66,13 +67,23 @@ static CURL *make_handle(const char *url, response *r) {
     return handle;
 }
 
-double sluice_bench_libcurl(const char *url, int count, int concurrency, int keep, size_t *bytes) {
+static double run(const char *url, int count, int concurrency, int keep, size_t *bytes, struct curl_slist *fields);
+
+double sluice_bench_libcurl(const char *url, int count, int concurrency, int keep, size_t *bytes, const char *const *fields, int field_count) {
     curl_global_init(CURL_GLOBAL_ALL);
     *bytes = 0;
+    struct curl_slist *list = NULL;
+    for (int i = 0; i < field_count; i++) list = curl_slist_append(list, fields[i]);
+    double seconds = run(url, count, concurrency, keep, bytes, list);
+    curl_slist_free_all(list);
+    return seconds;
+}
+
+static double run(const char *url, int count, int concurrency, int keep, size_t *bytes, struct curl_slist *fields) {
     double start = seconds_now();
     if (concurrency <= 1) {
         response r = { .bytes = bytes, .keep = keep };
-        CURL *handle = make_handle(url, &r);
+        CURL *handle = make_handle(url, &r, fields);
         for (int i = 0; i < count; i++) {
             CURLcode result = curl_easy_perform(handle);
             finish(&r);
@@ -87,7 +98,7 @@ double sluice_bench_libcurl(const char *url, int count, int concurrency, int kee
     response *responses = calloc((size_t)concurrency, sizeof(response));
     for (int i = 0; i < concurrency && started < count; i++, started++) {
         responses[i] = (response){ .bytes = bytes, .keep = keep };
-        CURL *handle = make_handle(url, &responses[i]);
+        CURL *handle = make_handle(url, &responses[i], fields);
         curl_easy_setopt(handle, CURLOPT_PRIVATE, &responses[i]);
         curl_multi_add_handle(multi, handle);
     }

@@ -22,7 +22,9 @@
 // defaults, `--leave-out a,b` drops some), client-bare (`Client.Builder(transport:
 // CurlTransport()).build()`, the builder's defaults alone, called with client.get from ordinary
 // tasks), client-cache-hit (the same with a memory cache, every request a hit; not in the default
-// list), urlsession (FoundationNetworking). curl-transport
+// list), urlsession (FoundationNetworking). `--as-sent CLIENT` makes the C clients send the head
+// that CLIENT (client, client-bare or curl-transport, with the same --only) sent: its request target
+// and fields, so libcurl's own cost of the bytes a middleware adds is measured apart. curl-transport
 // and pipeline run one event thread per core, with the 16 concurrent callers spread over them;
 // pipeline-1thread is the same pipeline on the default single event thread (table only, not in
 // --json, whose client names are fixed). Each round runs
@@ -69,6 +71,9 @@ struct Options {
     /// The `client` row with one middleware of the default stack and the builder's defaults (the
     /// redirect follower), `--only gzip`; `--only none` leaves the redirect follower out too.
     var only: String?
+    /// The C clients send the head this client row sent (`--as-sent client --only signing`): the
+    /// same request target and fields, so C pays libcurl's cost for the same bytes.
+    var asSent: String?
 }
 
 /// The default stack's middleware, by the names `--leave-out` and `--only` take.
@@ -94,6 +99,7 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--event-threads" where index + 1 < raw.count: index += 1; options.eventThreads = max(1, Int(raw[index]) ?? options.eventThreads)
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         case "--leave-out" where index + 1 < raw.count: index += 1; options.leaveOut = Set(raw[index].split(separator: ",").map(String.init))
+        case "--as-sent" where index + 1 < raw.count: index += 1; options.asSent = raw[index]
         case "--only" where index + 1 < raw.count:
             index += 1
             options.only = raw[index]
@@ -171,8 +177,11 @@ final class CountingHUD: HUDPresenter {
 let loggedLines = Atomic<Int>(0)
 /// What users run: the builder's client with every middleware at its default place, over the
 /// transport's default configuration.
-let userClient: Client = {
-    var builder = Client.Builder(transport: CurlTransport())
+let userClient = makeUserClient(CurlTransport())
+
+/// The `client` row's client over `transport`.
+func makeUserClient(_ transport: CurlTransport) -> Client {
+    var builder = Client.Builder(transport: transport)
     builder.environment = [:]
     let out = options.leaveOut
     if !out.contains("hud") { builder.add(HUDMiddleware(presenter: CountingHUD())) }
@@ -186,7 +195,54 @@ let userClient: Client = {
     if !out.contains("signing") { builder.add(SigningMiddleware(signer: HMACParameterSigner(configuration: .init(key: Data("bench-key".utf8))))) }
     if out.contains("redirects") { builder.remove(RedirectMiddleware.self) }
     return builder.build()
-}()
+}
+
+/// The `client` row's request, as `run` sends it.
+@Sendable func userRequest(_ url: URL) throws -> HTTPRequest {
+    var request = HTTPRequest(url: url)
+    if !options.leaveOut.contains("cache") {
+        // Bypassed: read past and not stored (a memory store kept every 1 MiB body).
+        request.cachePolicy = .reloadIgnoringCache
+        try request.headers.set(name: "Cache-Control", value: "no-store")
+    }
+    return request
+}
+
+/// What `client` (`client`, `client-bare` or `curl-transport`) put on the wire for a request to
+/// `url`: the request target and every field but Host (curl writes Host itself), as curl header
+/// lines. Read from the head curl recorded (`recordsRequestHeads`).
+func headAsSent(by client: String, _ url: URL) async throws -> (target: String, fields: [String]) {
+    var configuration = CurlTransport.Configuration.default
+    configuration.recordsRequestHeads = true
+    let transport = CurlTransport(configuration: configuration)
+    let response: HTTPResponse
+    switch client {
+    case "client": response = try await makeUserClient(transport).send(try userRequest(url))
+    case "client-bare": response = try await Client.Builder(transport: transport).build().get(url.absoluteString)
+    case "curl-transport": response = try await transport.send(HTTPRequest(url: url), context: RequestContext())
+    default: throw BenchFailure(description: "--as-sent takes client, client-bare or curl-transport, not \(client)")
+    }
+    guard let head = response.metrics?.requestHead else { throw BenchFailure(description: "\(client) recorded no request head") }
+    let lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+    let requestLine = lines.first?.split(separator: " ") ?? []
+    guard requestLine.count == 3 else { throw BenchFailure(description: "\(client) sent the request line \(lines.first ?? "")") }
+    let fields = lines.dropFirst().filter { !$0.lowercased().hasPrefix("host:") }.map { line in
+        // curl's form for a field with an empty value is "Name;".
+        line.hasSuffix(":") ? String(line.dropLast()) + ";" : line
+    }
+    return (String(requestLine[1]), fields)
+}
+
+/// The URL and fields the C clients send to `url`: `url` itself and none, or with `--as-sent`
+/// what that client sent.
+func cRequest(_ url: URL) async throws -> (url: String, fields: [String]) {
+    guard let client = options.asSent else { return (url.absoluteString, []) }
+    let sent = try await headAsSent(by: client, url)
+    var origin = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+    origin.path = ""
+    origin.query = nil
+    return (origin.string! + sent.target, sent.fields)
+}
 
 /// The builder's defaults and nothing more (the redirect follower), as a user's first client is.
 let bareClient = Client.Builder(transport: CurlTransport()).build()
@@ -234,18 +290,17 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
     case "libcurl-c", "libcurl-c-keep":
         var bytes = 0
         let keep: Int32 = client == "libcurl-c-keep" ? 1 : 0
-        let seconds = sluice_bench_libcurl(url.absoluteString, Int32(count), Int32(scenario.concurrency), keep, &bytes)
+        let (target, fields) = try await cRequest(url)
+        let lines = fields.map { strdup($0) }
+        defer { for line in lines { free(line) } }
+        let seconds = lines.map { UnsafePointer($0) }.withUnsafeBufferPointer { fields in
+            sluice_bench_libcurl(target, Int32(count), Int32(scenario.concurrency), keep, &bytes, fields.baseAddress, Int32(fields.count))
+        }
         guard seconds > 0 else { throw BenchFailure(description: "\(client): a transfer failed") }
         return seconds
     case "client":
         try await drive(scenario, count: count) {
-            var request = HTTPRequest(url: url)
-            if !options.leaveOut.contains("cache") {
-                // Bypassed: read past and not stored (a memory store kept every 1 MiB body).
-                request.cachePolicy = .reloadIgnoringCache
-                try request.headers.set(name: "Cache-Control", value: "no-store")
-            }
-            let response = try await userClient.send(request)
+            let response = try await userClient.send(try userRequest(url))
             try check(response.status.code, response.body.count, scenario)
         }
     case "client-bare", "client-cache-hit":
