@@ -181,19 +181,40 @@ extension CurlTransfer {
         {
             list = curl_slist_append(list, userAgent)
         }
+        // Each line is written into one buffer and copied by curl: no String made per field.
+        var line: [CChar] = []
+        line.reserveCapacity(256)
         for field in request.headers {
-            // "Name;" is curl's way to send a header with an empty value.
-            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
-            list = curl_slist_append(list, line)
+            line.removeAll(keepingCapacity: true)
+            Self.append(field.name, to: &line)
+            if field.value.isEmpty {
+                line.append(0x3B)  // "Name;" is curl's way to send a header with an empty value.
+            } else {
+                line.append(0x3A)  // ": "
+                line.append(0x20)
+                Self.append(field.value, to: &line)
+            }
+            line.append(0)
+            list = line.withUnsafeBufferPointer { curl_slist_append(list, $0.baseAddress) }
         }
         // "Name:" with nothing after it is curl's way to leave out a field it would add.
         for name in omittedDefaultFields where !request.headers.contains(name) {
             list = curl_slist_append(list, "\(name):")
         }
-        // No "Expect: 100-continue" round trip unless the caller asks for it.
-        if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
+        // No "Expect: 100-continue" round trip unless the caller asks for it (curl asks only
+        // before a body).
+        if case .none = bodySource {
+        } else if !request.headers.contains("Expect") {
+            list = curl_slist_append(list, "Expect:")
+        }
         headerList = list
         sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// Appends `text`'s UTF-8 bytes to `line`, in one copy.
+    static func append(_ text: String, to line: inout [CChar]) {
+        var text = text
+        text.withUTF8 { bytes in bytes.withMemoryRebound(to: CChar.self) { line.append(contentsOf: $0) } }
     }
 
     /// The fields a transport adds to every request that has none of its own: `User-Agent` (when

@@ -21,7 +21,10 @@ extension Client {
 
     /// The joining rule of ``url(for:)``, for middleware that join base URLs too.
     public static func join(base: URL?, path: String) throws(SluiceError) -> URL {
-        if let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty, absolute.host != nil {
+        // A path that starts with "/" is never absolute (`//host` has no scheme): no parse for it.
+        if path.utf8.first != UInt8(ascii: "/"), let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty,
+            absolute.host(percentEncoded: true) != nil
+        {
             return absolute
         }
         if path.contains("://") {
