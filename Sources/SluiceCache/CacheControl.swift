@@ -102,11 +102,28 @@ public struct CacheControl: Sendable, Hashable {
 
     /// The directives of one field value (or several joined with commas).
     public init(_ value: String) {
+        if let known = Self.recent.withLock({ $0[value] }) {
+            self = known
+            return
+        }
         var seen = Set<String>()
         for (name, argument) in Self.directives(in: value) where seen.insert(name).inserted {
             apply(name, argument)
         }
+        if value.utf8.count <= Self.recentValueLength {
+            Self.recent.withLock { recent in
+                if recent.count >= Self.recentCapacity { recent.removeAll(keepingCapacity: true) }
+                recent[value] = self
+            }
+        }
     }
+
+    /// Values read lately and what they parse to: a client sees the same few values again and
+    /// again (`no-store`, `max-age=60`), and a lookup costs a tenth of a parse. Short values only,
+    /// at most `recentCapacity` of them (emptied when full), so a server cannot make it grow.
+    private static let recent = Locked<[String: CacheControl]>([:])
+    private static let recentCapacity = 64
+    private static let recentValueLength = 160
 
     /// Whether no directive at all was given.
     public var isEmpty: Bool { self == CacheControl() }

@@ -54,9 +54,12 @@ public struct SigningMiddleware: Middleware, CredentialSource {
         var signed = try await signer.sign(sent, date: configuration.clock())
         // The fields the signer added or changed carry credentials: a redirect to another origin
         // drops them when this middleware sits outside the redirect follower.
-        for field in signed.headers where sent.headers.values(for: field.name) != signed.headers.values(for: field.name) {
-            signed.credentialFields.insert(field.name.lowercased())
+        var added: Set<String> = []
+        for field in signed.headers
+        where !sent.headers.contains(field.name) || sent.headers.values(for: field.name) != signed.headers.values(for: field.name) {
+            added.insert(field.name.lowercased())
         }
+        if !added.isEmpty { signed.credentialFields.formUnion(added) }
         return try await next(signed, context)
     }
 

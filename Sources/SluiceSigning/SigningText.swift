@@ -51,17 +51,28 @@ import Sluice
         joined(encoded.sorted { (a, b) -> Bool in a.name == b.name ? a.value < b.value : a.name < b.name })
     }
 
-    /// Encoded pairs as `name=value&…`, in their order, built in one buffer.
+    /// Encoded pairs as `name=value&…`, in their order, written once into the string's own storage.
     static func joined(_ encoded: [(name: String, value: String)]) -> String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(encoded.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
-        for (index, pair) in encoded.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: "&")) }
-            bytes.append(contentsOf: pair.name.utf8)
-            bytes.append(UInt8(ascii: "="))
-            bytes.append(contentsOf: pair.value.utf8)
+        let count = encoded.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+        guard count > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var end = 0
+            func write(_ text: String) {
+                var text = text
+                text.withUTF8 { end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: $0) }
+            }
+            for (index, pair) in encoded.enumerated() {
+                if index > 0 {
+                    buffer[end] = UInt8(ascii: "&")
+                    end += 1
+                }
+                write(pair.name)
+                buffer[end] = UInt8(ascii: "=")
+                end += 1
+                write(pair.value)
+            }
+            return end
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A random (version 4) UUID in lowercase, with or without its dashes: a nonce. Made from the
@@ -69,17 +80,22 @@ import Sluice
     @usableFromInline static func uuidNonce(dashes: Bool) -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next(), low = generator.next()
-        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (8 * UInt64($0 % 8))) }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if dashes && (index == 4 || index == 6 || index == 8 || index == 10) { text.append(UInt8(ascii: "-")) }
-            text.append(Data.hexDigit(byte >> 4))
-            text.append(Data.hexDigit(byte & 0x0F))
+        return String(unsafeUninitializedCapacity: dashes ? 36 : 32) { text in
+            var end = 0
+            for index in 0..<16 {
+                var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8)))
+                if index == 6 { byte = byte & 0x0F | 0x40 }  // version 4
+                if index == 8 { byte = byte & 0x3F | 0x80 }  // RFC 4122 variant
+                if dashes && (index == 4 || index == 6 || index == 8 || index == 10) {
+                    text[end] = UInt8(ascii: "-")
+                    end += 1
+                }
+                text[end] = Data.hexDigit(byte >> 4)
+                text[end + 1] = Data.hexDigit(byte & 0x0F)
+                end += 2
+            }
+            return end
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The in-memory body, or nil for a file or stream body.

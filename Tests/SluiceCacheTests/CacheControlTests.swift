@@ -19,6 +19,19 @@ struct CacheControlTests {
         #expect(!directives.noCache && !directives.noStore && !directives.isPrivate)
     }
 
+    /// A value read again is answered from the recent values: the same directives as its first
+    /// reading, for each of more values than are kept, long ones included, read in any order.
+    @Test func aValueReadAgainReadsTheSame() {
+        let values = (0..<300).map { "max-age=\($0), private=\"X-\($0)\"" } + ["no-store", String(repeating: "x-long, ", count: 40) + "max-age=7"]
+        let first = values.map { CacheControl($0) }
+        for (value, expected) in zip(values, first).reversed() { #expect(CacheControl(value) == expected) }
+        for (index, directives) in first.prefix(300).enumerated() {
+            #expect(directives.maxAge == index && directives.privateFields == ["X-\(index)"])
+        }
+        #expect(CacheControl("no-store").noStore && CacheControl("no-store").maxAge == nil)
+        #expect(first.last?.maxAge == 7 && first.last?.extensions["x-long"] == .some(nil))
+    }
+
     @Test func readsEveryRequestDirective() {
         let directives = CacheControl("max-age=0, max-stale=5, min-fresh=10, no-cache, no-store, only-if-cached")
         #expect(directives.maxAge == 0)
