@@ -222,6 +222,32 @@ struct ClientManagementTests {
         #expect(!server.order.contains("/queued"))
     }
 
+    /// A call waiting inside a middleware's own await (not in the transport) is cancelled there
+    /// too: by the client, and by its caller's task; the other calls run on.
+    @Test func aCallWaitingInAMiddlewareIsCancelledThere() async throws {
+        struct Waits: Middleware {
+            func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+                if request.url.path.hasPrefix("/wait") { try await Task.sleep(for: .seconds(600)) }
+                return try await next(request, context)
+            }
+        }
+        let server = try CountingServer()
+        let client = Client(transport: CurlTransport(), middlewares: [Waits()])
+        let started = ContinuousClock.now
+        let byClient = Task { try await client.send(request(server.url("/wait/client"), tags: ["a"])) }
+        let byCaller = Task { try await client.send(request(server.url("/wait/caller"))) }
+        try await Wait.until("both wait in the middleware") { client.inFlight.count == 2 }
+        #expect(client.cancel(tag: "a") == 1)
+        await #expect(throws: CancellationError.self) { try await byClient.value }
+        #expect(client.inFlight.map(\.url.path) == ["/wait/caller"])
+        byCaller.cancel()
+        await #expect(throws: CancellationError.self) { try await byCaller.value }
+        #expect(client.inFlight.isEmpty)
+        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(30)))
+        #expect(try await client.send(request(server.url("/after"))).text == "/after")
+        #expect(server.order == ["/after"])
+    }
+
     @Test func cancellationCanBeReportedAsAnErrorThatSaysWho() async throws {
         let server = try CountingServer()
         let client = client(cancellationIsError: true)

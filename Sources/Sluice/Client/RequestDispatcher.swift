@@ -3,8 +3,9 @@ import Foundation
 /// A ``Client``'s book of calls: admits them under the concurrency limit (a queue ordered by
 /// priority, then arrival), remembers each one's tags and URL, and cancels the ones asked for.
 ///
-/// Each admitted call runs its pipeline work in its own task, so the client can cancel one call
-/// without the caller's help; the caller's own cancellation is forwarded to it.
+/// Each admitted call runs its pipeline work in a child task of the caller's (`async let`: made in
+/// the caller's task allocator, cancelled with the caller), which registers a ``TaskHandle`` so
+/// the client can cancel that one call without the caller's help.
 final class RequestDispatcher: Sendable {
     /// How a call was ended early, kept for the error message.
     struct Cancellation: Sendable {
@@ -14,8 +15,8 @@ final class RequestDispatcher: Sendable {
     private struct Entry {
         let snapshot: InFlightRequest
         var state: InFlightRequest.State
-        /// The running work, once started.
-        var task: Task<HTTPResponse, any Error>?
+        /// The running work's task, once it started.
+        var handle: TaskHandle?
         /// Set when the call is cancelled; a task attached later is cancelled at once.
         var cancellation: Cancellation?
         /// A queued call's wait.
@@ -50,8 +51,13 @@ final class RequestDispatcher: Sendable {
         defer { finish(id) }
         do {
             try await admit(id)
-            let task = Task(executorPreference: executor) { try await work() }
-            attach(task, to: id)
+            guard let executor else {
+                async let response = attached(id, work)
+                return try await response
+            }
+            // A caller on the transport's event thread keeps the work there (a child inherits only
+            // a preference set with `withTaskExecutorPreference`).
+            let task = Task(executorPreference: executor) { try await self.attached(id, work) }
             return try await withTaskCancellationHandler {
                 try await task.value
             } onCancel: {
@@ -79,14 +85,14 @@ final class RequestDispatcher: Sendable {
     /// Cancels every call `matches` picks; returns how many.
     @discardableResult
     func cancel(reason: String, where matches: (InFlightRequest) -> Bool) -> Int {
-        var tasks: [Task<HTTPResponse, any Error>] = []
+        var handles: [TaskHandle] = []
         var waiters: [CheckedContinuation<Void, any Error>] = []
         let count = state.withLock { state -> Int in
             var count = 0
             for (id, entry) in state.entries where entry.cancellation == nil && matches(entry.snapshot) {
                 count += 1
                 state.entries[id]?.cancellation = Cancellation(reason: reason)
-                if let task = entry.task { tasks.append(task) }
+                if let handle = entry.handle { handles.append(handle) }
                 if let waiter = entry.waiter {
                     waiters.append(waiter)
                     state.entries[id]?.waiter = nil
@@ -95,7 +101,7 @@ final class RequestDispatcher: Sendable {
             }
             return count
         }
-        for task in tasks { task.cancel() }
+        for handle in handles { handle.cancel() }
         for waiter in waiters { waiter.resume(throwing: CancellationError()) }
         return count
     }
@@ -153,12 +159,17 @@ final class RequestDispatcher: Sendable {
         }
     }
 
-    private func attach(_ task: Task<HTTPResponse, any Error>, to id: UInt64) {
+    /// Runs `work` in the current task (the call's own), with a handle to it in the book for
+    /// `cancel`; a call cancelled before the handle was in place is cancelled at once.
+    private func attached(_ id: UInt64, _ work: @Sendable () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        let handle = TaskHandle.current()
         let cancelNow = state.withLock { state -> Bool in
-            state.entries[id]?.task = task
+            state.entries[id]?.handle = handle
             return state.entries[id]?.cancellation != nil
         }
-        if cancelNow { task.cancel() }
+        if cancelNow { handle.cancel() }
+        defer { handle.release() }
+        return try await work()
     }
 
     /// Forgets the call; if it held a slot, hands the slot to the first queued call.
@@ -179,5 +190,39 @@ final class RequestDispatcher: Sendable {
             return nil
         }
         next?.resume()
+    }
+}
+
+/// The task a call's work runs in, for ``RequestDispatcher/cancel(reason:where:)`` to cancel from
+/// another thread.
+///
+/// `UnsafeCurrentTask` refers to its task without keeping it alive, so it is used only under the
+/// handle's lock, and the task itself clears it (``release()``, under the same lock) before its
+/// work returns: every ``cancel()`` finds either a task that is still running its work, or nothing.
+/// That is why `@unchecked Sendable` is safe here. Cancelling runs the task's cancellation handlers
+/// on the caller's thread while the lock is held; they never reach this handle again (a handler
+/// that cancels calls skips one already cancelled, see `Entry.cancellation`).
+final class TaskHandle: @unchecked Sendable {
+    private let lock = Locked(())
+    /// Read and written only inside `lock`.
+    nonisolated(unsafe) private var task: UnsafeCurrentTask?
+
+    private init(_ task: UnsafeCurrentTask?) {
+        self.task = task
+    }
+
+    /// The handle of the task that calls it.
+    static func current() -> TaskHandle {
+        withUnsafeCurrentTask { TaskHandle($0) }
+    }
+
+    /// Cancels the task, unless it has released its handle.
+    func cancel() {
+        lock.withLock { _ in task?.cancel() }
+    }
+
+    /// Forgets the task (the task itself, before its work returns).
+    func release() {
+        lock.withLock { _ in task = nil }
     }
 }
