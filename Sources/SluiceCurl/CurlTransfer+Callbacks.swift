@@ -85,6 +85,7 @@ extension CurlTransfer {
                 return 0
             }
             sectionOpen = true
+            sectionLines = SectionLines()
             framingBaseline = nil
             headers = HTTPFields()
             headerSection = []
@@ -122,6 +123,7 @@ extension CurlTransfer {
             }
         } else {
             headerBytes += count
+            sectionLines.note(line)
             if headerBytes > limits.headerSection {
                 failure = SluiceError(
                     .responseTooLarge,
@@ -148,7 +150,7 @@ extension CurlTransfer {
             failure = SluiceError(.invalidResponse, "\(request) got an invalid header: \(error.message)", underlying: error.underlying)
             return false
         }
-        if let problem = Self.contentLengthProblem(headers.values(for: "Content-Length")) {
+        if sectionLines.contentLengthNeedsCheck, let problem = Self.contentLengthProblem(headers.values(for: "Content-Length")) {
             failure = SluiceError(.invalidResponse, "\(request) got \(problem) (RFC 9112 §6.3: the body's length cannot be known)")
             return false
         }
@@ -162,10 +164,10 @@ extension CurlTransfer {
     /// For the final section: whether curl undoes a coding to write the body, and for a chunked
     /// HTTP/1.1 body, the watch on its framing (curl's progress callback, turned on for it).
     func watchFraming() {
-        // Most answers have neither field: one scan each, and no list made.
-        let codings = headers.contains("Transfer-Encoding") ? Self.codings(headers.values(for: "Transfer-Encoding")) : []
+        // Most answers have neither field (noted as the lines came): no lookup, and no list made.
+        let codings = sectionLines.transferEncoding ? Self.codings(headers.values(for: "Transfer-Encoding")) : []
         let contentCodings =
-            limits.decodesContentEncoding && headers.contains("Content-Encoding") ? Self.codings(headers.values(for: "Content-Encoding")) : []
+            limits.decodesContentEncoding && sectionLines.contentEncoding ? Self.codings(headers.values(for: "Content-Encoding")) : []
         bodyIsDecoded = codings.contains { $0 != "chunked" && $0 != "identity" } || contentCodings.contains { $0 != "identity" && !$0.isEmpty }
         // The connection's count is read now, only for a chunked HTTP/1.1 body (two system
         // calls): the head is behind it, and body bytes curl has read but not yet handed over

@@ -31,6 +31,63 @@ extension CurlTransfer {
         return String(decoding: line[(secondSpace + 1)..<end], as: UTF8.self)
     }
 
+    /// What the header lines of one section hold, noted line by line: enough to skip the field
+    /// lookups of a finished section when they can find nothing to object to.
+    struct SectionLines {
+        /// `Content-Length` lines, and how many of them are one plain number (1 to 18 digits,
+        /// optional whitespace around it).
+        var contentLengths = 0
+        var plainContentLengths = 0
+        /// A line that continues the one before (obsolete folding): values are joined later, so
+        /// nothing seen line by line can be trusted.
+        var folded = false
+        var transferEncoding = false
+        var contentEncoding = false
+
+        /// Whether the section's `Content-Length` fields need the full check: none or one plain
+        /// number need none.
+        var contentLengthNeedsCheck: Bool { folded || contentLengths > 1 || contentLengths != plainContentLengths }
+
+        /// Notes one header line (with its line end).
+        mutating func note(_ line: UnsafeRawBufferPointer) {
+            guard let first = line.first else { return }
+            if first == 0x20 || first == 0x09 {
+                folded = true
+            } else if CurlTransfer.hasName(line, contentLengthName) {
+                contentLengths += 1
+                if CurlTransfer.plainNumber(line, from: contentLengthName.count + 1) != nil { plainContentLengths += 1 }
+            } else if CurlTransfer.hasName(line, transferEncodingName) {
+                transferEncoding = true
+            } else if CurlTransfer.hasName(line, contentEncodingName) {
+                contentEncoding = true
+            }
+        }
+    }
+
+    /// Whether `line` starts with `name` (lowercase, any case in the line) and a colon.
+    static func hasName(_ line: UnsafeRawBufferPointer, _ name: [UInt8]) -> Bool {
+        guard line.count > name.count, line[name.count] == 0x3A else { return false }
+        for index in 0..<name.count where line[index] | 0x20 != name[index] { return false }
+        return true
+    }
+
+    /// The value from `start` as one plain number: 1 to 18 digits with optional spaces or tabs
+    /// around them, then the line end; nil for anything else.
+    static func plainNumber(_ line: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var index = start
+        while index < line.count, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        var value = 0, digits = 0
+        while index < line.count, line[index] >= 0x30 && line[index] <= 0x39 {
+            guard digits < 18 else { return nil }
+            value = value * 10 + Int(line[index] - 0x30)
+            digits += 1
+            index += 1
+        }
+        while index < line.count, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        while index < line.count, line[index] == 0x0D || line[index] == 0x0A { index += 1 }
+        return digits > 0 && index == line.count ? value : nil
+    }
+
     /// The value of a `Content-Length: …` line, read from its bytes; nil for any other line.
     static func contentLength(_ line: UnsafeRawBufferPointer) -> Int? {
         guard line.count > 15, line[14] == 0x3A, line[0] | 0x20 == 0x63, line[7] == 0x2D,  // ":", "c", "-"
@@ -83,3 +140,5 @@ extension CurlTransfer {
 
 /// "content-length", lowercase, as bytes.
 private let contentLengthName: [UInt8] = Array("content-length".utf8)
+private let transferEncodingName: [UInt8] = Array("transfer-encoding".utf8)
+private let contentEncodingName: [UInt8] = Array("content-encoding".utf8)

@@ -48,6 +48,9 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var sectionOpen = false
     /// Whether the empty line after the header section has come.
     @exclusivity(unchecked) var headersComplete = false
+    /// What the lines of the section being received hold, seen as each line comes, so that
+    /// finishing it looks up no field most answers lack (see `SectionLines`).
+    @exclusivity(unchecked) var sectionLines = SectionLines()
     @exclusivity(unchecked) var body = Data()
     @exclusivity(unchecked) var maxBodySize: Int
     @exclusivity(unchecked) var failure: SluiceError?

@@ -47,6 +47,32 @@ struct ServerFaultTests {
         )
     }
 
+    /// What a section's lines say, noted line by line: the full Content-Length check is skipped
+    /// only for no field or one plain number, never after a folded line.
+    @Test func sectionLinesSkipTheCheckOnlyForOnePlainNumber() {
+        func noted(_ lines: [String]) -> CurlTransfer.SectionLines {
+            var section = CurlTransfer.SectionLines()
+            for line in lines {
+                Array((line + "\r\n").utf8).withUnsafeBytes { section.note($0) }
+            }
+            return section
+        }
+        #expect(!noted(["Server: x"]).contentLengthNeedsCheck)
+        #expect(!noted(["Content-Length: 10"]).contentLengthNeedsCheck)
+        #expect(!noted(["content-LENGTH:\t 123456789012345678 "]).contentLengthNeedsCheck)
+        for suspicious in [
+            ["Content-Length: 10", "Content-Length: 10"], ["Content-Length: 10, 10"], ["Content-Length: 5 5"], ["Content-Length: -1"],
+            ["Content-Length: 1234567890123456789"], ["Content-Length:"], ["Content-Length: 10", " 11"],
+        ] {
+            #expect(noted(suspicious).contentLengthNeedsCheck, "\(suspicious)")
+        }
+        #expect(!noted(["Content-Length-Extra: 5 5", "X-Content-Length: x"]).contentLengthNeedsCheck)
+        let codings = noted(["TRANSFER-ENCODING: chunked", "content-encoding: gzip"])
+        #expect(codings.transferEncoding && codings.contentEncoding)
+        let neither = noted(["Transfer-Encodings: chunked", "X-Content-Encoding: gzip"])
+        #expect(!neither.transferEncoding && !neither.contentEncoding)
+    }
+
     @Test func contentLengthRulesAndTheReservationCap() {
         #expect(CurlTransfer.contentLengthProblem(["10"]) == nil)
         #expect(CurlTransfer.contentLengthProblem(["10", "10"]) == nil)
