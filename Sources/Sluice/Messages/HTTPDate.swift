@@ -36,8 +36,8 @@ public enum HTTPDate {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`
     private static func imfFixdate(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard dayNames.contains(where: { matches(b, 0, $0) }), b[3] == comma, b[4] == space, b[7] == space, b[11] == space,
-            b[16] == space, b[25] == space, matches(b, 26, "GMT"),
+        guard isDayName(b, 0), b[3] == comma, b[4] == space, b[7] == space, b[11] == space,
+            b[16] == space, b[25] == space, code(b, 26) == gmtCode,
             let day = digits(b, 5, 2), let month = month(b, 8), let year = digits(b, 12, 4), let time = time(b, 17)
         else { return nil }
         return date(year: year, month: month, day: day, time: time)
@@ -56,7 +56,7 @@ public enum HTTPDate {
 
     /// `Sun Nov  6 08:49:37 1994`
     private static func asctime(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard dayNames.contains(where: { matches(b, 0, $0) }), b[3] == space, b[7] == space, b[10] == space, b[19] == space,
+        guard isDayName(b, 0), b[3] == space, b[7] == space, b[10] == space, b[19] == space,
             let month = month(b, 4), let time = time(b, 11), let year = digits(b, 20, 4)
         else { return nil }
         // The day is two digits, or a space and one digit.
@@ -91,8 +91,27 @@ public enum HTTPDate {
 
     /// The month (1–12) named at `offset`, exactly as the grammar writes it (`Jan` … `Dec`).
     private static func month(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Int? {
-        monthNames.firstIndex { matches(b, offset, $0) }.map { $0 + 1 }
+        monthCodes.firstIndex(of: code(b, offset)).map { $0 + 1 }
     }
+
+    /// Whether a three-letter day name (`Sun`) is at `offset`.
+    private static func isDayName(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Bool {
+        dayCodes.contains(code(b, offset))
+    }
+
+    /// The three bytes at `offset` as one number (0 when fewer are left): names compared at once.
+    private static func code(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> UInt32 {
+        guard offset + 3 <= b.count else { return 0 }
+        return UInt32(b[offset]) << 16 | UInt32(b[offset + 1]) << 8 | UInt32(b[offset + 2])
+    }
+
+    private static func code(_ word: String) -> UInt32 {
+        Array(word.utf8).withUnsafeBufferPointer { code($0, 0) }
+    }
+
+    private static let monthCodes = monthNames.map { code($0) }
+    private static let dayCodes = dayNames.map { code($0) }
+    private static let gmtCode = code("GMT")
 
     /// `hh:mm:ss` at `offset`.
     private static func time(_ b: UnsafeBufferPointer<UInt8>, _ offset: Int) -> (Int, Int, Int)? {
