@@ -12,7 +12,10 @@ final class RequestDispatcher: Sendable {
         let reason: String
     }
 
-    private struct Entry {
+    /// One call in the book. Its `var`s are read and written only while the dispatcher's `state`
+    /// lock is held (the book hands out no reference): that is why `@unchecked Sendable` is safe.
+    /// A class, so each step changes the call it holds instead of looking it up again.
+    private final class Call: @unchecked Sendable {
         let snapshot: InFlightRequest
         var state: InFlightRequest.State
         /// The running work's task, once it started.
@@ -21,14 +24,19 @@ final class RequestDispatcher: Sendable {
         var cancellation: Cancellation?
         /// A queued call's wait.
         var waiter: CheckedContinuation<Void, any Error>?
+
+        init(snapshot: InFlightRequest, state: InFlightRequest.State) {
+            self.snapshot = snapshot
+            self.state = state
+        }
     }
 
     private struct State {
         var nextID: UInt64 = 1
-        var entries: [UInt64: Entry] = [:]
+        var calls: [UInt64: Call] = [:]
         var running = 0
-        /// Queued call ids, kept in admission order: highest priority first, then arrival.
-        var queue: [UInt64] = []
+        /// Queued calls, kept in admission order: highest priority first, then arrival.
+        var queue: [Call] = []
     }
 
     let limit: Int?
@@ -47,24 +55,24 @@ final class RequestDispatcher: Sendable {
         _ request: HTTPRequest, on executor: (any TaskExecutor)? = nil, cancellationIsError: Bool,
         _ work: @escaping @Sendable () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        let id = register(request)
-        defer { finish(id) }
+        let call = register(request)
+        defer { finish(call) }
         do {
-            try await admit(id)
+            if call.snapshot.state == .queued { try await admit(call) }
             guard let executor else {
-                async let response = attached(id, work)
+                async let response = attached(call, work)
                 return try await response
             }
             // A caller on the transport's event thread keeps the work there (a child inherits only
             // a preference set with `withTaskExecutorPreference`).
-            let task = Task(executorPreference: executor) { try await self.attached(id, work) }
+            let task = Task(executorPreference: executor) { try await self.attached(call, work) }
             return try await withTaskCancellationHandler {
                 try await task.value
             } onCancel: {
                 task.cancel()
             }
         } catch is CancellationError where cancellationIsError {
-            let reason = state.withLock { $0.entries[id]?.cancellation?.reason } ?? "its task was cancelled"
+            let reason = state.withLock { _ in call.cancellation?.reason } ?? "its task was cancelled"
             throw SluiceError(.cancelled, "\(request) was cancelled: \(reason)", stage: .client)
         }
     }
@@ -73,11 +81,11 @@ final class RequestDispatcher: Sendable {
 
     var snapshot: [InFlightRequest] {
         state.withLock { state in
-            state.entries.values.map { entry in
-                let s = entry.snapshot
+            state.calls.values.map { call in
+                let s = call.snapshot
                 return InFlightRequest(
                     id: s.id, method: s.method, url: s.url, tags: s.tags, priority: s.priority,
-                    state: entry.state, accepted: s.accepted)
+                    state: call.state, accepted: s.accepted)
             }.sorted { $0.id < $1.id }
         }
     }
@@ -89,14 +97,14 @@ final class RequestDispatcher: Sendable {
         var waiters: [CheckedContinuation<Void, any Error>] = []
         let count = state.withLock { state -> Int in
             var count = 0
-            for (id, entry) in state.entries where entry.cancellation == nil && matches(entry.snapshot) {
+            for call in state.calls.values where call.cancellation == nil && matches(call.snapshot) {
                 count += 1
-                state.entries[id]?.cancellation = Cancellation(reason: reason)
-                if let handle = entry.handle { handles.append(handle) }
-                if let waiter = entry.waiter {
+                call.cancellation = Cancellation(reason: reason)
+                if let handle = call.handle { handles.append(handle) }
+                if let waiter = call.waiter {
                     waiters.append(waiter)
-                    state.entries[id]?.waiter = nil
-                    state.queue.removeAll { $0 == id }
+                    call.waiter = nil
+                    state.queue.removeAll { $0 === call }
                 }
             }
             return count
@@ -108,24 +116,29 @@ final class RequestDispatcher: Sendable {
 
     // MARK: Steps
 
-    private func register(_ request: HTTPRequest) -> UInt64 {
-        state.withLock { state in
+    /// Books the call: running at once when there is no limit (its snapshot then says so), queued
+    /// otherwise until ``admit(_:)``.
+    private func register(_ request: HTTPRequest) -> Call {
+        let unlimited = limit == nil
+        return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             let snapshot = InFlightRequest(
                 id: id, method: request.method, url: request.url, tags: request.tags,
-                priority: request.priority, state: .queued, accepted: .now)
-            state.entries[id] = Entry(snapshot: snapshot, state: .queued)
-            return id
+                priority: request.priority, state: unlimited ? .running : .queued, accepted: .now)
+            let call = Call(snapshot: snapshot, state: snapshot.state)
+            state.calls[id] = call
+            if unlimited { state.running += 1 }
+            return call
         }
     }
 
     /// Takes a slot now, or waits in the queue for one.
-    private func admit(_ id: UInt64) async throws {
+    private func admit(_ call: Call) async throws {
         let admitted = state.withLock { state -> Bool in
             guard let limit, state.running >= limit || !state.queue.isEmpty else {
                 state.running += 1
-                state.entries[id]?.state = .running
+                call.state = .running
                 return true
             }
             return false
@@ -135,17 +148,17 @@ final class RequestDispatcher: Sendable {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case cancelled, admitted, queued }
                 let outcome = state.withLock { state -> Outcome in
-                    guard state.entries[id]?.cancellation == nil else { return .cancelled }
+                    guard call.cancellation == nil else { return .cancelled }
                     // A slot may have been freed between the first look and now.
                     if let limit, state.running < limit, state.queue.isEmpty {
                         state.running += 1
-                        state.entries[id]?.state = .running
+                        call.state = .running
                         return .admitted
                     }
-                    state.entries[id]?.waiter = waiter
-                    let priority = state.entries[id]?.snapshot.priority ?? .normal
-                    let place = state.queue.firstIndex { (state.entries[$0]?.snapshot.priority ?? .normal) < priority } ?? state.queue.endIndex
-                    state.queue.insert(id, at: place)
+                    call.waiter = waiter
+                    let priority = call.snapshot.priority
+                    let place = state.queue.firstIndex { $0.snapshot.priority < priority } ?? state.queue.endIndex
+                    state.queue.insert(call, at: place)
                     return .queued
                 }
                 switch outcome {
@@ -155,17 +168,18 @@ final class RequestDispatcher: Sendable {
                 }
             }
         } onCancel: {
+            let id = call.snapshot.id
             cancel(reason: "its task was cancelled") { $0.id == id }
         }
     }
 
     /// Runs `work` in the current task (the call's own), with a handle to it in the book for
     /// `cancel`; a call cancelled before the handle was in place is cancelled at once.
-    private func attached(_ id: UInt64, _ work: @Sendable () async throws -> HTTPResponse) async throws -> HTTPResponse {
+    private func attached(_ call: Call, _ work: @Sendable () async throws -> HTTPResponse) async throws -> HTTPResponse {
         let handle = TaskHandle.current()
-        let cancelNow = state.withLock { state -> Bool in
-            state.entries[id]?.handle = handle
-            return state.entries[id]?.cancellation != nil
+        let cancelNow = state.withLock { _ -> Bool in
+            call.handle = handle
+            return call.cancellation != nil
         }
         if cancelNow { handle.cancel() }
         defer { handle.release() }
@@ -173,17 +187,17 @@ final class RequestDispatcher: Sendable {
     }
 
     /// Forgets the call; if it held a slot, hands the slot to the first queued call.
-    private func finish(_ id: UInt64) {
+    private func finish(_ call: Call) {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard let entry = state.entries.removeValue(forKey: id) else { return nil }
-            state.queue.removeAll { $0 == id }
-            guard entry.state == .running else { return nil }
+            guard state.calls.removeValue(forKey: call.snapshot.id) != nil else { return nil }
+            if call.waiter != nil { state.queue.removeAll { $0 === call } }
+            guard call.state == .running else { return nil }
             state.running -= 1
             while !state.queue.isEmpty {
-                let nextID = state.queue.removeFirst()
-                guard let waiter = state.entries[nextID]?.waiter else { continue }
-                state.entries[nextID]?.waiter = nil
-                state.entries[nextID]?.state = .running
+                let next = state.queue.removeFirst()
+                guard let waiter = next.waiter else { continue }
+                next.waiter = nil
+                next.state = .running
                 state.running += 1
                 return waiter
             }
