@@ -80,6 +80,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             sluice_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         }
         sluice_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        sluice_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, configuration.maxIdleConnections))
         let thread = Thread { self.run() }
         thread.name = "sluice-curl-\(index)"
         thread.start()

@@ -171,6 +171,11 @@ public final class CurlTransport: HTTPTransport {
         public var decodesContentEncoding: Bool = false
         /// How many idle easy handles to keep for reuse (per event thread).
         public var idleHandlePoolSize: Int = 64
+        /// How many open connections each event thread keeps for reuse once their transfers end
+        /// (curl's connection cache, `CURLMOPT_MAXCONNECTS`); the oldest is closed past it.
+        /// curl's own default follows the transfers in flight, and closed and reopened about 90
+        /// connections in 10,000 requests at 16 in flight.
+        public var maxIdleConnections: Int = 256
         /// The `User-Agent` sent when a request has none of its own; `nil` sends none. A value no
         /// field may hold (a line break, a NUL) fails each request with `.invalidHeader` before
         /// anything is sent.

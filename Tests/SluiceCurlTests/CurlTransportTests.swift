@@ -96,6 +96,29 @@ struct CurlTransportTests {
         #expect(metrics.tlsHandshake == nil)
     }
 
+    /// 2,000 requests, 16 at a time, over 16 connections: each is kept for the next request
+    /// (curl's default connection cache closed and reopened 19 more here).
+    @Test func sixteenInFlightKeepTheirSixteenConnections() async throws {
+        server.setHandler { _ in .init(status: 200, body: "ok") }
+        let transport = CurlTransport()
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<16 {
+                group.addTask {
+                    var ok = 0
+                    for index in stride(from: worker, to: 2_000, by: 16) {
+                        let response = try await transport.send(HTTPRequest(url: server.url("/n/\(index)")), context: RequestContext())
+                        if response.text == "ok" { ok += 1 }
+                    }
+                    return ok
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(answered == 2_000)
+        #expect(server.connectionCount <= 16, "\(server.connectionCount) connections")
+        #expect(makeTransport { $0.maxIdleConnections = 0 }.configuration.maxIdleConnections == 0)
+    }
+
     // MARK: User-Agent
 
     /// The configured user agent goes in the request's header list, once, unless the request
