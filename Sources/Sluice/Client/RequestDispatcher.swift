@@ -215,7 +215,7 @@ final class RequestDispatcher: Sendable {
 /// work returns: every ``cancel()`` finds either a task that is still running its work, or nothing.
 /// That is why `@unchecked Sendable` is safe here. Cancelling runs the task's cancellation handlers
 /// on the caller's thread while the lock is held; they never reach this handle again (a handler
-/// that cancels calls skips one already cancelled, see `Entry.cancellation`).
+/// that cancels calls skips one already cancelled, see `Call.cancellation`).
 final class TaskHandle: @unchecked Sendable {
     private let lock = Locked(())
     /// Read and written only inside `lock`.
