@@ -123,18 +123,18 @@ extension CurlTransfer {
             }
         } else {
             headerBytes += count
-            sectionLines.note(line)
+            let declaredLength = sectionLines.note(line)
             if headerBytes > limits.headerSection {
                 failure = SluiceError(
                     .responseTooLarge,
                     "\(request) got a header section larger than \(limits.headerSection) bytes (CurlTransport.Configuration.maxHeaderSectionSize)")
                 return 0
             }
-        }
-        if !headersComplete && outputFile == nil, let length = Self.contentLength(line), length > 0 {
-            // One allocation for a body of ordinary size instead of a copy at every doubling; no
-            // more than 1 MiB on the server's word (a declared length can be a lie).
-            body.reserveCapacity(Self.initialBodyCapacity(declared: length, limit: maxBodySize))
+            if outputFile == nil, let declaredLength, declaredLength > 0 {
+                // One allocation for a body of ordinary size instead of a copy at every doubling; no
+                // more than 1 MiB on the server's word (a declared length can be a lie).
+                body.reserveCapacity(Self.initialBodyCapacity(declared: declaredLength, limit: maxBodySize))
+            }
         }
         // Header lines, or trailer lines after the section: kept raw, checked all at once.
         headerSection.append(contentsOf: line)

@@ -176,9 +176,7 @@ extension CurlTransfer {
         }
         var list: UnsafeMutablePointer<curl_slist>?
         // First, where curl would put its own: right after Host and Accept.
-        if let userAgent = defaults.userAgentLine, !request.headers.contains("User-Agent"),
-            !omittedDefaultFields.contains(where: { $0.utf8.count == 10 && $0.lowercased() == "user-agent" })
-        {
+        if let userAgent = defaults.userAgentLine, !request.headers.contains("User-Agent") {
             list = curl_slist_append(list, userAgent)
         }
         // Each line is written into one buffer and copied by curl: no String made per field.
@@ -224,7 +222,8 @@ extension CurlTransfer {
     struct DefaultFields: @unchecked Sendable {
         // @unchecked: the lists are made in the loop's init and freed when its thread ends,
         // after its last transfer; curl only reads them, and nothing else touches them.
-        /// The `User-Agent: …` line, or nil when the option sends it or there is none.
+        /// The `User-Agent: …` line, or nil when the option sends it, there is none, or
+        /// `omittedDefaultFields` leaves it out.
         let userAgentLine: String?
         /// Why the configured user agent cannot be sent (a byte no field value may hold).
         let problem: SluiceError?
@@ -239,7 +238,8 @@ extension CurlTransfer {
                 var fields = HTTPFields()
                 do throws(SluiceError) {
                     try fields.append(name: "User-Agent", value: userAgent)
-                    if configuration.proxy == nil { line = "User-Agent: \(userAgent)" }
+                    let omitted = configuration.omittedDefaultFields.contains { $0.lowercased() == "user-agent" }
+                    if configuration.proxy == nil, !omitted { line = "User-Agent: \(userAgent)" }
                 } catch {
                     problem = SluiceError(
                         .invalidHeader, "CurlTransport.Configuration.userAgent is not a valid field value: \(error.message)",

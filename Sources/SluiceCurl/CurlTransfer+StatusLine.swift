@@ -48,19 +48,24 @@ extension CurlTransfer {
         /// number need none.
         var contentLengthNeedsCheck: Bool { folded || contentLengths > 1 || contentLengths != plainContentLengths }
 
-        /// Notes one header line (with its line end).
-        mutating func note(_ line: UnsafeRawBufferPointer) {
-            guard let first = line.first else { return }
+        /// Notes one header line (with its line end); the length a plain `Content-Length` line
+        /// declares, nil for any other line.
+        @discardableResult
+        mutating func note(_ line: UnsafeRawBufferPointer) -> Int? {
+            guard let first = line.first else { return nil }
             if first == 0x20 || first == 0x09 {
                 folded = true
             } else if CurlTransfer.hasName(line, contentLengthName) {
                 contentLengths += 1
-                if CurlTransfer.plainNumber(line, from: contentLengthName.count + 1) != nil { plainContentLengths += 1 }
+                let length = CurlTransfer.plainNumber(line, from: contentLengthName.count + 1)
+                if length != nil { plainContentLengths += 1 }
+                return length
             } else if CurlTransfer.hasName(line, transferEncodingName) {
                 transferEncoding = true
             } else if CurlTransfer.hasName(line, contentEncodingName) {
                 contentEncoding = true
             }
+            return nil
         }
     }
 
@@ -86,21 +91,6 @@ extension CurlTransfer {
         while index < line.count, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
         while index < line.count, line[index] == 0x0D || line[index] == 0x0A { index += 1 }
         return digits > 0 && index == line.count ? value : nil
-    }
-
-    /// The value of a `Content-Length: …` line, read from its bytes; nil for any other line.
-    static func contentLength(_ line: UnsafeRawBufferPointer) -> Int? {
-        guard line.count > 15, line[14] == 0x3A, line[0] | 0x20 == 0x63, line[7] == 0x2D,  // ":", "c", "-"
-            line[8] | 0x20 == 0x6C, line[13] | 0x20 == 0x68
-        else { return nil }  // "l", "h"
-        for (offset, expected) in contentLengthName.enumerated() where line[offset] | 0x20 != expected { return nil }
-        var length = 0, digits = 0
-        for byte in line[15...] where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
-            guard byte >= 0x30 && byte <= 0x39, digits < 18 else { return nil }
-            length = length * 10 + Int(byte - 0x30)
-            digits += 1
-        }
-        return digits > 0 ? length : nil
     }
 }
 

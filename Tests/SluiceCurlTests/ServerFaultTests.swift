@@ -48,12 +48,22 @@ struct ServerFaultTests {
     }
 
     /// What a section's lines say, noted line by line: the full Content-Length check is skipped
-    /// only for no field or one plain number, never after a folded line.
+    /// only for no field or one plain number, never after a folded line; a plain number is the
+    /// length declared (what the body's buffer reserves), anything else declares none.
     @Test func sectionLinesSkipTheCheckOnlyForOnePlainNumber() {
+        func declared(_ line: String) -> Int? {
+            var section = CurlTransfer.SectionLines()
+            return Array((line + "\r\n").utf8).withUnsafeBytes { section.note($0) }
+        }
+        #expect(declared("Content-Length: 10") == 10)
+        #expect(declared("content-length:\t7 ") == 7)
+        for line in ["Content-Length: 5 5", "Content-Length: -1", "Content-Length:", "X-Content-Length: 9", "Server: 9"] {
+            #expect(declared(line) == nil, "\(line)")
+        }
         func noted(_ lines: [String]) -> CurlTransfer.SectionLines {
             var section = CurlTransfer.SectionLines()
             for line in lines {
-                Array((line + "\r\n").utf8).withUnsafeBytes { section.note($0) }
+                _ = Array((line + "\r\n").utf8).withUnsafeBytes { section.note($0) }
             }
             return section
         }
