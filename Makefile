@@ -72,6 +72,9 @@ OPENAPI_CLIENT := --package-path Examples/OpenAPIClient --scratch-path .build/op
 # two cores: for the first 15-20 s no test gets a thread back, and every test that bounds how long
 # something takes measures the scheduler instead. 24 keeps the run as short (about 70 s).
 TEST_WIDTH ?= 24
+# A run that has not ended after this many seconds (it takes about 70) is stopped by .ci/watchdog,
+# which prints the tests still running and each thread's stack as the log's last lines.
+TEST_LIMIT ?= 900
 
 test: deps
 	swift build $(TRAITS) --build-tests
@@ -80,7 +83,7 @@ test: deps
 	.ci/check-doc-comments
 	@for example in $(EXAMPLES); do swift build $(TRAITS) --product "$$example" || exit 1; done
 	.ci/check-new-middleware
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) Tests/Servers/with-servers.sh swift test $(TRAITS)
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) Tests/Servers/with-servers.sh .ci/watchdog $(TEST_LIMIT) swift test $(TRAITS)
 	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
 	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
 	done

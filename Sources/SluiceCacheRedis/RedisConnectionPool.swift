@@ -167,10 +167,16 @@ final class RedisConnectionPool: Sendable {
         guard redisAppendCommandArgv(context, Int32(parts.count), &pointers, &lengths) == REDIS_OK else {
             return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))"))
         }
-        var done: Int32 = 0
-        while done == 0 {
-            guard redisBufferWrite(context, &done) == REDIS_OK else { return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))")) }
+        // hiredis writes with write(2): to a connection Redis has reset, that raises SIGPIPE, which
+        // would end the app. Blocked, the write fails with EPIPE and the store is bypassed.
+        let written = BrokenPipe.withoutSignal {
+            var done: Int32 = 0
+            while done == 0 {
+                guard redisBufferWrite(context, &done) == REDIS_OK else { return false }
+            }
+            return true
         }
+        guard written else { return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))")) }
         var received = 0
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while true {

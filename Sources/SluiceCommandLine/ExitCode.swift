@@ -34,7 +34,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case invalidResponse = 8
     /// The body ended before its announced length (curl's 18).
     case partialBody = 18
-    /// A file could not be written: --download, --har, the cache (curl's 23).
+    /// A file could not be written: --download, --har, the cache, standard output (curl's 23).
     case writeFailed = 23
     /// --timeout (or a connect timeout) passed (curl's 28).
     case timedOut = 28
@@ -124,7 +124,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .cannotConnect: "the connection was refused, the host unreachable, or the network down"
         case .invalidResponse: "the server's reply was not valid HTTP"
         case .partialBody: "the body ended before its announced length"
-        case .writeFailed: "a file could not be written (--download, --har, the cache)"
+        case .writeFailed: "a file could not be written (--download, --har, the cache, standard output)"
         case .timedOut: "--timeout (or a connect timeout) passed"
         case .tlsFailure: "the TLS handshake failed"
         case .tooManyRedirects: "more redirects than --max-redirects"

@@ -21,6 +21,14 @@ extension SluiceCommand {
         SystemFile.write(Array(data), to: STDOUT_FILENO)
     }
 
+    /// The response body to standard output. A reader that has gone (`sluice URL | head -1`) ends
+    /// the call with curl's 23, as curl does, instead of reading the rest of the body for nobody.
+    static func writeBody(_ data: Data) throws(SluiceError) {
+        guard SystemFile.write(Array(data), to: STDOUT_FILENO) else {
+            throw SluiceError(.writeFailed, "cannot write the body to standard output: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// A message on standard error, prefixed with the program's name, with anything in it that
     /// could drive a terminal escaped (it quotes servers, files and error messages); its own line
     /// breaks (a list of the nearest HAR entries) are kept.

@@ -56,7 +56,14 @@ public struct SluiceCommand: Sendable {
             // --timeout is the whole call's limit: redirects, retries and a download's resumes.
             let shown = seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
             let timedOut = { SluiceError(.timedOut, "--timeout \(shown) s passed before the call ended") }
-            return try await Deadline.race(.now + .clampedSeconds(seconds), timedOut: timedOut) { try await perform(invocation) }.rawValue
+            let deadline = ContinuousClock.now + .clampedSeconds(seconds)
+            do {
+                return try await Deadline.race(deadline, timedOut: timedOut) { try await perform(invocation) }.rawValue
+            } catch let error as SluiceError where error.code == .timedOut && ContinuousClock.now >= deadline {
+                // The transfer's own limit is the same --timeout, counted from a later start: when
+                // it fires first, at the same moment, the message still names the flag.
+                throw timedOut()
+            }
         } catch let error as UsageError {
             Self.error(error.message)
             return ExitCode.usage.rawValue
@@ -163,10 +170,10 @@ public struct SluiceCommand: Sendable {
             // --stream: each chunk as it comes, as its bytes (a terminal gets text escaped).
             for try await chunk in stream {
                 let shown = output.isTerminal ? String(decoding: chunk, as: UTF8.self).escapingControlCharacters(keepingLineBreaks: true) : nil
-                Self.writeData(shown.map { Data($0.utf8) } ?? chunk)
+                try Self.writeBody(shown.map { Data($0.utf8) } ?? chunk)
             }
         } else if output.responseBody {
-            Self.writeData(output.body(of: response))
+            try Self.writeBody(output.body(of: response))
         }
         return Self.exitCode(response, invocation)
     }

@@ -137,6 +137,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
         sluice_set_thread_name("sluice-curl-\(index)")  // Foundation's Thread.name does not reach the OS
+        // Every write on this thread is Sluice's: libcurl's (which sends with MSG_NOSIGNAL, though
+        // TLS libraries and a body written to a FIFO may not) and hiredis's, for a cache hit served
+        // here. None may end the app with SIGPIPE.
+        BrokenPipe.blockOnThisThread()
         // Busy: a transfer in flight, or other work waiting its turn on this thread (the rest of
         // the current batch of jobs, or jobs and operations queued since).
         EventThread.markCurrent { [unowned self] in

@@ -121,7 +121,8 @@ struct PartialDownload {
             if count == 0 { return }
             var written = 0
             while written < count {
-                let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                // The target may be a FIFO whose reader has gone: EPIPE, never SIGPIPE.
+                let result = BrokenPipe.withoutSignal { buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) } }
                 if result < 0 && errno == EINTR { continue }
                 guard result > 0 else {
                     throw SluiceError(.writeFailed, "cannot write \(target.path): \(String(cString: strerror(errno)))")

@@ -27,10 +27,14 @@ final class OwnRedis: Sendable {
             server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             server.arguments = ["redis-server", "--bind", "127.0.0.1", "--port", "\(port)", "--save", "", "--appendonly", "no"]
             server.standardOutput = FileHandle.nullDevice
+            // Not the test process's standard error either: a server left running by a test
+            // process that crashed would hold `swift test`'s pipe open, and the run would never end.
+            server.standardError = FileHandle.nullDevice
             try server.run()
             process.withLock { $0 = server }
             let port = self.port
-            try await Wait.until("redis-server on port \(port) answers") { Loopback.accepts(port) || !server.isRunning }
+            let pid = server.processIdentifier
+            try await Wait.until("redis-server on port \(port) listens") { Loopback.listens(port, process: pid) || !server.isRunning }
             if server.isRunning {
                 state.withLock { $0.started = true }
                 return

@@ -134,10 +134,12 @@ struct SecretAuditTests {
         errors += await errorTexts {
             _ = try await client.send(HTTPRequest(url: Self.secretURL(server, "/slow")), context: RequestContext(deadline: .now + .milliseconds(300)))
         }
-        let closed = Loopback.freePort()
+        let closed = Loopback.RefusedPort()  // held to the end: no parallel test's server can take it
+        defer { withExtendedLifetime(closed) {} }
         errors += await errorTexts {
             _ = try await client.send(
-                HTTPRequest(url: URL(string: "http://ann:\(Self.secret("URL password"))@127.0.0.1:\(closed)/x?token=\(Self.secret("token query value"))")!))
+                HTTPRequest(url: URL(string: "http://ann:\(Self.secret("URL password"))@127.0.0.1:\(closed.port)/x?token=\(Self.secret("token query value"))")!)
+            )
         }
         #expect(errors.count == 5 * 5, "every failing call failed: \(errors.count / 5)")
 
@@ -148,7 +150,9 @@ struct SecretAuditTests {
             "Authorization:Bearer \(Self.secret("Authorization"))", "X-Api-Key:\(Self.secret("X-Api-Key"))", "Cookie:session=\(Self.secret("Cookie"))",
         ])
         #expect(cli.status == 0, "\(cli.stderr)")
-        let refused = try await Sluice.run(["-v", "http://ann:\(Self.secret("URL password"))@127.0.0.1:\(closed)/x?token=\(Self.secret("token query value"))"])
+        let refused = try await Sluice.run([
+            "-v", "http://ann:\(Self.secret("URL password"))@127.0.0.1:\(closed.port)/x?token=\(Self.secret("token query value"))",
+        ])
         #expect(refused.status != 0)
         try recorder.write(to: folder.fileURL("client.har"))
 

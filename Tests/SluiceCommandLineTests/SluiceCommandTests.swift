@@ -30,6 +30,22 @@ struct SluiceBinaryTests {
         #expect(insecure.stdout.count > 1_000)
     }
 
+    /// `sluice URL | head -c 1`: once the reader has gone, the body's write fails and the call
+    /// ends with curl's 23 and a message, whole or streamed; SIGPIPE would end it without a word.
+    @Test(arguments: [false, true])
+    func aReaderThatHasGoneEndsTheCallWithWriteFailed(streamed: Bool) async throws {
+        let (process, stdout, stderr) = try Sluice.start((streamed ? ["--stream"] : []) + ["\(httpbin)/bytes/102400"])
+        try stdout.fileHandleForReading.close()  // before the body arrives: the reader has gone
+        let (status, reason, errors) = try await Blocking.run {
+            let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, process.terminationReason, String(decoding: errors, as: UTF8.self))
+        }
+        #expect(reason == .exit, "ended by signal \(status)")
+        #expect(status == 23)
+        #expect(errors == "sluice: cannot write the body to standard output: Broken pipe\n")
+    }
+
     @Test func aGetWithQueryAndHeader() async throws {
         let result = try await Sluice.run(["\(httpbin)/get", "q==café & co", "X-Test:yes"])
         #expect(result.status == 0)

@@ -40,9 +40,11 @@ struct Sluice {
             let stdin = Pipe()
             process.standardInput = stdin
             try process.run()
-            // Written from a thread of its own, then closed: the end of the body.
+            // Written from a thread of its own, then closed: the end of the body. A child that
+            // exits without reading it all leaves a broken pipe: SystemFile.write gives up (without
+            // SIGPIPE, which would end the whole test run).
             Thread.detachNewThread {
-                stdin.fileHandleForWriting.write(input)
+                SystemFile.write(Array(input), to: stdin.fileHandleForWriting.fileDescriptor)
                 try? stdin.fileHandleForWriting.close()
             }
         } else {
@@ -82,7 +84,7 @@ struct Sluice {
             try process.run()
             Thread.detachNewThread {
                 Thread.sleep(forTimeInterval: 0.5)  // once the prompt has turned echo off
-                keyboard.fileHandleForWriting.write(typed)
+                SystemFile.write(Array(typed), to: keyboard.fileHandleForWriting.fileDescriptor)  // no SIGPIPE if it has exited
             }
         } else {
             process.standardInput = FileHandle.nullDevice

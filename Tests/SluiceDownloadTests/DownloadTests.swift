@@ -16,7 +16,7 @@ func sha256sum(_ data: Data) async throws -> String {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(data)  // sha256sum reads it all before it writes a line
+        SystemFile.write(Array(data), to: input.fileHandleForWriting.fileDescriptor)  // sha256sum reads it all before it writes a line
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -122,10 +122,11 @@
         }
 
         @Test func theChainsErrorIsThrownWithItsCode() async throws {
-            let port = Loopback.freePort()
+            let refused = Loopback.RefusedPort()  // held to the end: no parallel test's server can take it
+            defer { withExtendedLifetime(refused) {} }
             let head = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/x")
             do {
-                _ = try await transport().send(head, body: nil, baseURL: URL(string: "http://127.0.0.1:\(port)")!, operationID: "down")
+                _ = try await transport().send(head, body: nil, baseURL: refused.url(""), operationID: "down")
                 Issue.record("a closed port answered")
             } catch let error as SluiceError {
                 #expect(error.code == .cannotConnect)

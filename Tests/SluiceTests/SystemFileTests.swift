@@ -15,6 +15,23 @@ struct SystemFileTests {
         #expect(SystemFile.write(Array("a warning\n".utf8), to: -1) == false)
     }
 
+    /// A pipe whose reader has gone raises SIGPIPE, which would end this whole test process: the
+    /// write is refused with EPIPE instead, and the signal is gone when it returns.
+    @Test func aPipeWhoseReaderHasGoneIsFalseNotTheEndOfTheProcess() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        close(ends[0])
+        defer { close(ends[1]) }
+        #expect(SystemFile.write(Array("a log line\n".utf8), to: ends[1]) == false)
+        #expect(errno == EPIPE)
+        var pending = sigset_t()
+        sigpending(&pending)
+        #expect(sigismember(&pending, SIGPIPE) == 0, "the SIGPIPE it raised is still pending")
+        var mask = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &mask)
+        #expect(sigismember(&mask, SIGPIPE) == 0, "SIGPIPE is left blocked on the thread")
+    }
+
     @Test func everyByteArrivesPastOnePipeBuffer() async throws {
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)

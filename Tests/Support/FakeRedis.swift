@@ -62,6 +62,7 @@ package final class FakeRedis: Sendable {
                 }
                 guard admitted else {
                     close(client)
+                    close(listener)
                     return
                 }
                 Thread.detachNewThread { Self.serve(client, state: state, interval: interval, answer: answer) }
@@ -71,15 +72,20 @@ package final class FakeRedis: Sendable {
 
     deinit { shutdown() }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection; once (a second call, from `deinit`, does
+    /// nothing).
     package func shutdown() {
-        let open = state.withLock { state -> Set<Int32> in
+        // Under the lock, as MockWebServer does: a connection thread removes its descriptor under
+        // the same lock before closing it, and the accept thread closes the listener once
+        // `stopped` is set, so every descriptor shut down here is still this server's. Outside
+        // the lock, or twice, the number may already belong to another test's socket, and that
+        // test sees its connection closed.
+        state.withLock { state in
+            if state.stopped { return }
             state.stopped = true
-            defer { state.open = [] }
-            return state.open
+            Glibc.shutdown(listener, Int32(SHUT_RDWR))
+            for client in state.open { Glibc.shutdown(client, Int32(SHUT_RDWR)) }
         }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        for client in open { Glibc.shutdown(client, Int32(SHUT_RDWR)) }
     }
 
     private static func serve(

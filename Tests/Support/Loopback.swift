@@ -37,7 +37,29 @@ package enum Loopback {
     }
 
     /// A port free at this moment: bound, read and released, for a server the test starts itself.
+    /// Another test's server may take it first: wait for the server with
+    /// ``listens(_:process:)``, never with ``accepts(_:)``.
     package static func freePort() -> Int { RefusedPort().port }
+
+    /// Whether process `pid` itself listens on TCP `port` (one of its open files is the listening
+    /// socket). ``accepts(_:)`` is true for whatever took the port: when two tests pick the same
+    /// free port, the second one's server fails to bind and exits, and the test would go on against
+    /// the first one's server.
+    package static func listens(_ port: Int, process pid: Int32) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let suffix = ":" + String(format: "%04X", port)
+        // Columns: sl, local address (hex IP:port), remote address, state (0A: listening), …, inode (10th).
+        let inodes = table.split(separator: "\n").dropFirst().compactMap { line -> Substring? in
+            let columns = line.split(separator: " ")
+            guard columns.count > 9, columns[1].hasSuffix(suffix), columns[3] == "0A" else { return nil }
+            return columns[9]
+        }
+        guard !inodes.isEmpty, let files = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return false }
+        let sockets = Set(inodes.map { "socket:[\($0)]" })
+        return files.contains { file in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(file)")).map(sockets.contains) ?? false
+        }
+    }
 
     /// A port held bound and never listened on: a connection to it is refused, and no server of
     /// another test can take it while this one runs (a port freed at once can be picked up by a

@@ -27,19 +27,22 @@ import Foundation
     }
 
     /// Writes all of `bytes` to `fd` with write(2), again after an interruption; `false` when the
-    /// descriptor refuses them (a closed pipe, a full disk, a non-blocking descriptor that is full).
-    /// Never a trap: Foundation's `FileHandle.write(_:)` traps on any write error (it is `try!`
-    /// inside), so a warning to a closed standard error would end the app.
+    /// descriptor refuses them (a pipe whose reader has gone, a full disk, a non-blocking
+    /// descriptor that is full), with `errno` saying why. Never a trap, never the end of the
+    /// process: Foundation's `FileHandle.write(_:)` traps on any write error (it is `try!` inside),
+    /// and a pipe whose reader has gone raises SIGPIPE, blocked here (``BrokenPipe``).
     @discardableResult
     package static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
+        BrokenPipe.withoutSignal {
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
         }
-        return true
     }
 
     /// Writes `line` and a line break to standard error, as ``write(_:to:)`` does.
