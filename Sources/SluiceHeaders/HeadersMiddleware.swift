@@ -46,16 +46,20 @@ public struct HeadersMiddleware: Middleware {
     /// How it behaves.
     public let configuration: Configuration
 
+    /// The configured fields, checked once: a field their literal left out is this error.
+    private let fields: Result<HTTPFields, SluiceError>
+
     /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
+        self.fields = Result { () throws(SluiceError) in try configuration.fields.validated() }
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         // A field a literal left out (see `HTTPFields.invalidLiteral`) is an error, not a gap.
-        var added = try configuration.fields.validated()
+        var added = try fields.get()
         for provider in configuration.providers {
-            for field in try await provider().validated() { try added.set(name: field.name, value: field.value) }
+            for field in try await provider().validated() { added.set(field) }
         }
         guard !added.isEmpty else { return try await next(request, context) }
         var request = request
@@ -65,7 +69,7 @@ public struct HeadersMiddleware: Middleware {
         where (configuration.overridesRequest || !own.contains(field.name))
             && (request.sendsCredentials || !Redaction.default.hidesHeader(field.name))
         {
-            try request.headers.set(name: field.name, value: field.value)
+            request.headers.set(field)
         }
         return try await next(request, context)
     }

@@ -25,6 +25,20 @@ struct RequestOptionsTests {
         #expect(options[LabelKey.self] == "mine")
     }
 
+    @Test func settingAgainReplacesAndKeysKeepTheirFirstOrder() {
+        var options = RequestOptions()
+        options[LabelKey.self] = "first"
+        options[OtherLabelKey.self] = "second"
+        options[TagKey.self] = ["t"]
+        options[LabelKey.self] = "again"
+        #expect(options.count == 3)
+        #expect(options[LabelKey.self] == "again")
+        #expect(options.keys.map { ObjectIdentifier($0) } == [ObjectIdentifier(LabelKey.self), ObjectIdentifier(OtherLabelKey.self), ObjectIdentifier(TagKey.self)])
+        options.remove(OtherLabelKey.self)
+        #expect(options.keys.map { ObjectIdentifier($0) } == [ObjectIdentifier(LabelKey.self), ObjectIdentifier(TagKey.self)])
+        #expect(options[OtherLabelKey.self] == "other")
+    }
+
     @Test func removeRestoresDefault() {
         var options = RequestOptions()
         options[LabelKey.self] = "set"

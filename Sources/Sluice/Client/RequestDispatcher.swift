@@ -24,6 +24,14 @@ final class RequestDispatcher: Sendable {
         var cancellation: Cancellation?
         /// A queued call's wait.
         var waiter: CheckedContinuation<Void, any Error>?
+        /// Its neighbours in the book, a list linked through the calls themselves: booking and
+        /// forgetting a call touch two neighbours, with no hashing of its ID. The book holds its
+        /// newest call and each call the one booked before it (`older`); `newer` keeps nothing
+        /// alive, and names a call the book still holds (it is cleared when that call leaves).
+        unowned(unsafe) var newer: Call?
+        var older: Call?
+        /// Whether the book still holds it.
+        var booked = true
 
         init(snapshot: InFlightRequest, state: InFlightRequest.State) {
             self.snapshot = snapshot
@@ -33,7 +41,15 @@ final class RequestDispatcher: Sendable {
 
     private struct State {
         var nextID: UInt64 = 1
-        var calls: [UInt64: Call] = [:]
+        /// The newest call in the book; the others follow through `older`.
+        var newest: Call?
+        /// Every call in the book, newest first.
+        var calls: UnfoldSequence<Call, Call?> {
+            sequence(state: newest) { next in
+                defer { next = next?.older }
+                return next
+            }
+        }
         var running = 0
         /// Queued calls, kept in admission order: highest priority first, then arrival.
         var queue: [Call] = []
@@ -81,7 +97,7 @@ final class RequestDispatcher: Sendable {
 
     var snapshot: [InFlightRequest] {
         state.withLock { state in
-            state.calls.values.map { call in
+            state.calls.map { call in
                 let s = call.snapshot
                 return InFlightRequest(
                     id: s.id, method: s.method, url: s.url, tags: s.tags, priority: s.priority,
@@ -97,7 +113,7 @@ final class RequestDispatcher: Sendable {
         var waiters: [CheckedContinuation<Void, any Error>] = []
         let count = state.withLock { state -> Int in
             var count = 0
-            for call in state.calls.values where call.cancellation == nil && matches(call.snapshot) {
+            for call in state.calls where call.cancellation == nil && matches(call.snapshot) {
                 count += 1
                 call.cancellation = Cancellation(reason: reason)
                 if let handle = call.handle { handles.append(handle) }
@@ -127,7 +143,9 @@ final class RequestDispatcher: Sendable {
                 id: id, method: request.method, url: request.url, tags: request.tags,
                 priority: request.priority, state: unlimited ? .running : .queued, accepted: .now)
             let call = Call(snapshot: snapshot, state: snapshot.state)
-            state.calls[id] = call
+            call.older = state.newest
+            state.newest?.newer = call
+            state.newest = call
             if unlimited { state.running += 1 }
             return call
         }
@@ -189,7 +207,12 @@ final class RequestDispatcher: Sendable {
     /// Forgets the call; if it held a slot, hands the slot to the first queued call.
     private func finish(_ call: Call) {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard state.calls.removeValue(forKey: call.snapshot.id) != nil else { return nil }
+            guard call.booked else { return nil }
+            call.booked = false
+            if let newer = call.newer { newer.older = call.older } else { state.newest = call.older }
+            call.older?.newer = call.newer
+            call.newer = nil
+            call.older = nil
             if call.waiter != nil { state.queue.removeAll { $0 === call } }
             guard call.state == .running else { return nil }
             state.running -= 1

@@ -207,8 +207,14 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     ///
     /// - Throws: as ``append(name:value:)``; nothing changes when it throws.
     public mutating func set(name: String, value: String) throws(SluiceError) {
-        let field = try Self.validatedField(name: name, value: value)
+        set(try Self.validatedField(name: name, value: value))
+    }
+
+    /// Sets `field` as ``set(name:value:)`` does, without checking it again: every `Field` was
+    /// checked when it was made (a middleware copying fields it already holds).
+    package mutating func set(_ field: Field) {
         materialize()
+        let name = field.name
         if let first = fields.firstIndex(where: { Self.matches($0, name) }) {
             fields[first] = field
             var index = fields.count - 1

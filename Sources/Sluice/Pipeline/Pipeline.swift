@@ -35,8 +35,9 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     private let chain: ChainLink
     /// The transport, when it adds cookies of its own below the chain.
     private let cookies: (any CookieSource)?
-    /// The options some middleware or the transport reads.
-    private let readOptions: Set<ObjectIdentifier>
+    /// The option keys some middleware or the transport reads: a handful, searched in order
+    /// (cheaper than hashing each key a request sets).
+    private let readOptions: [ObjectIdentifier]
     /// Whether a middleware encodes ``HTTPRequest/queryParameters`` (else the pipeline does).
     private let encodesQuery: Bool
     private let tracedChain: ChainLink
@@ -47,7 +48,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         self.transport = transport
         self.cookies = (transport as? any CookieSource).flatMap { $0.keepsCookies ? $0 : nil }
         let read = middlewares.flatMap { type(of: $0).readsOptions } + type(of: transport).readsOptions
-        readOptions = Set(read.map { ObjectIdentifier($0) })
+        readOptions = Array(Set(read.map { ObjectIdentifier($0) }))
         encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
         let stages = middlewares.map { PipelineStage.middleware(type(of: $0)) } + [.transport(type(of: transport))]
         self.stages = stages
@@ -121,7 +122,8 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     ///
     /// - Throws: `.misconfigured` naming the first option nothing reads.
     func checkedOptions(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
-        for key in request.options.keys {
+        for stored in request.options.storage.indices {
+            let key = request.options.storage[stored].key
             guard let reader = key.reader, !readOptions.contains(ObjectIdentifier(key)) else { continue }
             throw SluiceError(
                 .misconfigured,
