@@ -33,7 +33,8 @@ struct RequestOptionsTests {
         options[LabelKey.self] = "again"
         #expect(options.count == 3)
         #expect(options[LabelKey.self] == "again")
-        #expect(options.keys.map { ObjectIdentifier($0) } == [ObjectIdentifier(LabelKey.self), ObjectIdentifier(OtherLabelKey.self), ObjectIdentifier(TagKey.self)])
+        #expect(
+            options.keys.map { ObjectIdentifier($0) } == [ObjectIdentifier(LabelKey.self), ObjectIdentifier(OtherLabelKey.self), ObjectIdentifier(TagKey.self)])
         options.remove(OtherLabelKey.self)
         #expect(options.keys.map { ObjectIdentifier($0) } == [ObjectIdentifier(LabelKey.self), ObjectIdentifier(TagKey.self)])
         #expect(options[OtherLabelKey.self] == "other")
