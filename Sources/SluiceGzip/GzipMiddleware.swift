@@ -81,6 +81,10 @@ public struct GzipMiddleware: Middleware {
         self.configuration = configuration
     }
 
+    /// The field every request gets, checked once (the literal is valid: the fallback in
+    /// `intercept` that checks it again is never taken).
+    private static let acceptEncoding = try? HTTPFields.Field(checking: "Accept-Encoding", value: "gzip, deflate")
+
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
         if try compresses(request), case .bytes(let body) = request.body, !request.headers.contains("Content-Encoding") {
@@ -88,7 +92,11 @@ public struct GzipMiddleware: Middleware {
             try request.headers.set(name: "Content-Encoding", value: "gzip")
         }
         if configuration.decodesResponses, !request.headers.contains("Accept-Encoding") {
-            try request.headers.set(name: "Accept-Encoding", value: "gzip, deflate")
+            if let field = Self.acceptEncoding {
+                request.headers.set(field)
+            } else {
+                try request.headers.set(name: "Accept-Encoding", value: "gzip, deflate")
+            }
         }
         var response = try await next(request, context)
         guard configuration.decodesResponses, response.bodyFile == nil,

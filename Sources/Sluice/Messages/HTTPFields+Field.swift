@@ -11,6 +11,12 @@ extension HTTPFields {
             self.value = value
         }
 
+        /// A field checked as ``HTTPFields/append(name:value:)`` checks one: for a middleware that
+        /// adds the same field to every request, checked once and set with `set(_:)`.
+        package init(checking name: String, value: String) throws(SluiceError) {
+            self = try HTTPFields.validatedField(name: name, value: value)
+        }
+
         public static func == (lhs: Field, rhs: Field) -> Bool {
             HTTPFields.namesEqual(lhs.name, rhs.name) && lhs.value == rhs.value
         }
