@@ -227,7 +227,9 @@ public struct Redaction: Sendable, Hashable {
     /// ```
     public func url(text: String) -> String {
         var text = text
-        if isEnabled { text = Self.hidingPassword(in: text) }
+        if isEnabled, text.withUTF8({ Self.index(of: UInt8(ascii: "@"), in: $0, from: 0) != nil }) {
+            text = Self.hidingPassword(in: text)
+        }
         guard let query = hiddenQuery(&text) else { return text }
         let utf8 = text.utf8
         let queryStart = utf8.index(utf8.startIndex, offsetBy: query.lowerBound)
@@ -237,9 +239,10 @@ public struct Redaction: Sendable, Hashable {
     }
 
     /// `text` with the password of its authority's user-info (`//user:password@`) replaced. A URL
-    /// without an `@` in its authority (nearly all) is returned as it is after one short scan.
+    /// without an `@` (nearly all) never comes here: ``url(text:)`` looks for one with memchr,
+    /// where the UTF-8 view's `contains` cost 25 instructions a byte.
     private static func hidingPassword(in text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "@")), let scheme = text.range(of: "://") else { return text }
+        guard let scheme = text.range(of: "://") else { return text }
         let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
         let authority = text[scheme.upperBound..<authorityEnd]
         guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
