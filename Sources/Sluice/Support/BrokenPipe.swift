@@ -13,16 +13,21 @@ import Foundation
 package enum BrokenPipe {
     /// `body`'s result, with SIGPIPE blocked on this thread while it runs; a SIGPIPE that `body`
     /// raised is taken off the thread before the signal mask is restored (and `errno` is kept).
+    /// On a thread that blocks SIGPIPE already (an event thread, a Dispatch worker, an app's
+    /// choice), nothing is changed or taken: one system call.
     package static func withoutSignal<Result>(_ body: () throws -> Result) rethrows -> Result {
         var pipeOnly = sigset_t()
         sigemptyset(&pipeOnly)
         sigaddset(&pipeOnly, SIGPIPE)
         var previous = sigset_t()
         pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous)
-        let pendingBefore = isPending()
+        guard sigismember(&previous, SIGPIPE) == 0 else { return try body() }
         defer {
             let kept = errno
-            if !pendingBefore, isPending() {
+            // SIGPIPE was deliverable on this thread until now, so one pending here is body's.
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
                 var now = timespec()
                 while sigtimedwait(&pipeOnly, nil, &now) < 0 && errno == EINTR {}
             }
@@ -40,11 +45,5 @@ package enum BrokenPipe {
         sigemptyset(&pipeOnly)
         sigaddset(&pipeOnly, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipeOnly, nil)
-    }
-
-    private static func isPending() -> Bool {
-        var pending = sigset_t()
-        sigpending(&pending)
-        return sigismember(&pending, SIGPIPE) == 1
     }
 }
