@@ -14,11 +14,7 @@ import SluiceSigning
 /// Writing to standard output and standard error.
 extension SluiceCommand {
     static func write(_ text: String) {
-        writeData(Data(text.utf8))
-    }
-
-    static func writeData(_ data: Data) {
-        SystemFile.write(Array(data), to: STDOUT_FILENO)
+        SystemFile.write(Array(text.utf8), to: STDOUT_FILENO)
     }
 
     /// The response body to standard output. A reader that has gone (`sluice URL | head -1`) ends

@@ -81,9 +81,10 @@ public struct GzipMiddleware: Middleware {
         self.configuration = configuration
     }
 
-    /// The field every request gets, checked once (the literal is valid: the fallback in
-    /// `intercept` that checks it again is never taken).
-    private static let acceptEncoding = try? HTTPFields.Field(checking: "Accept-Encoding", value: "gzip, deflate")
+    /// The field every request gets, checked once.
+    private static let acceptEncoding = Result { () throws(SluiceError) in
+        try HTTPFields.Field(checking: "Accept-Encoding", value: "gzip, deflate")
+    }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
@@ -92,11 +93,7 @@ public struct GzipMiddleware: Middleware {
             try request.headers.set(name: "Content-Encoding", value: "gzip")
         }
         if configuration.decodesResponses, !request.headers.contains("Accept-Encoding") {
-            if let field = Self.acceptEncoding {
-                request.headers.set(field)
-            } else {
-                try request.headers.set(name: "Accept-Encoding", value: "gzip, deflate")
-            }
+            request.headers.set(try Self.acceptEncoding.get())
         }
         var response = try await next(request, context)
         guard configuration.decodesResponses, response.bodyFile == nil,

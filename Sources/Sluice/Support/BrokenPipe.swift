@@ -13,12 +13,11 @@ import Foundation
 package enum BrokenPipe {
     /// `body`'s result, with SIGPIPE blocked on this thread while it runs; a SIGPIPE that `body`
     /// raised is taken off the thread before the signal mask is restored (and `errno` is kept).
-    /// On a thread that blocks SIGPIPE already (an event thread, a Dispatch worker, an app's
-    /// choice), nothing is changed or taken: one system call.
+    /// On a thread that blocks SIGPIPE already (an event thread, or an app's choice), nothing is
+    /// changed or taken: one system call. (Dispatch's and Swift concurrency's threads do not
+    /// block it.)
     package static func withoutSignal<Result>(_ body: () throws -> Result) rethrows -> Result {
-        var pipeOnly = sigset_t()
-        sigemptyset(&pipeOnly)
-        sigaddset(&pipeOnly, SIGPIPE)
+        var pipeOnly = pipeOnly
         var previous = sigset_t()
         pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous)
         guard sigismember(&previous, SIGPIPE) == 0 else { return try body() }
@@ -41,9 +40,15 @@ package enum BrokenPipe {
     /// thread), where every write (libcurl's, OpenSSL's, a body written to a FIFO, hiredis's) is
     /// Sluice's. A SIGPIPE raised there stays pending on that thread and is never delivered.
     package static func blockOnThisThread() {
-        var pipeOnly = sigset_t()
-        sigemptyset(&pipeOnly)
-        sigaddset(&pipeOnly, SIGPIPE)
+        var pipeOnly = pipeOnly
         pthread_sigmask(SIG_BLOCK, &pipeOnly, nil)
+    }
+
+    /// The set holding SIGPIPE alone.
+    private static var pipeOnly: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        return set
     }
 }
