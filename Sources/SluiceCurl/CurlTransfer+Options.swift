@@ -61,7 +61,7 @@ extension CurlTransfer {
     func configure(_ handle: UnsafeMutableRawPointer) throws {
         self.handle = handle
         let me = Unmanaged.passUnretained(self).toOpaque()
-        try Self.set(handle, CURLOPT_URL, request.url.absoluteString)
+        try configureURL(handle)
 
         var limit = requestTimeout
         if let remaining = context.remainingTime { limit = min(limit ?? remaining, remaining) }
@@ -289,7 +289,8 @@ extension CurlTransfer {
         if code != CURLE_OK {
             throw SluiceError(
                 code == CURLE_UNKNOWN_OPTION || code == CURLE_NOT_BUILT_IN ? .other : .invalidURL,
-                "curl refused option \(option.rawValue) = \(String(reflecting: value)): \(String(cString: curl_easy_strerror(code)))",
+                // The value is not quoted: a URL or a proxy can carry a password.
+                "curl refused option \(option.rawValue) (\(value.utf8.count) bytes): \(String(cString: curl_easy_strerror(code)))",
                 underlying: CurlError(code, detail: "")
             )
         }

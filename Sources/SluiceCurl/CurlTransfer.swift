@@ -29,6 +29,10 @@ final class CurlTransfer: @unchecked Sendable {
     let digestCredentials: CurlTransport.DigestCredentials?
     /// Fields curl would add that this request leaves out (`Configuration.omittedDefaultFields`).
     let omittedDefaultFields: [String]
+    /// Whether a URL's query may go to curl as a request target (``configureURL(_:)``): not
+    /// through a proxy (its target is the whole URL) nor with digest credentials (their `uri`
+    /// is taken from the URL).
+    let sendsQueryAsTarget: Bool
     /// The head of the request as curl wrote it: the last one, when curl sent the request more
     /// than once (an authentication round, a connection that had closed).
     @exclusivity(unchecked) var requestHead: [UInt8] = []
@@ -122,6 +126,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.recordsRequestHead = configuration.recordsRequestHeads
         self.digestCredentials = configuration.digestCredentials
         self.omittedDefaultFields = configuration.omittedDefaultFields
+        self.sendsQueryAsTarget = configuration.proxy == nil && configuration.digestCredentials == nil
         self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
         self.limits = Limits(configuration)
         self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head

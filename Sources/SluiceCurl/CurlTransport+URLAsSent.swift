@@ -43,7 +43,7 @@ extension CurlTransport {
     }
 
     /// ``isAsSent(_:)`` over the URL's bytes: one pass with indices, no substrings.
-    private static func isAsSent(bytes url: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isAsSent(bytes url: UnsafeBufferPointer<UInt8>) -> Bool {
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), zero = UInt8(ascii: "0")
         func isDigit(_ byte: UInt8) -> Bool { (48...57).contains(byte) }
         func starts(with prefix: StaticString) -> Bool {
