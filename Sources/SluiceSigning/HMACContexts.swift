@@ -42,33 +42,44 @@ enum HMACContexts {
     }
 
     private static let hmac = Algorithm()
-    private static let templates = Locked<[Key: Template]>([:])
+    /// The keyed templates, and the one used last: a signer uses one key call after call, and
+    /// comparing its bytes costs less than hashing them.
+    private struct Cache {
+        var byKey: [Key: Template] = [:]
+        var last: (key: Key, template: Template)?
+    }
+
+    private static let templates = Locked(Cache())
 
     /// HMAC-`digest` of `data` under `key`, or nil when libcrypto cannot allocate memory.
     static func mac(_ digest: Digest, key: Data, _ data: Data) -> Data? {
         guard let (template, context) = take(digest, key: key) else { return nil }
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length = 0
         let updated = data.withUnsafeBytes { EVP_MAC_update(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
-        let finished = updated == 1 && EVP_MAC_final(context, &output, &length, output.count) == 1
+        let mac = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { output -> Data? in
+            var length = 0
+            guard updated == 1, let base = output.baseAddress, EVP_MAC_final(context, base, &length, output.count) == 1 else { return nil }
+            return Data(bytes: base, count: length)
+        }
         giveBack(context, to: template)
-        guard finished else { return nil }
-        return Data(output[0..<length])
+        return mac
     }
 
     /// A context keyed for `digest` and `key`, ready for a message: a spare, or a fresh copy.
     private static func take(_ digest: Digest, key: Data) -> (Template, OpaquePointer)? {
         let cacheKey = Key(digest: digest, key: key)
-        return templates.withLock { templates -> (Template, OpaquePointer)? in
+        return templates.withLock { cache -> (Template, OpaquePointer)? in
             let template: Template
-            if let cached = templates[cacheKey] {
+            if let last = cache.last, last.key == cacheKey {
+                template = last.template
+            } else if let cached = cache.byKey[cacheKey] {
                 template = cached
             } else {
                 guard let made = keyed(digest, key: key) else { return nil }
-                if templates.count >= 16 { templates.removeAll() }
-                templates[cacheKey] = made
+                if cache.byKey.count >= 16 { cache.byKey.removeAll() }
+                cache.byKey[cacheKey] = made
                 template = made
             }
+            cache.last = (cacheKey, template)
             if let spare = template.spares.popLast() { return (template, spare) }
             return EVP_MAC_CTX_dup(template.context).map { (template, $0) }
         }
