@@ -508,7 +508,7 @@ struct CurlTransportTests {
     }
 
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
-        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(120)))
+        server.enqueue(.init(status: 200, body: "late").with(headersDelay: .seconds(300)))
         let transport = self.transport
         let url = server.url("/wait")
         let task = Task { try await transport.send(HTTPRequest(url: url), context: RequestContext()) }
@@ -516,8 +516,8 @@ struct CurlTransportTests {
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        // Generous bound for a noisy machine; the point is that it does not wait for the server's 120 s.
-        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(10)))
+        // Generous bound for a noisy machine; the point is that it does not wait for the server's 300 s.
+        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(30)))
     }
 
     @Test func aCancelledTaskSendsNothing() async throws {
@@ -612,16 +612,16 @@ struct CurlTransportEventThreadTests {
         // but it must not wait behind it.
         server.setHandler { request in
             request.target == "/slow"
-                ? MockWebServer.Response(status: 200, body: "slow").with(headersDelay: .seconds(12))
+                ? MockWebServer.Response(status: 200, body: "slow").with(headersDelay: .seconds(300))
                 : MockWebServer.Response(status: 200, body: "fast")
         }
-        async let slow = transport.send(HTTPRequest(url: server.url("/slow")), context: RequestContext())
+        // Cancelled as the test leaves (an `async let` never awaited), not waited for.
+        async let _ = transport.send(HTTPRequest(url: server.url("/slow")), context: RequestContext())
         try await Task.sleep(for: .milliseconds(100))
         let started = ContinuousClock.now
         let fast = try await transport.send(HTTPRequest(url: server.url("/fast")), context: RequestContext())
         #expect(fast.body == Data("fast".utf8))
-        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(8)), "not queued behind the slow one's 12 s")
-        #expect(try await slow.body == Data("slow".utf8))
+        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(30)), "not queued behind the slow one's 300 s")
         #expect(server.connectionCount == 2)
     }
 
