@@ -1,7 +1,7 @@
 import Sluice
 import SluiceCurl
 
-/// The exit codes of `sluice`, as `sluice --help` and the README list them: curl's numbers for
+/// The exit codes of `sluice`, as `sluice --help` and docs/command-line.md list them: curl's numbers for
 /// transport failures that curl has a number for (6 DNS, 7 connect, 28 timeout, 35 and 60 TLS,
 /// 47 redirects…), httpie's 3/4/5 for an HTTP 3xx/4xx/5xx with `--check-status`, 2 for bad usage,
 /// and 130 for an interrupt, as a shell reports one.

@@ -44,10 +44,10 @@ struct ExitCodeTests {
     }
 }
 
-@Suite("Exit codes in the README")
+@Suite("Exit codes in docs/command-line.md")
 struct ExitCodeReadmeTests {
-    @Test func theReadmeTableListsExactlyTheCodes() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardized
+    @Test func theManualsTableListsExactlyTheCodes() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/command-line.md").standardized
         let rows = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
             .filter { $0.hasPrefix("| ") && $0.dropFirst(2).first?.isNumber == true }
         let codes = rows.filter { row in ExitCode.allCases.contains { row == "| \($0.rawValue) | \($0.meaning) |" } }
