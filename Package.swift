@@ -109,7 +109,7 @@ let modules: [Target] = [
     .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
     // Retry policy with backoff, Retry-After and a shared budget.
     .target(name: "SluiceRetry", dependencies: ["Sluice"], swiftSettings: strict),
-    // An RFC 9111 cache with the app policies, over a CacheStore (SQLite by default, or memory).
+    // An RFC 9111 cache with the app policies, over a CacheStore (memory, SQLite, or your own).
     .target(name: "SluiceCache", dependencies: ["Sluice", "SluiceSQLite", "CSQLite", "CCrypto"], swiftSettings: strict),
     // RedisCacheStore, one cache shared by a fleet; its own module, so only its users link hiredis.
     .target(name: "SluiceCacheRedis", dependencies: ["Sluice", "SluiceCache", "CHiredis"], swiftSettings: strict),

@@ -1,6 +1,7 @@
 // `swift package new-middleware <Name>`: writes the skeleton of an in-house middleware module:
 //
 //   Sources/Sluice<Name>/<Name>Middleware.swift          the middleware, documented, with a Configuration
+//   Sources/Sluice<Name>/Sluice<Name>.docc/Sluice<Name>.md   its DocC article
 //   Tests/Sluice<Name>Tests/<Name>MiddlewareTests.swift   a test over MockTransport
 //
 // and prints the lines to add to Package.swift. Options: `--module NAME` (default Sluice<Name>),
@@ -27,6 +28,7 @@ struct NewMiddleware: CommandPlugin {
         let root = context.package.directoryURL
         let files = [
             (root.appending(path: "Sources/\(moduleName)/\(name)Middleware.swift"), Templates.source(name, moduleName)),
+            (root.appending(path: "Sources/\(moduleName)/\(moduleName).docc/\(moduleName).md"), Templates.article(name, moduleName)),
             (root.appending(path: "Tests/\(moduleName)Tests/\(name)MiddlewareTests.swift"), Templates.test(name, moduleName)),
         ]
         for (url, _) in files where FileManager.default.fileExists(atPath: url.path) && !force {
@@ -54,6 +56,10 @@ enum Templates {
         /// <#What \(name)Middleware does, in one sentence.#>
         ///
         /// ```swift
+        /// import Sluice
+        /// import SluiceCurl
+        /// import \(module)
+        ///
         /// var builder = Client.Builder(transport: CurlTransport())
         /// builder.add(\(name)Middleware())
         /// let client = builder.build()
@@ -66,6 +72,7 @@ enum Templates {
                 /// Its value.
                 public var headerValue: String
 
+                /// A configuration that sets `headerName` to `headerValue` on every request.
                 public init(headerName: String, headerValue: String) {
                     self.headerName = headerName
                     self.headerValue = headerValue
@@ -79,8 +86,10 @@ enum Templates {
             /// key is taken and the request is signed.
             public static let defaultPosition = MiddlewarePosition.application
 
+            /// How it behaves.
             public let configuration: Configuration
 
+            /// A middleware with `configuration`, or the defaults.
             public init(configuration: Configuration = .default) {
                 self.configuration = configuration
             }
@@ -91,6 +100,26 @@ enum Templates {
                 return try await next(request, context)
             }
         }
+
+        """
+    }
+
+    static func article(_ name: String, _ module: String) -> String {
+        """
+        # ``\(module)``
+
+        <#What the module is for, in one sentence.#>
+
+        ## Overview
+
+        ``\(name)Middleware`` sets a header on every request. Add it to a client's builder; the
+        builder puts it at its ``\(name)Middleware/defaultPosition`` in the default order.
+
+        ## Topics
+
+        ### The middleware
+
+        - ``\(name)Middleware``
 
         """
     }

@@ -2,9 +2,11 @@ import Foundation
 
 /// Where ``CacheMiddleware`` keeps responses: one ``CachedResponse`` per key.
 ///
-/// ``SQLiteCacheStore`` is the default (on disk, shared by threads and processes);
-/// ``MemoryCacheStore`` lives as long as the process. A store of your own implements these eight
-/// calls; the middleware treats any error from them as a cache miss, never as a failed request.
+/// ``MemoryCacheStore`` lives as long as the process (what `Client.standard` uses unless told
+/// otherwise); ``SQLiteCacheStore`` keeps responses on disk, shared by threads and processes;
+/// `RedisCacheStore` (SluiceCacheRedis) shares one cache across a fleet. A store of your own
+/// implements these eight calls; the middleware treats any error from them as a cache miss, never
+/// as a failed request.
 ///
 /// ```swift
 /// import Foundation

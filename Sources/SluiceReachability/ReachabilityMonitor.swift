@@ -6,6 +6,7 @@
 /// for await status in monitor.statusUpdates { print(status) }
 /// ```
 public protocol ReachabilityMonitor: Sendable {
+    /// Whether the machine can reach the network now, and how (wired, wireless, other).
     var status: ReachabilityStatus { get }
     /// Each change of ``status``, starting with the current one.
     var statusUpdates: AsyncStream<ReachabilityStatus> { get }

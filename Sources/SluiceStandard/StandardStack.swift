@@ -3,7 +3,7 @@ import Sluice
 import SluiceCache
 import SluiceSigning
 
-/// The choices `Client.standard(baseURL:cache:auth:hud:configuration:customize:)` takes:
+/// The choices `Client.standard(baseURL:cache:auth:hud:transport:configuration:customize:)` takes:
 /// where the cache lives and how requests are authorised.
 ///
 /// ```swift

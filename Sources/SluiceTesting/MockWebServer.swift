@@ -148,6 +148,7 @@ public final class MockWebServer: Sendable {
         var handler: (@Sendable (RecordedRequest) -> Response)?
         var requests: [RecordedRequest] = []
         var connections = 0
+        var closedByClient = 0
         var clients: Set<Int32> = []
         var stopped = false
     }
@@ -222,6 +223,19 @@ public final class MockWebServer: Sendable {
     /// How many connections the server has accepted.
     public var connectionCount: Int { state.withLock { $0.connections } }
 
+    /// How many connections the client closed (or reset) while the server was waiting for its
+    /// next request on them; a client that keeps a connection alive is not counted until it lets
+    /// it go, and ``shutdown()`` counts none.
+    ///
+    /// ```swift
+    /// import SluiceTesting
+    ///
+    /// let server = try MockWebServer()
+    /// // … a client sends a request and then closes its connection …
+    /// print(server.connectionsClosedByClient)   // 1
+    /// ```
+    public var connectionsClosedByClient: Int { state.withLock { $0.closedByClient } }
+
     /// Stops listening and closes every connection.
     public func shutdown() {
         // Under the lock: a connection thread removes its descriptor under the same lock before
@@ -292,7 +306,10 @@ public final class MockWebServer: Sendable {
         while true {
             let request: RecordedRequest
             do {
-                guard let parsed = try RequestParser.read(from: &reader, connection: connection, bodyLimit: bodyLimit) else { return }
+                guard let parsed = try RequestParser.read(from: &reader, connection: connection, bodyLimit: bodyLimit) else {
+                    state.withLock { state in if !state.stopped { state.closedByClient += 1 } }
+                    return
+                }
                 request = parsed
             } catch {
                 _ = write(fd, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")

@@ -425,9 +425,7 @@ struct CacheMiddlewareTests {
         #expect(first.source == .cache && first.headers["Age"] == "70")
         #expect(second.source == .cache)
         // The background revalidation runs once, then the entry is fresh again.
-        for _ in 0..<100 where revalidated.withLock({ $0 }) == 0 || transport.requests.count < 2 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await Wait.until("the background revalidation ran") { revalidated.withLock({ $0 }) > 0 && transport.requests.count >= 2 }
         try await Task.sleep(for: .milliseconds(200))
         #expect(revalidated.withLock { $0 } == 1)
         let after = try await cache.send(get())

@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceCache
 import SluiceCurl
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 
@@ -309,7 +310,7 @@ struct CacheScenarioTests {
         clock.advance(10)
         let stale = try await pipeline.send(HTTPRequest(url: server.url("/swr")))
         #expect(stale.source == .cache && stale.text == "a" && stale.headers["Age"] == "10")
-        for _ in 0..<100 where server.requests.count < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        try await Wait.until("the background revalidation reached the server") { server.requests.count >= 2 }
         #expect(server.requests.count == 2)
         #expect(server.requests.last?.header("If-None-Match") == "\"x\"")
         // Once the 304 is in, the copy is fresh again: max-age=60 from the 304.

@@ -251,8 +251,7 @@ struct SluiceBinaryTests {
         server.enqueue(MockWebServer.Response(status: 200, body: "late").with(headersDelay: .seconds(300)))
         let (process, stdout, stderr) = try Sluice.start([server.url("/slow").absoluteString])
         // Once the request is at the server, the program is set up and waiting for the answer.
-        for _ in 0..<1_000 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!server.requests.isEmpty)
+        try await Wait.until("the request reached the server") { !server.requests.isEmpty }
         let interrupted = ContinuousClock.now
         process.interrupt()  // SIGINT, as Ctrl-C sends
         let result = try await Blocking.run {

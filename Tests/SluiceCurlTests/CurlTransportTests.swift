@@ -617,7 +617,7 @@ struct CurlTransportEventThreadTests {
         }
         // Cancelled as the test leaves (an `async let` never awaited), not waited for.
         async let _ = transport.send(HTTPRequest(url: server.url("/slow")), context: RequestContext())
-        try await Task.sleep(for: .milliseconds(100))
+        try await Wait.until("the slow request is at the server") { server.requests.count == 1 }
         let started = ContinuousClock.now
         let fast = try await transport.send(HTTPRequest(url: server.url("/fast")), context: RequestContext())
         #expect(fast.body == Data("fast".utf8))

@@ -93,7 +93,7 @@ struct RetryMiddlewareTests {
         let pipeline = pipeline()
         let url = server.url("/a")
         let task = Task { try await pipeline.send(HTTPRequest(url: url)) }
-        for _ in 0..<100 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await Wait.until("the first attempt reached the server") { !server.requests.isEmpty }
         try await Task.sleep(for: .milliseconds(100))
         let cancelled = ContinuousClock.now
         task.cancel()

@@ -159,7 +159,7 @@ struct PipelineTests {
         let transport = MockTransport(configuration: .init(latency: .seconds(300))) { _, _ in .status(.ok) }
         let pipeline = Pipeline(middlewares: [Rethrows(), Recorder(name: "r", log: EventLog())], transport: transport)
         let task = Task { try await pipeline.send(HTTPRequest(url: url)) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Wait.until("the request reached the transport") { transport.requests.count == 1 }
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }

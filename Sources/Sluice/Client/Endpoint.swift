@@ -42,6 +42,7 @@ public protocol Endpoint: Sendable {
     /// What it sends as JSON; ``NoBody`` (the default) sends nothing.
     associatedtype Body: Encodable & Sendable = NoBody
 
+    /// The request's method; `GET` unless the endpoint says otherwise.
     var method: HTTPMethod { get }
     /// Relative to the client's base URL, or absolute.
     var path: String { get }
@@ -49,6 +50,7 @@ public protocol Endpoint: Sendable {
     var query: [URLQueryItem] { get }
     /// Sent as JSON with the client's encoder; `nil` sends no body.
     var body: Body? { get }
+    /// Fields of this call's own, set over the client's; none unless the endpoint says otherwise.
     var headers: HTTPFields { get }
 
     /// A last touch on the request: options declared by modules (cache policy, HUD tip), tags,

@@ -14,6 +14,7 @@
 /// Write your own for another format; throw `SluiceError` `.decodingFailed` with the start of
 /// the body (``Redaction/snippet(of:contentType:)``) when the body is not what you expect.
 public protocol ResponseDecoder<Output>: Sendable {
+    /// What the decoder makes of a response: a `Decodable` type, `Data`, a `String`, a tree.
     associatedtype Output
 
     /// The value in `response`.
