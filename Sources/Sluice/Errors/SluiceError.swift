@@ -130,7 +130,7 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
     /// - A `SluiceError` that names a stage is returned unchanged (the innermost stage wins).
     /// - A `SluiceError` without a stage gets `stage`.
     /// - Anything else is wrapped as ``Code/other`` with the error in ``underlying``.
-    public static func attributing(_ error: any Error, to stage: PipelineStage) -> any Error {
+    package static func attributing(_ error: any Error, to stage: PipelineStage) -> any Error {
         if error is CancellationError { return error }
         if var sluice = error as? SluiceError {
             if sluice.stage == nil { sluice.stage = stage }

@@ -58,7 +58,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     /// This stream with every error read from it attributed to `stage`, as the pipeline
-    /// attributes the errors a stage throws before it answers (``SluiceError/attributing(_:to:)``):
+    /// attributes the errors a stage throws before it answers (`SluiceError.attributing(_:to:)`):
     /// an error that already names a stage keeps it, so the innermost stage that failed is named.
     /// A link calls it on each streamed answer; a stream a stage passes on unchanged is not
     /// wrapped twice.

@@ -1,21 +1,15 @@
+/// Conversions Sluice's modules share; `package`, because a standard-library type is not Sluice's
+/// to extend for its users.
 extension Duration {
     /// The duration in seconds as a `Double`, for rates, averages and printing.
-    ///
-    /// ```swift
-    /// import Sluice
-    ///
-    /// let start = ContinuousClock.now
-    /// let elapsed = start.duration(to: .now)
-    /// print("\(elapsed.timeInterval * 1_000) ms")
-    /// ```
-    public var timeInterval: Double {
+    package var timeInterval: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// The duration in whole milliseconds, rounded toward zero: what C APIs with `_MS` timeouts take.
     /// A duration too long for an `Int` of milliseconds gives `Int.max` (or `Int.min`), never a trap.
-    public var wholeMilliseconds: Int {
+    package var wholeMilliseconds: Int {
         let (seconds, attoseconds) = components
         let (milliseconds, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
         guard !overflow else { return seconds < 0 ? .min : .max }
