@@ -23,7 +23,7 @@ let strict: [SwiftSetting] = [
 let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
-    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceCommandLine", "SluiceTesting",
+    "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceTesting",
     // The integrations (each needs its trait; see `traits` below).
     "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog", "SluiceMetrics", "SluiceTracing",
 ]

@@ -8,16 +8,16 @@
 /// let follow = Invocation.flags.first { $0.names.contains("-L") }!
 /// follow.names     // ["-F", "-L", "--follow"]
 /// ```
-public struct CommandLineFlag: Sendable {
+package struct CommandLineFlag: Sendable {
     /// Its names: one-letter ones (`-F`) first, then the long one (`--follow`).
-    public let names: [String]
+    package let names: [String]
     /// The value's name in `--help` (`N`, `FILE`), or nil for a flag without a value.
-    public let value: String?
+    package let value: String?
     /// Whether the value may be left out (`--cache` or `--cache=DIR`); it is then only taken
     /// inline, after `=`.
-    public let valueIsOptional: Bool
+    package let valueIsOptional: Bool
     /// What it does, as `--help` says it (one entry per line).
-    public let help: [String]
+    package let help: [String]
     /// Sets what the flag asks for on an invocation: the value when it has one.
     let apply: @Sendable (inout Invocation, String?) throws(UsageError) -> Void
 
@@ -33,7 +33,7 @@ public struct CommandLineFlag: Sendable {
     }
 
     /// Its line (or lines) in `--help`: the names and value in a column of 28, then the help.
-    public var helpLines: [String] {
+    package var helpLines: [String] {
         let shown = names.joined(separator: ", ") + (value.map { valueIsOptional ? "[=\($0)]" : " \($0)" } ?? "")
         let column = 28
         var lines: [String] = []

@@ -13,7 +13,7 @@ import SluiceCurl
 /// ExitCode(for: SluiceError(.timedOut, "…"))      // .timedOut (28)
 /// ExitCode(status: 404, checkStatus: true)        // .clientError (4)
 /// ```
-public enum ExitCode: Int32, Sendable, CaseIterable {
+package enum ExitCode: Int32, Sendable, CaseIterable {
     /// The request was made and answered (any status, unless --check-status).
     case success = 0
     /// Another failure.
@@ -61,7 +61,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
 
     /// The code for a failed call: curl's own number when curl failed the transfer and that
     /// number is one of these, otherwise the number for the kind of failure.
-    public init(for error: SluiceError) {
+    package init(for error: SluiceError) {
         if let curl = Self.curlError(in: error), let code = ExitCode(rawValue: Int32(curl.code)), code.rawValue > 5,
             code != .interrupted, code != .checksumMismatch
         {
@@ -87,7 +87,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     }
 
     /// The code for a response: success, or 3/4/5 by its class when `checkStatus`.
-    public init(status: Int, checkStatus: Bool) {
+    package init(status: Int, checkStatus: Bool) {
         guard checkStatus else { self = .success; return }
         self =
             switch status {
@@ -112,7 +112,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     }
 
     /// What `--help` says of it.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .success: "the request was made and answered (any status, unless --check-status)"
         case .failure: "another failure"

@@ -6,9 +6,9 @@
 ///
 /// print(HelpText.text)
 /// ```
-public enum HelpText {
+package enum HelpText {
     /// The text `sluice --help` prints.
-    public static var text: String {
+    package static var text: String {
         let options = Invocation.flags.flatMap(\.helpLines)
         let codes = ExitCode.allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
         return """

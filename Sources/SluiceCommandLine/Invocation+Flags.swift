@@ -7,7 +7,7 @@ extension Invocation {
     ///
     /// Invocation.flags.flatMap(\.names).contains("--follow")   // true
     /// ```
-    public static let flags: [CommandLineFlag] = [
+    package static let flags: [CommandLineFlag] = [
         // What is printed
         CommandLineFlag(
             ["-v", "--verbose"], "print the request and the response, heads and bodies (--print HBhb);",

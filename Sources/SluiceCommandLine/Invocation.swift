@@ -12,100 +12,100 @@ import Sluice
 /// invocation.url           // "http://api.example.com/notes"
 /// invocation.verbosity     // 2
 /// ```
-public struct Invocation: Sendable {
+package struct Invocation: Sendable {
     /// The method given before the URL, if any.
-    public var method: HTTPMethod?
+    package var method: HTTPMethod?
     /// The URL, as given (a scheme is added when it has none).
-    public var url = ""
+    package var url = ""
     /// The request items: headers, query parameters, fields, files.
-    public var items: [RequestItem] = []
+    package var items: [RequestItem] = []
     /// 0 to 3: `-v` prints the request and the response, heads and bodies, as httpie does; `-vv`
     /// adds the middleware log (a line per call and its fields, on standard error), `-vvv` its
     /// bodies too.
-    public var verbosity = 0
+    package var verbosity = 0
     /// `--cache` alone: the default folder (`""`); `--cache=PATH`: that folder.
-    public var cache: String?
+    package var cache: String?
     /// `--cache-policy POLICY`: how the cache is used.
-    public var cachePolicy: String?
+    package var cachePolicy: String?
     /// `--offline-fallback`: answer from the cache when the network fails.
-    public var offlineFallback = false
+    package var offlineFallback = false
     /// `--retry N`: retry up to N times.
-    public var retry: Int?
+    package var retry: Int?
     /// `--gzip`: compress request bodies of 1 KiB or more and ask for compressed answers.
-    public var gzip = false
+    package var gzip = false
     /// `--sign hmac:KEYID`: sign with HMAC-SHA256.
-    public var sign: String?
+    package var sign: String?
     /// `--aws-sigv4 REGION:SERVICE`: sign with AWS Signature V4 (keys from the environment).
-    public var awsSigV4: (region: String, service: String)?
+    package var awsSigV4: (region: String, service: String)?
     /// `--oauth1`: sign with OAuth 1.0a (keys from the environment).
-    public var oauth1 = false
+    package var oauth1 = false
     /// `--har FILE`: record the exchange as a HAR file.
-    public var har: String?
+    package var har: String?
     /// `-d`, `--download`: save the body to a file, atomically when it is whole: the `-o` file,
     /// `--download=FILE`'s, or (`""`) one named after the URL.
-    public var download: String?
+    package var download: String?
     /// `-o`, `--output FILE`: the body goes to this file instead of standard output (with `-d`,
     /// the download's file).
-    public var output: String?
+    package var output: String?
     /// `-S`, `--stream`: print the body as it arrives.
-    public var stream = false
+    package var stream = false
     /// `--pretty all|colors|format|none`: colours and JSON layout on a terminal (`all` there,
     /// `none` when piped, unless given).
-    public var pretty: Pretty?
+    package var pretty: Pretty?
     /// `--verify yes|no|CA_FILE`: verify TLS (`yes`), skip it with a warning (`no`), or trust the
     /// certificates in a file.
-    public var verify: String?
+    package var verify: String?
     /// `--proxy PROTOCOL:URL`, repeatable: the proxy for URLs of that scheme.
-    public var proxies: [String: String] = [:]
+    package var proxies: [String: String] = [:]
     /// `--keep-encoding`: print a compressed answer's bytes as they came (gzip and deflate are
     /// decoded otherwise).
-    public var keepEncoding = false
+    package var keepEncoding = false
     /// `--redact`: hide credentials and secret query values in `--print` and `--offline` too
     /// (only what middleware added is hidden otherwise).
-    public var redact = false
+    package var redact = false
     /// Whether `--json` or `-j` was given (it then sets `Accept` on any method).
-    public var jsonGiven = false
+    package var jsonGiven = false
     /// `-c`: continue a download from the bytes an earlier run left.
-    public var resume = false
+    package var resume = false
     /// `--timeout SECONDS`: the whole call's limit.
-    public var timeout: Double?
+    package var timeout: Double?
     /// `--http2`: HTTP/2 (prior knowledge on http://, ALPN on https://).
-    public var http2 = false
+    package var http2 = false
     /// `--cert FILE`: a client certificate (PEM).
-    public var certificate: String?
+    package var certificate: String?
     /// `--key FILE`: the client certificate's key.
-    public var key: String?
+    package var key: String?
     /// `--pin sha256//BASE64`: accept only a server key with this pin.
-    public var pin: String?
+    package var pin: String?
     /// `--insecure`: skip TLS verification, with a warning.
-    public var insecure = false
+    package var insecure = false
     /// `--check-status`: exit with 3, 4 or 5 for a 3xx, 4xx or 5xx answer.
-    public var checkStatus = false
+    package var checkStatus = false
     /// httpie's `--print`: `H` request headers, `B` request body, `h` response headers, `b` body.
-    public var print: String?
+    package var print: String?
     /// How data items make the body: JSON (`--json`, the default) or a form (`--form`).
-    public var bodyKind = BodyKind.json
+    package var bodyKind = BodyKind.json
     /// `--ignore-stdin`: never read a body from standard input.
-    public var ignoreStdin = false
+    package var ignoreStdin = false
     /// `--offline`: print the request that would be sent, and send nothing.
-    public var offline = false
+    package var offline = false
     /// `--auth USER:PASSWORD` (or a token with `--auth-type bearer`).
-    public var auth: String?
+    package var auth: String?
     /// `--auth-type`: how `--auth` is sent (basic when not given).
-    public var authType: AuthType?
+    package var authType: AuthType?
     /// `--session NAME`: cookies and auth headers kept between runs under this name.
-    public var session: String?
+    package var session: String?
     /// `--follow`, `-F` or `-L`: follow redirects (they are returned as they are otherwise).
-    public var follow = false
+    package var follow = false
     /// `--max-redirects N`: with `--follow`, at most N redirects (30 by default).
-    public var maxRedirects: Int?
+    package var maxRedirects: Int?
     /// `--help`.
-    public var help = false
+    package var help = false
     /// `--version`.
-    public var version = false
+    package var version = false
 
     /// httpie's `--pretty`.
-    public enum Pretty: String, Sendable, Hashable, CaseIterable {
+    package enum Pretty: String, Sendable, Hashable, CaseIterable {
         /// Colours and JSON layout.
         case all
         /// Colours only.
@@ -117,7 +117,7 @@ public struct Invocation: Sendable {
     }
 
     /// How data items become the body.
-    public enum BodyKind: Sendable, Hashable {
+    package enum BodyKind: Sendable, Hashable {
         /// A JSON object (`--json`, the default).
         case json
         /// `application/x-www-form-urlencoded`, or `multipart/form-data` with a file (`--form`).
@@ -125,7 +125,7 @@ public struct Invocation: Sendable {
     }
 
     /// How `--auth` is sent.
-    public enum AuthType: String, Sendable, Hashable, CaseIterable {
+    package enum AuthType: String, Sendable, Hashable, CaseIterable {
         /// `Authorization: Basic …` from `USER:PASSWORD`.
         case basic
         /// `Authorization: Bearer TOKEN`.
@@ -135,12 +135,12 @@ public struct Invocation: Sendable {
     }
 
     /// No flags: a `GET` (or a `POST` with data items) of the URL given.
-    public init() {}
+    package init() {}
 
     /// Reads `arguments` (without the program name).
     ///
     /// - Throws: ``UsageError`` naming the flag, value or item that is wrong.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         var invocation = Invocation()
         var positionals: [String] = []
         var index = 0

@@ -22,7 +22,7 @@ import Foundation
 /// keeps it in the name. As in httpie, `Header:` with nothing after it removes the header (one
 /// curl would add, like `User-Agent` or `Accept`), and `Header;` sends it empty. A JSON field's
 /// name may be a path (`user[name]=Bob`, `tags[]=a`, `list[0]:=1`), as httpie nests them.
-public enum RequestItem: Sendable, Hashable {
+package enum RequestItem: Sendable, Hashable {
     /// `Name:value`: a header field (`Name;`: an empty one).
     case header(String, String)
     /// `Name:`: the field is left out, even one the transport adds by default.
@@ -41,7 +41,7 @@ public enum RequestItem: Sendable, Hashable {
     case jsonFieldFromFile(String, String)
 
     /// Reads one item from the command line.
-    public init(parsing text: String) throws(UsageError) {
+    package init(parsing text: String) throws(UsageError) {
         let characters = Array(text)
         var name = ""
         var index = 0

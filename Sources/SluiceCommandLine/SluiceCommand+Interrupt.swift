@@ -28,7 +28,7 @@ extension SluiceCommand {
     ///
     /// exit(await SluiceCommand(arguments: Array(CommandLine.arguments.dropFirst())).runInterruptibly())
     /// ```
-    public func runInterruptibly() async -> Int32 {
+    package func runInterruptibly() async -> Int32 {
         let running = Locked<Task<Int32, Never>?>(nil)
         let interrupts = Locked(0)
         var ends: [Int32] = [-1, -1]

@@ -22,20 +22,20 @@ import SluiceSigning
 /// let code = await SluiceCommand(arguments: ["-v", "httpbin.org/get"]).run()
 /// exit(code)
 /// ```
-public struct SluiceCommand: Sendable {
+package struct SluiceCommand: Sendable {
     /// The command-line arguments, without the program's name.
-    public let arguments: [String]
+    package let arguments: [String]
     /// The environment it reads secrets and settings from.
-    public let environment: [String: String]
+    package let environment: [String: String]
 
     /// A run of `sluice` with these arguments and environment.
-    public init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.arguments = arguments
         self.environment = environment
     }
 
     /// Runs the command; returns the exit code (see ``ExitCode``).
-    public func run() async -> Int32 {
+    package func run() async -> Int32 {
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(arguments)

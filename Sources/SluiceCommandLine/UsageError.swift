@@ -9,16 +9,16 @@ import Sluice
 /// do { _ = try Invocation.parse(["--retry", "many", "example.com"]) }
 /// catch { print(error) }    // --retry expects a whole number from 0 to 10, not "many"
 /// ```
-public struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct UsageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong with the command line.
-    public let message: String
+    package let message: String
 
     /// Control characters in `message` (from an argument: a newline, an escape sequence) are
     /// shown as Swift escapes (`\n`, `\u{1B}`), so the message stays one line and cannot drive
     /// the terminal.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message.escapingControlCharacters()
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
