@@ -34,6 +34,39 @@ struct URLEncodingMiddlewareTests {
         #expect(String(decoding: harness.forwardedBodies[1], as: UTF8.self) == "n=1&name=Zo%C3%AB%20%26%20co")
     }
 
+    @Test func aRelativePathKeepsItsOwnQueryAndTheParametersFollowIt() async throws {
+        let middleware = URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1/")))
+        let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
+        var request = HTTPRequest(url: URL(string: "search?x=1")!)
+        request.queryParameters = ["q": "a b", "page": 2]
+        _ = try await harness.send(request)
+        #expect(harness.forwarded[0].url.absoluteString == "https://api.example.com/v1/search?x=1&q=a%20b&page=2")
+    }
+
+    @Test func noParametersLeaveTheURLAsItWasAndNoBaseLeavesItRelative() async throws {
+        let harness = MiddlewareHarness(URLEncodingMiddleware(), replies: [.status(.ok), .status(.ok)])
+        var absolute = HTTPRequest(url: URL(string: "https://api.example.com/items")!)
+        absolute.queryParameters = [:]
+        _ = try await harness.send(absolute)
+        #expect(harness.forwarded[0].url.absoluteString == "https://api.example.com/items")  // no "?" added
+        _ = try await harness.send(HTTPRequest(url: URL(string: "items")!))
+        #expect(harness.forwarded[1].url.absoluteString == "items")
+        #expect(harness.forwarded[1].url.scheme == nil)  // the transport refuses it, with .invalidURL
+    }
+
+    @Test func formParametersReplaceTheBodyAndItsContentType() async throws {
+        let harness = MiddlewareHarness(URLEncodingMiddleware(configuration: .init(encoder: .init(arrayStyle: .brackets))), replies: [.status(.ok)])
+        var request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/login")!)
+        request.body = .bytes(Data("ignored".utf8))
+        try request.headers.set(name: "Content-Type", value: "text/plain")
+        request.formParameters = ["user": ["name": "Bob", "roles": ["a", "b"]], "remember": true]
+        _ = try await harness.send(request)
+        #expect(harness.forwarded[0].headers.values(for: "Content-Type") == ["application/x-www-form-urlencoded"])
+        #expect(
+            String(decoding: harness.forwardedBodies[0], as: UTF8.self)
+                == "user%5Bname%5D=Bob&user%5Broles%5D%5B%5D=a&user%5Broles%5D%5B%5D=b&remember=true")
+    }
+
     @Test func httpbinEchoesEncodedQueryAndFormParametersExactly() async throws {
         let pipeline = Pipeline(
             middlewares: [URLEncodingMiddleware(configuration: .init(encoder: .init(arrayStyle: .brackets)))],

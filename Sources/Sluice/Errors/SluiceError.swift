@@ -1,7 +1,19 @@
 import Foundation
 
-/// The one error type Sluice throws: a stable ``Code`` to match on, the ``PipelineStage`` that failed, a
+/// The error a call throws: a stable ``Code`` to match on, the ``PipelineStage`` that failed, a
 /// message that says what was wrong, and the underlying cause.
+///
+/// A call through a ``Client`` or a ``Pipeline`` throws `SluiceError`, or `CancellationError`
+/// when its task was cancelled; nothing else. Other error types reach you only as a
+/// `SluiceError`'s ``underlying`` (`CurlError`, ``HTTPFields/FieldError``), or when you call a part
+/// directly, outside a call:
+/// - `LinuxReachabilityMonitor.init()` throws `ReachabilityError` when it cannot open its
+///   netlink socket;
+/// - opening a `SQLiteCacheStore` throws `SQLiteCacheError`, and a `RedisCacheStore` call throws
+///   `RedisCacheError` (inside a call, `CacheMiddleware` treats every store error as a miss);
+///   making a client that opens them (`Client.standard`) throws theirs too;
+/// - `MockTransport.send` throws `MockTransport.ExhaustedError` when a test's script runs out
+///   (through a pipeline it is the ``underlying`` of a ``Code/other``).
 ///
 /// `SluiceError` is a struct with static codes, not an enum, so a new code never breaks a `switch`
 /// in your code. `CancellationError` is never wrapped: a cancelled task sees `CancellationError`.
