@@ -62,7 +62,7 @@ extension StandardStack.Cache {
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             base = xdg
         } else if let home = environment["HOME"], home.hasPrefix("/") {
-            base = home + "/.cache"
+            base = (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.cache"
         } else {
             base = NSTemporaryDirectory()
         }

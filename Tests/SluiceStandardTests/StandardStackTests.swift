@@ -6,10 +6,11 @@ import SluiceGzip
 import SluiceHUD
 import SluiceLogging
 import SluiceSigning
-import SluiceStandard
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
+@testable import SluiceStandard
 
 @Suite("Client.standard", .timeLimit(.minutes(1)))
 struct StandardStackTests {
@@ -39,6 +40,44 @@ struct StandardStackTests {
         #expect(!plain.builder.contains(HUDMiddleware.self) && !plain.builder.contains(CacheMiddleware.self))
         let signed = try Client.standard(auth: .signed(HMACParameterSigner(configuration: .init(key: Data("k".utf8)))))
         #expect(signed.builder.contains(SigningMiddleware.self))
+    }
+
+    @Test(arguments: ["", ".", "..", "a/b", "/"])
+    func anAppNameThatIsNotOneFolderIsMisconfigured(app: String) throws {
+        #expect {
+            _ = try Client.standard(cache: .userCache(app: app))
+        } throws: { error in
+            (error as? SluiceError)?.code == .misconfigured
+                && (error as? SluiceError)?.message
+                    == "the cache's app name \(String(reflecting: app)) must be one folder name: not empty, not . or .., no / or NUL"
+        }
+    }
+
+    @Test func theUserCacheIsUnderXDGCacheHomeThenHomeThenTheTemporaryFolder() throws {
+        let path = StandardStack.Cache.userCachePath
+        #expect(try path("my-app", ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/ann"]) == "/x/cache/my-app/http.sqlite")
+        // A relative XDG_CACHE_HOME is ignored, as the XDG specification says.
+        #expect(try path("my-app", ["XDG_CACHE_HOME": "cache", "HOME": "/home/ann/"]) == "/home/ann/.cache/my-app/http.sqlite")
+        let temporary = NSTemporaryDirectory()
+        #expect(try path("my-app", [:]) == (temporary.hasSuffix("/") ? temporary : temporary + "/") + "my-app/http.sqlite")
+    }
+
+    @Test func customizeChangesTheBuilderLastAndItsErrorIsTheCallersError() throws {
+        struct Tenant: Middleware {
+            func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+                try await next(request, context)
+            }
+        }
+        let client = try Client.standard(cache: .none) { builder in
+            builder.add(Tenant())
+            _ = builder.remove(GzipMiddleware.self)
+        }
+        let names = client.builder.entries.map { "\(type(of: $0.middleware))" }
+        #expect(!names.contains("GzipMiddleware"))
+        // At `.application`: after URL encoding, before the redirect follower.
+        #expect(names.firstIndex(of: "Tenant") == names.firstIndex(of: "URLEncodingMiddleware").map { $0 + 1 })
+        struct Refused: Error {}
+        #expect(throws: Refused.self) { _ = try Client.standard(cache: .none) { _ in throw Refused() } }
     }
 
     @Test func aCallGoesThroughEveryOne() async throws {
