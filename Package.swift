@@ -271,7 +271,7 @@ let testTargets: [Target] = [
     tests("SluiceRetry", ["SluiceCurl"]),
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "SluiceHeaders", "SluiceSigning", "CSQLite", "sluice-cache-stress"]),
     tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
-    tests("SluiceReachability", ["sluice-reachability-probe"]),
+    tests("SluiceReachability", ["SluiceCurl", "sluice-reachability-probe"]),
     tests("SluiceHUD"),
     tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),

@@ -6,7 +6,8 @@ import Sluice
 /// - `.failFast`: an `offline` `SluiceError` at once, with no connection attempt.
 /// - `.waitForConnectivity(timeout:)`: waits for the monitor to report reachable, then proceeds;
 ///   `offline` when the timeout passes first.
-/// - Requests to loopback (`localhost`, `127.0.0.0/8`, `::1`) always pass.
+/// - Requests to loopback (`localhost`, `127.0.0.0/8`, `::1`) always pass, told from the URL as
+///   the transport sends it (curl sends `http://127.1/` to `127.0.0.1`).
 /// - An `unknown` status passes: the gate only stops what it knows cannot go out.
 ///
 /// Placed inside the cache's reach (its default position), an `offline` error lets the cache answer
@@ -42,7 +43,7 @@ public struct ReachabilityGateMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        guard monitor.status == .unreachable, !Self.isLoopback(request.url) else { return try await next(request, context) }
+        guard monitor.status == .unreachable, !Self.isLoopback(next.urlAsSent(request.url)) else { return try await next(request, context) }
         switch mode {
         case .failFast:
             throw SluiceError(.offline, "the network is unreachable; \(request) was not sent")

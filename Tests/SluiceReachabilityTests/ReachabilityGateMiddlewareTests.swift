@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceCurl
 import SluiceReachability
 import SluiceTestSupport
 import SluiceTesting
@@ -58,6 +59,19 @@ struct ReachabilityGateTests {
         for loopback in ["http://127.0.0.1:8080/a", "http://localhost/a", "http://[::1]:9/a", "http://127.9.9.9/"] {
             #expect(try await offline.send(HTTPRequest(url: URL(string: loopback)!)).status.code == 200, "\(loopback)")
         }
+    }
+
+    /// What the gate decides on is what goes on the wire: curl sends `127.1`, `2130706433` and
+    /// `0x7f.0.0.1` to 127.0.0.1, so offline they pass as loopback, and reach the server.
+    @Test(arguments: ["127.1", "2130706433", "0x7f.0.0.1"])
+    func aLoopbackHostInAnyFormCurlAcceptsPasses(host: String) async throws {
+        let server = try MockWebServer()
+        server.enqueue(.init(status: 200, body: "here"))
+        let pipeline = Pipeline(
+            middlewares: [ReachabilityGateMiddleware(monitor: ManualMonitor(.unreachable), mode: .failFast)], transport: CurlTransport())
+        let response = try await pipeline.send(HTTPRequest(url: URL(string: "http://\(host):\(server.port)/x")!))
+        #expect(response.text == "here")
+        #expect(server.requests.count == 1)
     }
 
     @Test func waitForConnectivityProceedsWhenTheNetworkReturns() async throws {
