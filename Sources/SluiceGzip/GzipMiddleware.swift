@@ -36,7 +36,8 @@ public struct GzipMiddleware: Middleware {
         public enum RequestCompression: Sendable, Hashable {
             /// Only requests with `HTTPRequest.compressesBody` `= true`.
             case whenAsked
-            /// Also requests to these hosts (compared without case).
+            /// Also requests to these hosts (compared without case, with the host as the transport
+            /// sends it: curl sends `127.1` to `127.0.0.1`).
             case hosts(Set<String>)
             /// Every request, unless it says `compressesBody = false`.
             case always
@@ -88,7 +89,8 @@ public struct GzipMiddleware: Middleware {
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var request = request
-        if try compresses(request), case .bytes(let body) = request.body, !request.headers.contains("Content-Encoding") {
+        if try compresses(request, sentTo: { next.urlAsSent(request.url) }), case .bytes(let body) = request.body, !request.headers.contains("Content-Encoding")
+        {
             request.body = .bytes(try GzipCodec.compress(body, level: configuration.compressionLevel))
             try request.headers.set(name: "Content-Encoding", value: "gzip")
         }
@@ -134,7 +136,7 @@ public struct GzipMiddleware: Middleware {
     /// Whether `request`'s body is to be compressed: its own say first, then the configuration.
     ///
     /// - Throws: `.misconfigured` when a request asks for it on a file or stream body.
-    func compresses(_ request: HTTPRequest) throws(SluiceError) -> Bool {
+    func compresses(_ request: HTTPRequest, sentTo sentURL: () -> URL) throws(SluiceError) -> Bool {
         if let asked = request.compressesBody {
             guard asked else { return false }
             switch request.body {
@@ -152,7 +154,7 @@ public struct GzipMiddleware: Middleware {
         case .whenAsked: return false
         case .always: return true
         case .hosts(let hosts):
-            guard let host = request.url.host?.lowercased() else { return false }
+            guard let host = sentURL().host?.lowercased() else { return false }
             return hosts.contains { $0.lowercased() == host }
         }
     }

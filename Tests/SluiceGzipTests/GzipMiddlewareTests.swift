@@ -47,6 +47,18 @@ struct GzipMiddlewareTests {
         #expect(harness.forwarded.map { $0.headers["Content-Encoding"] } == ["gzip", nil, nil])
     }
 
+    /// The host list is matched against the host as the transport sends it: curl sends `127.1`
+    /// to 127.0.0.1, so a list naming 127.0.0.1 compresses for it.
+    @Test func aHostListMatchesTheHostAsSent() async throws {
+        let server = try MockWebServer()
+        server.enqueue(.init(status: 200, body: "ok"))
+        let pipeline = Pipeline(
+            middlewares: [GzipMiddleware(configuration: .init(requestCompression: .hosts(["127.0.0.1"])))], transport: CurlTransport())
+        _ = try await pipeline.send(HTTPRequest(method: .post, url: URL(string: "http://127.1:\(server.port)/x")!, body: .bytes(big)))
+        #expect(server.requests.first?.header("Content-Encoding") == "gzip")
+        #expect(try GzipCodec.decompress(server.requests.first?.body ?? Data(), format: .gzip) == big)
+    }
+
     @Test func askingOnAFileOrStreamBodyIsMisconfigured() async throws {
         let harness = MiddlewareHarness(GzipMiddleware(), replies: [.status(.ok)])
         var request = HTTPRequest(method: .put, url: url, body: .file(URL(fileURLWithPath: "/tmp/upload.bin")))
