@@ -231,8 +231,7 @@ public final class MockWebServer: Sendable {
     /// import SluiceTesting
     ///
     /// let server = try MockWebServer()
-    /// // … a client sends a request and then closes its connection …
-    /// print(server.connectionsClosedByClient)   // 1
+    /// print(server.connectionsClosedByClient)   // 0; 1 once a client that sent a request closes its connection
     /// ```
     public var connectionsClosedByClient: Int { state.withLock { $0.closedByClient } }
 
