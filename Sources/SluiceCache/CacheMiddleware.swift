@@ -50,7 +50,9 @@ public struct CacheMiddleware: Middleware {
         /// Query parameters whose values never reach the store: in keys and stored URLs they are
         /// replaced by a SHA-256 fingerprint (`token=sha256:9f86d081…`), so two tokens still make
         /// two entries but neither is written to disk. So is a password in the URL's user info.
-        /// `Redaction.default` hides `token`, `password`, `secret`, `sign` and `signature`.
+        /// `Redaction.default` hides `token`, `password`, `secret`, `sign` and `signature`. The
+        /// request's policy (``Sluice/HTTPRequest/redaction``, the client's) is added to it, and
+        /// the fields either hides are never stored.
         public var redaction: Redaction
         /// A streamed body larger than this is passed on but not stored (8 MiB by default).
         public var maxStreamedBodySize: Int = 8 << 20
@@ -280,7 +282,7 @@ public struct CacheMiddleware: Middleware {
     /// with secret parameter values and any user-info password replaced by fingerprints.
     func keyURL(_ request: HTTPRequest) -> String {
         var url = request.url.absoluteString
-        let redaction = configuration.redaction
+        let redaction = configuration.redaction.adding(request.redaction)
         // One byte scan: a URL with no secret parameter (nearly all) is not parsed.
         let mayHideQuery = redaction.hidesAnyParameter(in: request.url)
         let hasPassword = redaction.isEnabled && request.url.password != nil
@@ -348,10 +350,15 @@ public struct CacheMiddleware: Middleware {
         let responseTime = configuration.clock()
         if response.status.code == 304 {
             if strategy.notModified(response, matches: stored) {
-                let updated = strategy.updated(stored, with: response, requestTime: requestTime, responseTime: responseTime)
-                if strategy.directives(of: response.headers).noStore {
+                let redaction = configuration.redaction.adding(request.redaction)
+                let updated = strategy.updated(
+                    stored, with: response, requestTime: requestTime, responseTime: responseTime, redaction: redaction)
+                if strategy.directives(of: response.headers).noStore
+                    || redaction.secretValues(of: seen, body: true, minimumLength: Self.echoedSecretMinimumLength).occurs(in: updated.headers)
+                {
                     // A 304 that says no-store: this caller gets the validated body, and the
                     // store keeps nothing (RFC 9111 §5.2.2.5), so no later call is served it.
+                    // Nor is one kept whose fields echo a secret of the request.
                     _ = try? await store.delete(key)
                 } else {
                     try? await store.put(updated, for: key)
@@ -374,17 +381,26 @@ public struct CacheMiddleware: Middleware {
     /// Stores `response` when the rules allow it. A streamed body is stored once it has been read
     /// to its end (the returned response's stream does that); one cut short, failed, or larger
     /// than ``Configuration/maxStreamedBodySize`` is not stored.
+    ///
+    /// Nor is an answer that echoes a secret the request carried (its token, a hidden query or
+    /// body value, in any spelling a server uses) in a stored field or its body: the caller gets
+    /// it, but no store file ever holds the secret. Masking it instead would serve a wrong body.
+    /// Values shorter than ``echoedSecretMinimumLength`` are not looked for: a cookie's `true`
+    /// or a `pin=1234` would otherwise keep every body that says `true` or `1234` out.
     private func storeIfAllowed(_ response: HTTPResponse, for request: HTTPRequest, key: String, requestTime: Date) async -> HTTPResponse {
         guard response.bodyFile == nil, strategy.mayStore(response, for: request),
             let varyValues = CacheStrategy.varyValues(response.headers, request)
         else { return response }
+        let redaction = configuration.redaction.adding(request.redaction)
         let entry = CachedResponse(
             method: request.method.rawValue, url: keyURL(request), status: response.status.code,
-            reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response),
+            reasonPhrase: response.status.reasonPhrase, headers: strategy.storedFields(of: response, redaction: redaction),
             body: response.body, requestTime: requestTime, responseTime: configuration.clock(), varyValues: varyValues
         )
+        let secrets = redaction.secretValues(of: request, body: true, minimumLength: Self.echoedSecretMinimumLength)
+        if secrets.occurs(in: entry.headers) { return response }
         guard let stream = response.bodyStream else {
-            try? await store.put(entry, for: key)
+            if !secrets.occurs(in: entry.body) { try? await store.put(entry, for: key) }
             return response
         }
         let collected = Locked<Data?>(Data())
@@ -400,7 +416,7 @@ public struct CacheMiddleware: Middleware {
                 return chunk
             },
             end: { error in
-                guard error == nil, let body = collected.withLock({ $0 }) else { return nil }
+                guard error == nil, let body = collected.withLock({ $0 }), !secrets.occurs(in: body) else { return nil }
                 var complete = entry
                 complete.body = body
                 try? await store.put(complete, for: key)
@@ -408,6 +424,10 @@ public struct CacheMiddleware: Middleware {
             })
         return streamed
     }
+
+    /// The shortest secret value whose echo keeps an answer out of the store: as long as a
+    /// short password, longer than the words and numbers any body is full of.
+    static let echoedSecretMinimumLength = 8
 
     /// `request` as it will really be sent, for matching and recording `Vary` and for the rules
     /// of storing: its URL as the transport writes it, the `Cookie` field it will carry (its own

@@ -123,10 +123,12 @@ public struct CacheStrategy: Sendable {
 
     /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
     /// names, in a shared cache those a qualified `private` or `no-cache` names, and never
-    /// `Set-Cookie`/`Set-Cookie2` or another field `Redaction.default` hides: a cookie
+    /// `Set-Cookie`/`Set-Cookie2` or another field `redaction` hides (`Redaction.default` and the
+    /// request's policy, ``HTTPRequest/redaction``, when the response has its request): a cookie
     /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
     /// again (or one user's for another), and no store file ever holds a credential in clear.
-    public func storedFields(of response: HTTPResponse) -> HTTPFields {
+    public func storedFields(of response: HTTPResponse, redaction: Redaction = .default) -> HTTPFields {
+        let redaction = Redaction.default.adding(redaction).adding(response.request?.redaction ?? .default)
         var named: Set<String> = []
         for value in response.headers.values(for: "Connection") {
             for name in value.utf8.split(separator: UInt8(ascii: ",")) { named.insert(Substring(name).trimmingOptionalWhitespace().lowercased()) }
@@ -140,7 +142,7 @@ public struct CacheStrategy: Sendable {
         for name in response.headers.names {
             let lowercased = name.lowercased()
             if Self.unstoredFields.contains(lowercased) || lowercased == "set-cookie2" || named.contains(lowercased)
-                || Redaction.default.hidesHeader(lowercased: lowercased)
+                || redaction.hidesHeader(lowercased: lowercased)
             {
                 excluded.append(lowercased)
             }
@@ -278,10 +280,11 @@ public struct CacheStrategy: Sendable {
 
     /// For each field `responseHeaders`' `Vary` names, the request's value (nil when absent); nil
     /// when the response varies on `*`. The values of secret fields (`Authorization`, `Cookie`,
-    /// the names `Redaction.default` hides) are kept as SHA-256 fingerprints, so a store
-    /// never holds a credential.
+    /// the names `Redaction.default` and the request's ``HTTPRequest/redaction`` hide) are kept
+    /// as SHA-256 fingerprints, so a store never holds a credential.
     public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
         var values: [String: String?] = [:]
+        let redaction = Redaction.default.adding(request.redaction)
         for value in responseHeaders.values(for: "Vary") {
             for name in value.split(separator: ",") {
                 let field = name.trimmingOptionalWhitespace().lowercased()
@@ -292,7 +295,7 @@ public struct CacheStrategy: Sendable {
                     continue
                 }
                 let value = request.headers.values(for: field).map { normalized($0) }.joined(separator: ",")
-                values[field] = Redaction.default.hidesHeader(field) ? CacheMiddleware.fingerprint(value) : value
+                values[field] = redaction.hidesHeader(field) ? CacheMiddleware.fingerprint(value) : value
             }
         }
         return values
@@ -343,11 +346,13 @@ public struct CacheStrategy: Sendable {
     /// `stored` brought up to date by a 304 (RFC 9111 §4.3.4 and §3.2): each field of the 304
     /// replaces the stored ones of that name, except `Content-Length` and the unstored fields; the
     /// request and response times become the new exchange's.
+    ///
+    /// `redaction` names fields never stored, as in ``storedFields(of:redaction:)``.
     public func updated(
-        _ stored: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
+        _ stored: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date, redaction: Redaction = .default
     ) -> CachedResponse {
         var updated = stored
-        let fresh = storedFields(of: notModified)
+        let fresh = storedFields(of: notModified, redaction: redaction)
         var replaced = Set<String>()
         for field in fresh {
             let name = field.name.lowercased()

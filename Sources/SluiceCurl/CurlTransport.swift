@@ -409,12 +409,12 @@ public final class CurlTransport: HTTPTransport {
         guard start != .other else {
             throw SluiceError(
                 .invalidURL,
-                "\(Redaction.default.url(url)) has scheme \(String(reflecting: url.scheme ?? "")); only http and https are allowed"
+                "\(request.redaction.url(url)) has scheme \(String(reflecting: url.scheme ?? "")); only http and https are allowed"
             )
         }
         // `http:/host/x` has no host for Foundation, and curl would guess one: never sent.
         guard start == .hierarchical, let host = url.host(percentEncoded: true), !host.isEmpty else {
-            throw SluiceError(.invalidURL, "\(Redaction.default.url(url)) has no host: an http URL is written http://host/path")
+            throw SluiceError(.invalidURL, "\(request.redaction.url(url)) has no host: an http URL is written http://host/path")
         }
     }
 }

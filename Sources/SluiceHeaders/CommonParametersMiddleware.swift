@@ -85,7 +85,10 @@ public struct CommonParametersMiddleware: Middleware {
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var parameters = try await configuration.parameters()
         // After a redirect to another origin, parameters that carry credentials are left out.
-        if !request.sendsCredentials { parameters.removeAll { Redaction.default.hidesQueryParameter($0.name) } }
+        if !request.sendsCredentials {
+            let secret = Redaction.default.adding(request.redaction)
+            parameters.removeAll { secret.hidesQueryParameter($0.name) }
+        }
         guard !parameters.isEmpty else { return try await next(request, context) }
         var request = request
         let mayHaveBody = request.method == .post || request.method == .put || request.method == .patch

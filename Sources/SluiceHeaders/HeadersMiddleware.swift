@@ -67,7 +67,7 @@ public struct HeadersMiddleware: Middleware {
         // After a redirect to another origin, fields that carry credentials are left out.
         for field in added
         where (configuration.overridesRequest || !own.contains(field.name))
-            && (request.sendsCredentials || !Redaction.default.hidesHeader(field.name))
+            && (request.sendsCredentials || !Redaction.default.adding(request.redaction).hidesHeader(field.name))
         {
             request.headers.set(field)
         }

@@ -20,8 +20,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The command line.
     public let command: String
 
-    /// The curl command for `request`, with `redaction`'s secrets hidden.
+    /// The curl command for `request`, with `redaction`'s secrets hidden and the request's own
+    /// (``Sluice/HTTPRequest/redaction``); `.disabled` shows every value.
     public init(_ request: HTTPRequest, redaction: Redaction = .default) {
+        let redaction = redaction.adding(request.redaction)
         var words = ["curl"]
         var prefix = ""
         var suffix = ""

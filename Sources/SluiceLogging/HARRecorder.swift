@@ -20,7 +20,8 @@ import Sluice
 public final class HARRecorder: Sendable {
     /// What a recording hides and how much of each body it keeps.
     public struct Configuration: Sendable {
-        /// What the recording hides.
+        /// What the recording hides, beside each request's own policy
+        /// (``Sluice/HTTPRequest/redaction``, the client's), which is always added to it.
         public var redaction: Redaction
         /// The largest body kept per entry; longer ones are cut and the entry says so in `comment`.
         public var bodyLimit: Int
@@ -81,7 +82,7 @@ public final class HARRecorder: Sendable {
     }
 
     func makeEntry(request: HTTPRequest, response: HTTPResponse, started: Date, elapsed: Duration) -> HARDocument.Entry {
-        let redaction = configuration.redaction
+        let redaction = configuration.redaction.adding(request.redaction)
         let version = response.metrics?.httpVersion.map { "HTTP/" + ($0.contains(".") || $0 == "2" || $0 == "3" ? $0 : $0 + ".0") } ?? "HTTP/1.1"
         let url = redaction.url(request.url)
         let secrets = redaction.secretValues(of: request, body: true)

@@ -91,6 +91,8 @@ public final class HARReplayTransport: HTTPTransport {
     public var entryCount: Int { recorded.count }
 
     public func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        // As the recorder hid it: its redaction and the request's own policy.
+        let redaction = self.redaction.adding(request.redaction)
         let url = redaction.url(request.url)
         let body: Data
         switch request.body {
@@ -101,7 +103,7 @@ public final class HARReplayTransport: HTTPTransport {
         let matches = recorded.indices.filter {
             recorded[$0].method == request.method.rawValue && recorded[$0].url == url && recorded[$0].body == body
         }
-        guard !matches.isEmpty else { throw miss(request.method.rawValue, url, body) }
+        guard !matches.isEmpty else { throw miss(request.method.rawValue, url, body, redaction) }
         let index = served.withLock { served -> Int in
             let key = matches[0]
             let count = served[key, default: 0]
@@ -114,7 +116,7 @@ public final class HARReplayTransport: HTTPTransport {
     }
 
     /// The error for a request with no entry: up to three nearest entries, and what differs.
-    private func miss(_ method: String, _ url: String, _ body: Data) -> SluiceError {
+    private func miss(_ method: String, _ url: String, _ body: Data, _ redaction: Redaction) -> SluiceError {
         let wanted = URLComponents(string: url)
         let ranked = recorded.enumerated().map { index, entry -> (index: Int, score: Int, differs: [String]) in
             let other = URLComponents(string: entry.url)
@@ -132,7 +134,7 @@ public final class HARReplayTransport: HTTPTransport {
         }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.index < $1.index }
         let bodyText = body.isEmpty ? "no body" : "body \(body.count) bytes"
         // URLs as Redaction shows them: the recording itself is redacted, the request may not be.
-        func shown(_ text: String) -> String { URL(string: text).map { Redaction.default.url($0) } ?? text }
+        func shown(_ text: String) -> String { URL(string: text).map { redaction.url($0) } ?? text }
         var message = "no recorded entry for \(method) \(shown(url)) (\(bodyText))"
         if ranked.isEmpty {
             message += "; the HAR file has no entries"

@@ -31,7 +31,8 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         public var level: LogLevel
         /// Where records go.
         public var sink: LogSink
-        /// What records hide.
+        /// What records hide, beside the request's own policy (``Sluice/HTTPRequest/redaction``,
+        /// the client's), which is always added to it.
         public var redaction: Redaction
         /// Text or JSON lines.
         public var format: LogFormat
@@ -176,17 +177,21 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
 
     /// Hands `record` to the sink: rendered, or as an entry with its fields beside the rendered
     /// text for a sink that takes entries (a swift-log `Logger`).
+    /// The request's policy (``Sluice/HTTPRequest/redaction``, the client's) is added to the
+    /// logger's own redaction first, so a secret named once on the client is hidden here too.
     private func emit(_ record: LogRecord) {
-        guard let entries = configuration.sink.entries else { return configuration.sink.write(render(record)) }
+        var configuration = self.configuration
+        configuration.redaction = configuration.redaction.adding(record.request.redaction)
+        guard let entries = configuration.sink.entries else { return configuration.sink.write(render(record, configuration)) }
         guard entries.wants(configuration.level, record.outcome.isFailure) else { return }
-        entries.write(record.entry(configuration, text: render(record)))
+        entries.write(record.entry(configuration, text: render(record, configuration)))
     }
 
     /// The record as the configured format and level write it, with every secret value the
     /// request carried hidden wherever it appears: a server that echoes a token, a password or a
     /// signature (httpbin's `/anything` echoes them all) puts it in a body or a field the name
     /// rules do not cover.
-    func render(_ record: LogRecord) -> String {
+    func render(_ record: LogRecord, _ configuration: Configuration) -> String {
         let text =
             switch configuration.format {
             case .text: record.text(configuration, colours: configuration.sink.isTerminal)

@@ -113,7 +113,7 @@ public struct AWSSigV4Signer: Signer {
             throw SluiceError(.invalidBody, "a presigned URL must expire in 1 to 604800 seconds, not \(expires)")
         }
         guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true), components.host != nil else {
-            throw SluiceError(.invalidURL, "\(Redaction.default.url(request.url)) has no host to sign")
+            throw SluiceError(.invalidURL, "\(request.redaction.url(request.url)) has no host to sign")
         }
         var query = SigningText.queryPairs(request.url).filter { $0.0 != "X-Amz-Signature" }
         query += [
@@ -129,7 +129,7 @@ public struct AWSSigV4Signer: Signer {
         let signature = try sign(stringToSign(canonical: canonical, date: date), date: date)
         components.percentEncodedQuery = canonicalQuery + "&X-Amz-Signature=" + signature
         guard let url = components.url else {
-            throw SluiceError(.invalidURL, "the presigned URL for \(Redaction.default.url(request.url)) could not be built")
+            throw SluiceError(.invalidURL, "the presigned URL for \(request.redaction.url(request.url)) could not be built")
         }
         return url
     }
@@ -151,7 +151,7 @@ public struct AWSSigV4Signer: Signer {
 
     private func prepare(_ request: HTTPRequest, date: Date) throws(SluiceError) -> HTTPRequest {
         guard request.url.host != nil else {
-            throw SluiceError(.invalidURL, "\(Redaction.default.url(request.url)) has no host to sign")
+            throw SluiceError(.invalidURL, "\(request.redaction.url(request.url)) has no host to sign")
         }
         var prepared = request
         try prepared.headers.set(name: "X-Amz-Date", value: Self.timestamp(date))

@@ -115,7 +115,7 @@ public struct OAuth1Signer: Signer {
 
     private func baseString(_ request: HTTPRequest, oauth: [(String, String)]) throws(SluiceError) -> String {
         guard let scheme = request.url.scheme?.lowercased(), let host = request.url.host?.lowercased() else {
-            throw SluiceError(.invalidURL, "\(Redaction.default.url(request.url)) has no scheme or host to sign")
+            throw SluiceError(.invalidURL, "\(request.redaction.url(request.url)) has no scheme or host to sign")
         }
         var base = scheme + "://" + host
         if let port = request.url.port, !((scheme == "http" && port == 80) || (scheme == "https" && port == 443)) {

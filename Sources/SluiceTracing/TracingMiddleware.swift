@@ -35,7 +35,8 @@
         public struct Configuration: Sendable {
             /// The tracer; `nil` takes `InstrumentationSystem.tracer` at each call.
             public var tracer: (any Tracer)?
-            /// What the `url.full` attribute hides.
+            /// What the `url.full` attribute hides, beside the request's own policy
+            /// (``Sluice/HTTPRequest/redaction``, the client's), which is always added to it.
             public var redaction: Redaction
 
             /// Settings with each value given, or its default.
@@ -146,7 +147,7 @@
         func startSpan(for request: HTTPRequest) -> (tracer: any Tracer, span: any Span)? {
             guard let tracer = activeTracer else { return nil }
             let span = tracer.startSpan(request.operationName ?? request.method.rawValue, context: .current ?? .topLevel, ofKind: .client)
-            span.describe(request, redaction)
+            span.describe(request, redaction.adding(request.redaction))
             return (tracer, span)
         }
 

@@ -132,7 +132,7 @@ struct CacheSharedIdentityTests {
             }
             return .init(
                 status: 200, headers: [("Cache-Control", "max-age=3600"), ("Vary", "Cookie")],
-                body: "page for \(request.header("Cookie") ?? "nobody")")
+                body: "page for \(request.header("Cookie").map { $0.replacingOccurrences(of: "session=", with: "") } ?? "nobody")")
         }
         let store = MemoryCacheStore()
         func client(jar: Bool) -> Client {
@@ -148,7 +148,7 @@ struct CacheSharedIdentityTests {
         let port = server.port
         for form in ["http://127.1:\(port)/account/me", "http://2130706433:\(port)/account/me", "http://127.0.0.1:\(port)/static/../account/me"] {
             let url = try #require(URL(string: form))
-            #expect(try await alice.send(HTTPRequest(url: url)).text == "page for session=alice", "\(form)")
+            #expect(try await alice.send(HTTPRequest(url: url)).text == "page for alice", "\(form)")
             let bobs = try await bob.send(HTTPRequest(url: url))
             #expect(bobs.text == "page for nobody", "Bob, at \(form)")
             #expect(bobs.source == .network)

@@ -54,6 +54,31 @@ struct RedactionURLTests {
         #expect(redaction.url(url) == "https://a.example/?pin=<redacted>&ref=<redacted>&key=<redacted>&id=4")
         #expect(redaction.form("pin=1&ref=2") == "pin=<redacted>&ref=2")
     }
+
+    @Test func addingARedactionHidesTheNamesOfBoth() throws {
+        let client = Redaction(headerNames: ["X-Tenant"], parameterNames: ["pin"])
+        let stage = Redaction(headerNames: ["X-Stage"], parameterNames: [], queryParameterNames: ["ref"])
+        let both = stage.adding(client)
+        #expect(both.headerNames == ["x-tenant", "x-stage"])
+        #expect(both.parameterNames == ["pin"] && both.queryParameterNames == ["ref"])
+        // Asked again, the same union comes back: stages add the request's policy on every call.
+        #expect(stage.adding(client).isSame(as: both))
+        // When one holds the other, the union is the larger one itself.
+        let larger = client.adding(headers: ["X-More"])
+        #expect(larger.adding(client).isSame(as: larger) && client.adding(larger).isSame(as: larger))
+        // `.disabled` stays disabled (an explicit choice); adding it adds nothing.
+        #expect(!Redaction.disabled.adding(client).isEnabled)
+        #expect(client.adding(.disabled).isSame(as: client))
+        // Names are compared without case: a stage naming a field the client names adds nothing.
+        #expect(Redaction(headerNames: ["x-TENANT"], parameterNames: []).adding(client).isSame(as: client))
+    }
+
+    @Test func aRequestDescribesItselfUnderItsOwnPolicy() throws {
+        var request = HTTPRequest(url: try #require(URL(string: "https://api.example.com/pay?pin=1234&page=1")))
+        #expect("\(request)" == "GET https://api.example.com/pay?pin=1234&page=1")
+        request.redaction = request.redaction.adding(parameters: ["pin"])
+        #expect("\(request)" == "GET https://api.example.com/pay?pin=<redacted>&page=1")
+    }
 }
 
 @Suite("Control characters from a server")

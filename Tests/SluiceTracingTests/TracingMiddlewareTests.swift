@@ -88,6 +88,15 @@
             #expect(sent == attempts.map { "00-\($0.traceID)-\($0.spanID)-01" })
         }
 
+        @Test func theURLAttributeHidesWhatTheClientsPolicyNames() async throws {
+            var builder = Client.Builder(
+                transport: MockTransport(replies: [.status(.ok)]), configuration: .init(redaction: Redaction.default.adding(parameters: ["pin"])))
+            builder.addTracing(.init(tracer: tracer))
+            _ = try await builder.build().send(HTTPRequest(url: URL(string: "https://api.example.com/pay?pin=1234&token=T")!))
+            let call = try #require(spans.first { $0.parentSpanID == nil })
+            #expect(call.attributes["url.full"]?.toSpanAttribute() == "https://api.example.com/pay?pin=<redacted>&token=<redacted>")
+        }
+
         @Test func eachRedirectHopIsASpanOfItsOwn() async throws {
             let transport = MockTransport(replies: [
                 .status(.found, headers: ["Location": "https://api.example.com/new"]), .status(.ok),

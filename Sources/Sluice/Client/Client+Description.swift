@@ -12,7 +12,7 @@ extension Client: CustomStringConvertible, CustomDebugStringConvertible {
     /// ```
     public var description: String {
         let chain = pipeline.stages.map(\.typeName).joined(separator: " → ")
-        return "Client(" + (configuration.baseURL.map { Redaction.default.url($0) + ": " } ?? "") + chain + ")"
+        return "Client(" + (configuration.baseURL.map { configuration.redaction.url($0) + ": " } ?? "") + chain + ")"
     }
 
     /// The configuration and every middleware with its settings: the full dump, for a debugger.

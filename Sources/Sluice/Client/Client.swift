@@ -38,7 +38,11 @@ public struct Client: Sendable {
         /// `.unacceptableContentType`. `nil` accepts any. The default is
         /// ``defaultAcceptableContentTypes``.
         public var acceptableContentTypes: [String]?
-        /// What error messages hide when they quote a body.
+        /// The client's privacy policy: the secrets every stage hides (error messages, log lines,
+        /// HAR entries, cache fingerprints) and every cross-origin redirect drops. Each call's
+        /// ``HTTPRequest/redaction`` is set from it; a stage's own redaction adds to it.
+        /// ``Redaction/default`` unless set; name a secret once here, with
+        /// `Redaction.default.adding(headers:parameters:)`.
         public var redaction: Redaction
         /// Decodes bodies in the typed calls.
         public var decoder: JSONDecoder
@@ -166,6 +170,7 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil,
         with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
+        let request = underPolicy(request)
         guard timeout != nil || deadline != nil || configuration.timeout != nil || context?.deadline != nil else {
             // No limit (the common call): no clock read, no watchdog, the smallest async frame.
             return try await dispatch(request, context: context ?? makeContext(), with: extra)
@@ -207,6 +212,19 @@ public struct Client: Sendable {
         }
     }
 
+    /// `request` under this client's privacy policy: ``Configuration/redaction``, plus what the
+    /// request's own ``HTTPRequest/redaction`` adds when it was set to something else than the
+    /// default. Every stage, and every error message that quotes the request, then hides the
+    /// same secrets.
+    package func underPolicy(_ request: HTTPRequest) -> HTTPRequest {
+        let own = request.redaction
+        let policy = own.isSame(as: .default) ? configuration.redaction : configuration.redaction.adding(own)
+        guard !policy.isSame(as: own) else { return request }  // the common call: nothing to write
+        var request = request
+        request.redaction = policy
+        return request
+    }
+
     /// `2 s`, `0.25 s`.
     private static func seconds(_ duration: Duration) -> String {
         let milliseconds = max(0, duration.wholeMilliseconds)
@@ -235,7 +253,9 @@ public struct Client: Sendable {
     public func makeRequest(
         _ method: HTTPMethod, _ path: String, headers: HTTPFields = [:], body: HTTPBody = .empty
     ) throws(SluiceError) -> HTTPRequest {
-        HTTPRequest(method: method, url: try url(for: path), headers: try headers.validated(), body: body)
+        var request = HTTPRequest(method: method, url: try url(for: path), headers: try headers.validated(), body: body)
+        if !configuration.redaction.isSame(as: .default) { request.redaction = configuration.redaction }
+        return request
     }
 
     /// A request whose body is `value` as JSON, encoded by the configured encoder, with

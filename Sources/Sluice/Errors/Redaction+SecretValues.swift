@@ -17,16 +17,21 @@ extension Redaction {
         /// The shortest value whose echoes are hidden.
         package static let minimumLength = 4
 
+        /// The shortest value looked for: ``minimumLength`` unless made with another.
+        package let minimumLength: Int
+
         /// Every spelling, longest first, so that a longer one is replaced before a part of it.
         package private(set) var spellings: [String] = []
 
-        package init() {}
+        package init(minimumLength: Int = Self.minimumLength) {
+            self.minimumLength = minimumLength
+        }
 
         package var isEmpty: Bool { spellings.isEmpty }
 
         /// Adds `value`, with the spellings of it that a URL, a form or JSON would use.
         package mutating func add(_ value: String) {
-            guard value.utf8.count >= Self.minimumLength, value != Redaction.placeholder else { return }
+            guard value.utf8.count >= minimumLength, value != Redaction.placeholder else { return }
             let encoded = PercentEncoding.encode(value, keeping: .queryItem)
             var new = [value, encoded, encoded.replacingOccurrences(of: "%20", with: "+")]
             let json = Self.jsonEscaped(value, asciiOnly: false)
@@ -47,22 +52,43 @@ extension Redaction {
             return text
         }
 
+        /// Whether some spelling of some value is in `data`: a body a cache would keep on disk.
+        package func occurs(in data: Data) -> Bool {
+            !spellings.isEmpty
+                && data.withUnsafeBytes { bytes in
+                    spellings.contains { spelling in
+                        var spelling = spelling
+                        return spelling.withUTF8 { Self.contains(UnsafeRawBufferPointer(bytes), UnsafeRawBufferPointer($0)) }
+                    }
+                }
+        }
+
+        /// Whether some spelling of some value is in a field's value.
+        package func occurs(in fields: HTTPFields) -> Bool {
+            !spellings.isEmpty && fields.contains { field in spellings.contains { Self.contains(field.value, $0) } }
+        }
+
         private static func contains(_ text: String, _ part: String) -> Bool {
             var text = text, part = part
             return text.withUTF8 { haystack in
-                part.withUTF8 { needle in
-                    guard let base = haystack.baseAddress, let wanted = needle.baseAddress, needle.count <= haystack.count else { return false }
-                    // memchr for each candidate start, then memcmp: no Foundation string search.
-                    var offset = 0
-                    let last = haystack.count - needle.count
-                    while offset <= last, let found = memchr(base + offset, Int32(wanted.pointee), last - offset + 1) {
-                        let start = UnsafeRawPointer(found) - UnsafeRawPointer(base)
-                        if memcmp(base + start, wanted, needle.count) == 0 { return true }
-                        offset = start + 1
-                    }
-                    return false
-                }
+                part.withUTF8 { needle in Self.contains(UnsafeRawBufferPointer(haystack), UnsafeRawBufferPointer(needle)) }
             }
+        }
+
+        private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: UnsafeRawBufferPointer) -> Bool {
+            guard let base = haystack.baseAddress, let wanted = needle.baseAddress, !needle.isEmpty, needle.count <= haystack.count else {
+                return false
+            }
+            // memchr for each candidate start, then memcmp: no Foundation string search.
+            var offset = 0
+            let last = haystack.count - needle.count
+            let first = Int32(needle[0])
+            while offset <= last, let found = memchr(base + offset, first, last - offset + 1) {
+                let start = UnsafeRawPointer(found) - base
+                if memcmp(base + start, wanted, needle.count) == 0 { return true }
+                offset = start + 1
+            }
+            return false
         }
 
         /// `value` as the inside of a JSON string: quotes, backslashes and controls escaped; with
@@ -106,8 +132,12 @@ extension Redaction {
     /// credentials after it: `Bearer T` gives `T`; `Basic` also its decoded `user:password` and
     /// the password; `Cookie` each cookie's value), of hidden query parameters (as sent and
     /// decoded) and, with `body`, of hidden form and JSON fields of an in-memory body.
-    package func secretValues(of request: HTTPRequest, body: Bool) -> SecretValues {
-        var secrets = SecretValues()
+    ///
+    /// `minimumLength`: the shortest value kept (a cache that refuses to store an echo looks
+    /// for longer values than a log that masks them: `true` in a cookie must not keep every JSON
+    /// body out of the cache).
+    package func secretValues(of request: HTTPRequest, body: Bool, minimumLength: Int = SecretValues.minimumLength) -> SecretValues {
+        var secrets = SecretValues(minimumLength: minimumLength)
         guard isEnabled else { return secrets }
         for field in request.headers where hidesHeader(field.name) {
             addHeaderValue(field.name, field.value, to: &secrets)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which secrets logs, HAR files, "copy as curl" and the body snippets in error messages hide. On
 /// by default; only ``Redaction/disabled`` (an explicit choice) shows everything.
@@ -48,12 +49,40 @@ public struct Redaction: Sendable, Hashable {
         let form: ScanSet
         let query: ScanSet
 
+        /// The last few unions made with this set: a stage adds the request's names to its own on
+        /// every call, and both are nearly always the same few long-lived values. Holding the
+        /// other set keeps its identity from being reused while it is remembered.
+        private let unions = Mutex<[(other: Names, union: Names)]>([])
+
         init(headers: Set<String>, parameters: Set<String>, queryOnly: Set<String>) {
             self.headers = Set(headers.map { $0.lowercased() })
             self.parameters = Set(parameters.map { $0.lowercased() })
             self.queryOnly = Set(queryOnly.map { $0.lowercased() })
             form = ScanSet(self.parameters)
             query = ScanSet(self.parameters.union(self.queryOnly))
+        }
+
+        /// Whether every name of `other` is here too.
+        func contains(_ other: Names) -> Bool {
+            other.headers.isSubset(of: headers) && other.parameters.isSubset(of: parameters) && other.queryOnly.isSubset(of: queryOnly)
+        }
+
+        /// The names of both: this set or `other` itself when one holds the other.
+        func union(_ other: Names) -> Names {
+            if let known = unions.withLock({ $0.first { $0.other === other }?.union }) { return known }
+            let union =
+                contains(other)
+                ? self
+                : other.contains(self)
+                    ? other
+                    : Names(
+                        headers: headers.union(other.headers), parameters: parameters.union(other.parameters),
+                        queryOnly: queryOnly.union(other.queryOnly))
+            unions.withLock {
+                if $0.count == 8 { $0.removeFirst() }
+                $0.append((other, union))
+            }
+            return union
         }
     }
 
@@ -108,6 +137,11 @@ public struct Redaction: Sendable, Hashable {
         isEnabled = true
     }
 
+    private init(names: Names) {
+        self.names = names
+        isEnabled = true
+    }
+
     private init(disabled: Void) {
         names = Names(headers: [], parameters: [], queryOnly: [])
         isEnabled = false
@@ -148,6 +182,30 @@ public struct Redaction: Sendable, Hashable {
             headerNames: headerNames.union(headers), parameterNames: parameterNames.union(parameters),
             queryParameterNames: queryParameterNames.union(queryParameters)
         )
+    }
+
+    /// These names plus `other`'s: what a stage with a redaction of its own uses for a request,
+    /// `stage.adding(request.redaction)`, so it never shows less than the request's policy. Adding
+    /// to ``disabled`` gives ``disabled`` (an explicit choice, for that stage only), as
+    /// ``adding(headers:parameters:queryParameters:)`` does; adding ``disabled`` adds nothing.
+    ///
+    /// ```swift
+    /// import Sluice
+    ///
+    /// let client = Redaction.default.adding(parameters: ["pin"])
+    /// let logger = Redaction.default.adding(headers: ["X-Tenant"])
+    /// logger.adding(client).hidesParameter("pin")   // true
+    /// logger.adding(client).hidesHeader("X-Tenant")  // true
+    /// ```
+    public func adding(_ other: Redaction) -> Redaction {
+        guard isEnabled, other.isEnabled, other.names !== names else { return self }
+        let union = names.union(other.names)
+        return union === names ? self : Redaction(names: union)
+    }
+
+    /// Whether both are the same value by identity (a cheap test, for the paths every call takes).
+    package func isSame(as other: Redaction) -> Bool {
+        isEnabled == other.isEnabled && names === other.names
     }
 
     /// Whether the header field `name` is hidden.

@@ -44,15 +44,36 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.options }
     }
 
+    /// The privacy policy for this request: what every error message, log line, HAR entry, cache
+    /// fingerprint and cross-origin redirect hides or drops. ``Redaction/default`` unless set; a
+    /// ``Client`` sets it to its ``Client/Configuration/redaction`` (adding what was set here), so
+    /// a secret named once on the client is hidden by every stage.
+    ///
+    /// A stage with a redaction of its own (a logger's, a cache's) hides the names of both:
+    /// `stage.adding(request.redaction)`. It never shows less than this.
+    ///
+    /// ```swift
+    /// import Foundation
+    /// import Sluice
+    ///
+    /// var request = HTTPRequest(url: URL(string: "https://api.example.com/pay?pin=1234")!)
+    /// request.redaction = request.redaction.adding(parameters: ["pin"])
+    /// print(request)   // GET https://api.example.com/pay?pin=<redacted>
+    /// ```
+    public var redaction: Redaction {
+        get { storage.redaction }
+        _modify { makeUnique(); yield &storage.redaction }
+    }
+
     /// A request for `url` with `method`, `headers` and `body`.
     public init(method: HTTPMethod = .get, url: URL, headers: HTTPFields = [:], body: HTTPBody = .empty) {
-        storage = Storage(method: method, url: url, headers: headers, body: body, options: RequestOptions())
+        storage = Storage(method: method, url: url, headers: headers, body: body, options: RequestOptions(), redaction: .default)
     }
 
     /// `"GET https://example.com/path"`.
-    /// The method and the URL as ``Redaction/default`` shows it: no password or secret query value,
-    /// so a message or log line that quotes a request never carries one.
-    public var description: String { "\(method) \(Redaction.default.url(url))" }
+    /// The method and the URL as the request's ``redaction`` shows it: no password or secret query
+    /// value, so a message or log line that quotes a request never carries one.
+    public var description: String { "\(method) \(redaction.url(url))" }
 
     // The fields live in one copy-on-write box, so passing a request down the chain moves one
     // reference instead of copying every field at every hop.
@@ -74,17 +95,19 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var headers: HTTPFields
         @exclusivity(unchecked) var body: HTTPBody
         @exclusivity(unchecked) var options: RequestOptions
+        @exclusivity(unchecked) var redaction: Redaction
 
-        init(method: HTTPMethod, url: URL, headers: HTTPFields, body: HTTPBody, options: RequestOptions) {
+        init(method: HTTPMethod, url: URL, headers: HTTPFields, body: HTTPBody, options: RequestOptions, redaction: Redaction) {
             self.method = method
             self.url = url
             self.headers = headers
             self.body = body
             self.options = options
+            self.redaction = redaction
         }
 
         func copy() -> Storage {
-            Storage(method: method, url: url, headers: headers, body: body, options: options)
+            Storage(method: method, url: url, headers: headers, body: body, options: options, redaction: redaction)
         }
     }
 }

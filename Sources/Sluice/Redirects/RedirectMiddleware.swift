@@ -10,7 +10,8 @@ import Foundation
 /// - 307 and 308 send the same method and body again. Memory and file bodies are sent again from
 ///   their start; a one-shot stream cannot be, and the call fails with `.invalidBody` saying so.
 /// - A redirect to another origin (scheme, host or port) drops `Authorization`, `Cookie`,
-///   `Proxy-Authorization`, every field ``Redaction/default`` hides, a caller-set `Host`, and
+///   `Proxy-Authorization`, every field ``Redaction/default`` or the request's policy
+///   (``HTTPRequest/redaction``, the client's) hides, a caller-set `Host`, and
 ///   every field a middleware listed in ``HTTPRequest/credentialFields``. It also turns
 ///   ``HTTPRequest/sendsCredentials`` off for the rest of the call, so signing and auth middleware
 ///   add nothing for the other host.
@@ -81,8 +82,8 @@ public struct RedirectMiddleware: Middleware {
             guard hops < limit else {
                 throw SluiceError(
                     .tooManyRedirects,
-                    "more than \(limit) redirect\(limit == 1 ? "" : "s"), the last from \(Redaction.default.url(current.url)) to "
-                        + Redaction.default.url(following.url)
+                    "more than \(limit) redirect\(limit == 1 ? "" : "s"), the last from \(current.redaction.url(current.url)) to "
+                        + current.redaction.url(following.url)
                 )
             }
             hops += 1
@@ -94,7 +95,7 @@ public struct RedirectMiddleware: Middleware {
     func nextRequest(after request: HTTPRequest, _ response: HTTPResponse) throws(SluiceError) -> HTTPRequest? {
         let code = response.status.code
         guard [301, 302, 303, 307, 308].contains(code), let location = response.headers["Location"] else { return nil }
-        let target = try Self.resolve(location, against: request.url)
+        let target = try Self.resolve(location, against: request.url, redaction: request.redaction)
         if request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http", !configuration.followsHTTPSToHTTP {
             return nil
         }
@@ -110,14 +111,18 @@ public struct RedirectMiddleware: Middleware {
         } else if case .stream(let stream) = request.body, !stream.isReplayable {
             throw SluiceError(
                 .invalidBody,
-                "the \(code) redirect from \(Redaction.default.url(request.url)) asks for the \(request.method) to be sent again "
+                "the \(code) redirect from \(request.redaction.url(request.url)) asks for the \(request.method) to be sent again "
                     + "with its body, but the body is a one-shot stream that cannot be read twice; make it with "
                     + "HTTPBody.Stream.replayable, or use a memory or file body"
             )
         }
         if Self.origin(of: target) != Self.origin(of: request.url) {
             let dropped = Self.credentialFields.union(configuration.crossOriginFields.map { $0.lowercased() }).union(request.credentialFields)
-            for name in Set(next.headers.map { $0.name.lowercased() }) where dropped.contains(name) || Redaction.default.hidesHeader(name) {
+            // And every field the request's privacy policy hides (the client's, which always has
+            // the defaults' `X-Api-Key`, `X-Auth-Token`…): a secret named once is never carried
+            // to another origin.
+            let secret = Redaction.default.adding(request.redaction)
+            for name in Set(next.headers.map { $0.name.lowercased() }) where dropped.contains(name) || secret.hidesHeader(lowercased: name) {
                 _ = next.headers.remove(name: name)
             }
             next.sendsCredentials = false
@@ -138,7 +143,7 @@ public struct RedirectMiddleware: Middleware {
 
     /// `location` resolved against `base`. Spaces and bytes outside ASCII are percent-encoded
     /// first (as browsers and curl do); anything still not a URL is an `.invalidResponse`.
-    static func resolve(_ location: String, against base: URL) throws(SluiceError) -> URL {
+    static func resolve(_ location: String, against base: URL, redaction: Redaction = .default) throws(SluiceError) -> URL {
         var text = ""
         for byte in location.utf8 {
             if byte <= 0x20 || byte >= 0x7F {
@@ -148,12 +153,12 @@ public struct RedirectMiddleware: Middleware {
             }
         }
         let notAURL = SluiceError(
-            .invalidResponse, "the redirect from \(Redaction.default.url(base)) has a Location that is not a URL (\(location.utf8.count) bytes)"
+            .invalidResponse, "the redirect from \(redaction.url(base)) has a Location that is not a URL (\(location.utf8.count) bytes)"
         )
         guard !text.isEmpty, let url = URL(string: text, relativeTo: base)?.absoluteURL, let scheme = url.scheme?.lowercased() else { throw notAURL }
         guard scheme == "http" || scheme == "https" else {
             throw SluiceError(
-                .invalidURL, "the redirect from \(Redaction.default.url(base)) goes to a \(scheme): URL; only http and https redirects are followed"
+                .invalidURL, "the redirect from \(redaction.url(base)) goes to a \(scheme): URL; only http and https redirects are followed"
             )
         }
         guard url.host?.isEmpty == false else { throw notAURL }
