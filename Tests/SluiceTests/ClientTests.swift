@@ -220,6 +220,35 @@ struct ClientTests {
                 == [["inHouse", "headers", "signing"], ["headers", "signing"]])
     }
 
+    /// Counts the chains it is attached to.
+    struct Attached: ChainAttachable {
+        let count = Locked(0)
+        func attach(to chain: ChainHandle) { count.withLock { $0 += 1 } }
+        func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            try await next(request, context)
+        }
+    }
+
+    @Test func extraMiddlewareDoNotRelinkOrReattachTheClientsChain() async throws {
+        let transport = MockTransport(replies: Array(repeating: .status(.ok), count: 4))
+        let attached = Attached()
+        let c = Client(transport: transport, middlewares: [attached, FakeHeaders()], configuration: .init(isTracing: true))
+        #expect(attached.count.withLock { $0 } == 1)
+        let extra = Attached()
+        for _ in 0..<3 { _ = try await c.send(HTTPRequest(url: base), with: [InHouse(), extra]) }
+        #expect(attached.count.withLock { $0 } == 1)  // the client's own: once, when the client was made
+        #expect(extra.count.withLock { $0 } == 3)  // an extra: once per call it is in
+        // A traced call with extras: each stage's span, outermost first, each run once.
+        let traced = try await c.send(HTTPRequest(url: base), with: [InHouse()])
+        let trace = try #require(traced.trace)
+        #expect(
+            trace.spans.map { "\($0.stage)" } == [
+                "middleware InHouse", "middleware RedirectMiddleware", "middleware Attached", "middleware Fake<HeadersRole>",
+                "transport MockTransport",
+            ])
+        #expect(trace.spans.map(\.calls) == [1, 1, 1, 1, 1])
+    }
+
     @Test func clientTimeoutAndTracingReachTheContext() async throws {
         let transport = MockTransport(replies: [.status(.ok)])
         // A deadline no loaded machine reaches: the call itself must not time out.

@@ -160,7 +160,8 @@ public struct Client: Sendable {
     ///   - deadline: the instant the call ends by. The earliest of `timeout`, `deadline` and the
     ///     context's own deadline (the client's ``Configuration/timeout``) applies.
     ///   - extra: middleware for this call only. They run outside (before) the client's own, so a
-    ///     header they add is still signed and logged.
+    ///     header they add is still signed and logged. Only they are linked for the call: the
+    ///     client's chain is shared as it is, never rebuilt or attached again.
     /// - Returns: the response, whatever its status.
     /// - Throws: `.timedOut` when the call is still running at its deadline (the transfer is
     ///   cancelled then, wherever it is); `CancellationError` when the call's task is cancelled or
@@ -198,9 +199,9 @@ public struct Client: Sendable {
     /// (the pipeline checks its fields first).
     private func dispatch(_ request: HTTPRequest, context: RequestContext, with extra: [any Middleware]) async throws -> HTTPResponse {
         let request = try encodedWithOwnEncoder(request)
-        let pipeline =
-            extra.isEmpty
-            ? self.pipeline : Pipeline(middlewares: extra + self.pipeline.middlewares, transport: self.pipeline.transport)
+        // Extra middleware for this call go in front of the client's chain, which is shared as
+        // it is: nothing of the client's is linked or attached again.
+        let pipeline = extra.isEmpty ? self.pipeline : Pipeline(prepending: extra, to: self.pipeline)
         // A caller that runs on the transport's event thread (see `HTTPTransport.preferredExecutor`)
         // keeps its call there: the chain, the transfer and the way back never change threads.
         // Anyone else's call runs on the cooperative pool, as the caller does: moving every call

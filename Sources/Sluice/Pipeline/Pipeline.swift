@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Index 0 is the outermost middleware: it sees the request first and the response last. The chain
 /// is linked once, when the pipeline is made (a `ChainLink` per middleware, then one for the
-/// transport), never per request.
+/// transport), never per request; a call's extra middleware (`Client.send(_:with:)`) are linked
+/// in front of it for that call alone.
 ///
 /// ```swift
 /// import Sluice
@@ -41,6 +42,10 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     /// Whether a middleware encodes ``HTTPRequest/queryParameters`` (else the pipeline does).
     private let encodesQuery: Bool
     private let tracedChain: ChainLink
+    /// How many stages were put in front of a pipeline's own by ``init(prepending:to:)``: their
+    /// traced links record at indices below zero, the shared chain's from zero, so the recorder
+    /// shifts every index by this.
+    private let traceOffset: Int
 
     /// A pipeline over `middlewares` in exactly this order (index 0 outermost), then `transport`.
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
@@ -52,6 +57,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
         let stages = middlewares.map { PipelineStage.middleware(type(of: $0)) } + [.transport(type(of: transport))]
         self.stages = stages
+        traceOffset = 0
 
         // Built once, from the transport outward: index 0 ends up outermost.
         let transportLink = TransportLink(transport, stage: stages[middlewares.count])
@@ -64,6 +70,32 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         chain = link
         tracedChain = traced
         for case let attachable as any ChainAttachable in middlewares {
+            attachable.attach(to: ChainHandle(link, cookies: cookies))
+        }
+    }
+
+    /// `extra` in front of `pipeline`'s own chain, for one call (`Client.send(_:with:)`): only
+    /// `extra` is linked (and attached, when it is ``ChainAttachable``); the chain behind it is
+    /// `pipeline`'s, shared as it is, so its middleware are not linked or attached again.
+    package init(prepending extra: [any Middleware], to pipeline: Pipeline) {
+        middlewares = extra + pipeline.middlewares
+        transport = pipeline.transport
+        cookies = pipeline.cookies
+        let read = extra.flatMap { type(of: $0).readsOptions }.map { ObjectIdentifier($0) }
+        readOptions = pipeline.readOptions + read.filter { !pipeline.readOptions.contains($0) }
+        encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
+        let extraStages = extra.map { PipelineStage.middleware(type(of: $0)) }
+        stages = extraStages + pipeline.stages
+        traceOffset = pipeline.traceOffset + extra.count
+        var link = pipeline.chain
+        var traced = pipeline.tracedChain
+        for (index, middleware) in extra.enumerated().reversed() {
+            link = MiddlewareLink(middleware, stage: extraStages[index], next: link)
+            traced = TracedMiddlewareLink(middleware, stage: extraStages[index], index: index - traceOffset, next: traced)
+        }
+        chain = link
+        tracedChain = traced
+        for case let attachable as any ChainAttachable in extra {
             attachable.attach(to: ChainHandle(link, cookies: cookies))
         }
     }
@@ -110,7 +142,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         var context = context
         if context.cookieSource == nil { context.cookieSource = cookies }
         guard context.isTracing else { return try await chain.run(request, context) }
-        let recorder = TraceRecorder(stages: stages)
+        let recorder = TraceRecorder(stages: stages, offset: traceOffset)
         context.recorder = recorder
         var response = try await tracedChain.run(request, context)
         response.trace = recorder.snapshot()

@@ -70,16 +70,19 @@ final class TraceRecorder: Sendable {
 
     private let stages: [PipelineStage]
     private let slots: Locked<[Slot]>
+    /// Added to each index recorded: the stages put in front of a shared chain record below zero.
+    private let offset: Int
 
-    init(stages: [PipelineStage]) {
+    init(stages: [PipelineStage], offset: Int = 0) {
         self.stages = stages
+        self.offset = offset
         self.slots = Locked(Array(repeating: Slot(), count: stages.count))
     }
 
     func record(stage index: Int, nanoseconds: UInt64) {
         slots.withLock {
-            $0[index].nanoseconds &+= nanoseconds
-            $0[index].calls += 1
+            $0[index + offset].nanoseconds &+= nanoseconds
+            $0[index + offset].calls += 1
         }
     }
 
