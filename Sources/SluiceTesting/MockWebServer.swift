@@ -224,8 +224,9 @@ public final class MockWebServer: Sendable {
     public var connectionCount: Int { state.withLock { $0.connections } }
 
     /// How many connections the client closed (or reset) while the server was waiting for its
-    /// next request on them; a client that keeps a connection alive is not counted until it lets
-    /// it go, and ``shutdown()`` counts none.
+    /// next request on them, or while it was writing a response (a throttled body a cancelled
+    /// transfer stopped reading); a client that keeps a connection alive is not counted until it
+    /// lets it go, and ``shutdown()`` counts none.
     ///
     /// ```swift
     /// import SluiceTesting
@@ -322,7 +323,11 @@ public final class MockWebServer: Sendable {
             }
             let handler = scripted == nil ? state.withLock { $0.handler } : nil
             let response = scripted ?? handler?(request) ?? Response(status: 404, body: "no scripted response\n")
-            guard respond(response, to: request, on: fd) else { return }
+            guard respond(response, to: request, on: fd) else {
+                // A response cut short by the client (not by a scripted fault) is a close too.
+                if Self.peerClosed(fd) { state.withLock { state in if !state.stopped { state.closedByClient += 1 } } }
+                return
+            }
             if response.closesConnection || request.header("Connection")?.lowercased() == "close" { return }
         }
     }
@@ -405,6 +410,17 @@ public final class MockWebServer: Sendable {
             }
             return true
         }
+    }
+
+    /// Whether the peer has closed or reset `fd`: poll reports a hang-up or an error, or the
+    /// socket reads as at its end.
+    private static func peerClosed(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 0) == 1 else { return false }
+        if entry.revents & Int16(POLLHUP | POLLERR) != 0 { return true }
+        var byte: UInt8 = 0
+        let read = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return read == 0 || (read < 0 && errno == ECONNRESET)
     }
 
     private static func sleep(_ duration: Duration) {

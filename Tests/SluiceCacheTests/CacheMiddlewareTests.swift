@@ -214,6 +214,38 @@ struct CacheMiddlewareTests {
         held.open()
     }
 
+    /// Issue 30: a background revalidation is the cache's: when its client goes away, the
+    /// revalidation is cancelled and its transfer ends, though neither its deadline nor the
+    /// server has ended it (before, a task nobody owned held the socket until its deadline).
+    @Test func backgroundRevalidationsAreCancelledWhenTheirClientGoesAway() async throws {
+        let server = try MockWebServer()
+        server.setHandler { request in
+            let fields = [("Cache-Control", "max-age=60, stale-while-revalidate=600"), ("ETag", "\"2\"")]
+            guard request.header("If-None-Match") != nil else { return .init(status: 200, headers: fields, body: "v1") }
+            // The revalidation's answer takes 300 s: a byte a second.
+            return MockWebServer.Response(status: 200, headers: fields, body: String(repeating: "v", count: 300))
+                .with(throttle: 1, every: .seconds(1))
+        }
+        // The transport outlives the client, so only a cancelled transfer closes its connection.
+        let transport = CurlTransport()
+        do {
+            var configuration = CacheMiddleware.Configuration(clock: { [clock] in clock.read() })
+            configuration.backgroundRevalidationTimeout = .seconds(300)
+            let cache = CacheMiddleware(store: store, configuration: configuration)
+            let client = Client(transport: transport, middlewares: [cache])
+            _ = try await client.send(HTTPRequest(url: server.url("/item")))
+            clock.advance(61)
+            #expect(try await client.send(HTTPRequest(url: server.url("/item"))).source == .cache)
+            try await Wait.until("the revalidation reached the server") { server.requests.count == 2 }
+            #expect(cache.backgroundRevalidations == 1)
+            #expect(server.connectionsClosedByClient == 0)
+        }
+        try await Wait.until("the revalidation's connection was closed", timeout: TestTiming.scaled(.seconds(30))) {
+            server.connectionsClosedByClient == 1
+        }
+        withExtendedLifetime(transport) {}
+    }
+
     @Test func a200ToAValidationReplacesTheStoredCopy() async throws {
         let cache = harness([
             Self.ok("v1", [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")]),

@@ -78,6 +78,24 @@ struct MockWebServerTests {
         #expect(reply.hasSuffix("no scripted response\n"))
     }
 
+    @Test func aClientThatClosesMidResponseIsCountedAndAScriptedCutIsNot() async throws {
+        let server = try MockWebServer()
+        server.enqueue(
+            MockWebServer.Response(status: 200, body: String(repeating: "x", count: 300)).with(throttle: 1, every: .milliseconds(50)),
+            MockWebServer.Response(status: 200, body: "cut").with(fault: .disconnectBeforeResponse))
+        // A client that reads the head and a byte, then closes, while the body still trickles.
+        let fd = try #require(Loopback.connect(port: server.port))
+        _ = Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        _ = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        close(fd)
+        try await Wait.until("the close was seen mid-response") { server.connectionsClosedByClient == 1 }
+        // A response the script cuts is the server's close, not the client's.
+        _ = try rawExchange(port: server.port, Array("GET /cut HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(server.requests.count == 2)
+        #expect(server.connectionsClosedByClient == 1)
+    }
+
     @Test func shutdownRefusesNewConnections() throws {
         let server = try MockWebServer()
         let port = server.port
