@@ -129,7 +129,7 @@ step(4, "Gzip both ways: a request body that asks for it goes out compressed; a 
 var upload = try client.jsonRequest(.post, "upload", Array(repeating: ["sensor": "t1", "reading": "21.5"], count: 200))
 let uploadSize = try await upload.body.collect().count
 try upload.headers.set(name: "X-Tour", value: "gzip")
-upload.compressesBody = true  // bodies are sent as written unless a request (or the configuration) asks
+upload.compressesBody = .always  // bodies are sent as written unless a request (or the configuration) asks
 let uploaded = try await client.send(upload)
 say("   up    │ \(uploadSize) bytes of JSON; the server got \(uploaded.text ?? "?")")
 check(uploaded.text?.contains("\"encoding\":\"gzip\"") == true, "a gzipped upload")

@@ -55,7 +55,7 @@ public struct JWECompactCipher: PayloadCipher {
             throw SluiceError(
                 .misconfigured,
                 "\(request) has Content-Encoding \(String(reflecting: codings.joined(separator: ", "))), and a JWE body cannot say so: the label "
-                    + "would describe the JWE text; send the body uncompressed (request.compressesBody = false) or use AES128GCMContentCoding, whose "
+                    + "would describe the JWE text; send the body uncompressed (request.compressesBody = .never) or use AES128GCMContentCoding, whose "
                     + "coding list keeps it")
         }
         let (id, key) = try keys.currentKey()

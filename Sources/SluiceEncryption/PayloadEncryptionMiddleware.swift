@@ -22,9 +22,9 @@ import Sluice
 public struct PayloadEncryptionMiddleware: Middleware, BodySealer {
     /// What is encrypted and decrypted by default, and whether caches may keep plaintext.
     public struct Configuration: Sendable {
-        /// Encrypt request bodies (unless a request says `encryptsBody = false`).
+        /// Encrypt request bodies (unless a request says `encryptsBody = .never`).
         public var encryptsRequests: Bool
-        /// Decrypt answers in the cipher's format (unless a request says `decryptsResponse = false`).
+        /// Decrypt answers in the cipher's format (unless a request says `decryptsResponse = .never`).
         public var decryptsResponses: Bool
         /// Let a cache store the decrypted answer.
         public var cachesDecryptedResponses: Bool
@@ -81,7 +81,7 @@ public struct PayloadEncryptionMiddleware: Middleware, BodySealer {
         if request.method == .head || response.status.code < 200 || response.status.code == 204 || response.status.code == 304 {
             return response
         }
-        let decrypts = request.decryptsResponse ?? configuration.decryptsResponses
+        let decrypts = request.decryptsResponse.applies(configured: configuration.decryptsResponses)
         if decrypts {
             do {
                 try cipher.checkCodingOrder(of: response)
@@ -90,7 +90,7 @@ public struct PayloadEncryptionMiddleware: Middleware, BodySealer {
             }
         }
         guard decrypts, cipher.isEncrypted(response) else {
-            if encrypted, configuration.requiresEncryptedResponses, request.decryptsResponse != false, response.status.isSuccess,
+            if encrypted, configuration.requiresEncryptedResponses, request.decryptsResponse != .never, response.status.isSuccess,
                 Self.hasBody(response)
             {
                 throw SluiceError(
@@ -143,7 +143,7 @@ public struct PayloadEncryptionMiddleware: Middleware, BodySealer {
 
     /// Whether `request`'s body is to go out encrypted: its own say first, then the configuration.
     func encrypts(_ request: HTTPRequest) -> Bool {
-        (request.encryptsBody ?? configuration.encryptsRequests) && request.body.length != 0
+        request.encryptsBody.applies(configured: configuration.encryptsRequests) && request.body.length != 0
     }
 
     /// Whether the answer carries a body: bytes, a file or a stream that is not known to be empty.

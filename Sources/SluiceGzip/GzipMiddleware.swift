@@ -10,7 +10,7 @@ import Sluice
 ///   (``Configuration/RequestCompression/always``). Then an in-memory body (`.bytes`) without a
 ///   `Content-Encoding` is gzip-compressed and sent with `Content-Encoding: gzip`: every such body
 ///   a request asks for, and for hosts or always, those of at least
-///   ``Configuration/compressionThreshold`` bytes. `compressesBody = false` opts a request out.
+///   ``Configuration/compressionThreshold`` bytes. `compressesBody = .never` opts a request out.
 ///   Asking for it on a file or stream body is `.misconfigured` (they are never loaded whole).
 /// - **Responses:** sends `Accept-Encoding: gzip, deflate` (unless the request sets its own) and
 ///   decodes `gzip`, `x-gzip` and `deflate` bodies, then removes `Content-Encoding` and sets
@@ -27,7 +27,7 @@ import Sluice
 /// builder.add(GzipMiddleware(configuration: .init(requestCompression: .hosts(["upload.example.com"]))))
 ///
 /// var request = HTTPRequest(method: .post, url: url, body: .bytes(bigJSON))
-/// request.compressesBody = true                                         // this one, whatever its size
+/// request.compressesBody = .always                                         // this one, whatever its size
 /// ```
 public struct GzipMiddleware: Middleware {
     /// What is compressed and what is accepted.
@@ -39,7 +39,7 @@ public struct GzipMiddleware: Middleware {
             /// Also requests to these hosts (compared without case, with the host as the transport
             /// sends it: curl sends `127.1` to `127.0.0.1`).
             case hosts(Set<String>)
-            /// Every request, unless it says `compressesBody = false`.
+            /// Every request, unless it says `compressesBody = .never`.
             case always
         }
 
@@ -137,8 +137,9 @@ public struct GzipMiddleware: Middleware {
     ///
     /// - Throws: `.misconfigured` when a request asks for it on a file or stream body.
     func compresses(_ request: HTTPRequest, sentTo sentURL: () -> URL) throws(SluiceError) -> Bool {
-        if let asked = request.compressesBody {
-            guard asked else { return false }
+        switch request.compressesBody {
+        case .never: return false
+        case .always:
             switch request.body {
             case .file, .stream:
                 throw SluiceError(
@@ -148,6 +149,7 @@ public struct GzipMiddleware: Middleware {
                 )
             default: return true
             }
+        case .asConfigured: break
         }
         guard case .bytes(let body) = request.body, body.count >= configuration.compressionThreshold else { return false }
         switch configuration.requestCompression {

@@ -2,33 +2,6 @@ import Foundation
 import Sluice
 import Synchronization
 
-/// Per-request HUD text.
-enum HUDTipKey: RequestOptionKey {
-    static let defaultValue: String? = nil
-    static let reader: OptionReader? = OptionReader(property: "request.hudTip", middleware: "HUDMiddleware", module: "SluiceHUD")
-}
-
-/// Per-request opt-in or opt-out of the HUD.
-enum ShowsHUDKey: RequestOptionKey {
-    static let defaultValue: Bool? = nil
-    static let reader: OptionReader? = OptionReader(property: "request.showsHUD", middleware: "HUDMiddleware", module: "SluiceHUD")
-}
-
-extension HTTPRequest {
-    /// The text a HUD shows while this request runs.
-    public var hudTip: String? {
-        get { options[HUDTipKey.self] }
-        set { options[HUDTipKey.self] = newValue }
-    }
-
-    /// `true` or `false` to show the HUD for this request or not; `nil` follows the middleware's
-    /// configuration.
-    public var showsHUD: Bool? {
-        get { options[ShowsHUDKey.self] }
-        set { options[ShowsHUDKey.self] = newValue }
-    }
-}
-
 /// Drives a loading HUD from the requests in flight: an ``ActivityTracker`` decides when it shows
 /// (after a delay) and hides (after a linger); the presenter gets `show(tip:)`, progress `update`s
 /// and `dismiss()` strictly in that order, from one task, however many requests run at once.
@@ -74,7 +47,7 @@ public struct HUDMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        guard request.showsHUD ?? configuration.showsByDefault else { return try await next(request, context) }
+        guard request.showsHUD.applies(configured: configuration.showsByDefault) else { return try await next(request, context) }
         pump.setTip(request.hudTip)
         tracker.begin()
         defer { tracker.end() }

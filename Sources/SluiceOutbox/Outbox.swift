@@ -255,18 +255,3 @@ public final class Outbox: Sendable {
             .map { DeadLetter(key: $0.key, reason: $0.reason, moved: Date(timeIntervalSince1970: $0.moved)) }
     }
 }
-
-/// Marks a request for the outbox: sent now when possible, stored when the device is offline.
-enum UsesOutboxKey: RequestOptionKey {
-    static let defaultValue = false
-    static let reader: OptionReader? = OptionReader(property: "request.usesOutbox", middleware: "OutboxMiddleware", module: "SluiceOutbox")
-}
-
-extension HTTPRequest {
-    /// Keep this write in the ``Outbox`` when it fails because the device is offline (or with a
-    /// transport error after which it may not have arrived), and deliver it later.
-    public var usesOutbox: Bool {
-        get { options[UsesOutboxKey.self] }
-        set { options[UsesOutboxKey.self] = newValue }
-    }
-}

@@ -1,29 +1,6 @@
 import Foundation
 import Sluice
 
-/// The per-request option behind `HTTPRequest.formParameters`, read by
-/// ``URLEncodingMiddleware``.
-///
-/// ```swift
-/// import Sluice
-/// import SluiceURLEncoding
-///
-/// request.formParameters = ["user": "ann", "remember": true]
-/// ```
-public enum FormParametersKey: RequestOptionKey {
-    public static let defaultValue = ParameterValue.dictionary([])
-    public static let reader: OptionReader? = OptionReader(
-        property: "request.formParameters", middleware: "URLEncodingMiddleware", module: "SluiceURLEncoding")
-}
-
-extension HTTPRequest {
-    /// Parameters ``URLEncodingMiddleware`` sends as an `application/x-www-form-urlencoded` body.
-    public var formParameters: ParameterValue {
-        get { options[FormParametersKey.self] }
-        set { options[FormParametersKey.self] = newValue }
-    }
-}
-
 /// Builds the final URL and body of a request: joins a base URL and a relative path (a slash on
 /// either side, both or neither gives one slash), adds
 /// `HTTPRequest.queryParameters` to the query, and sends

@@ -51,13 +51,13 @@ struct OptionReadersTests {
             property: "request.hudTip", set: { $0.hudTip = "Loading" }, reader: "HUDMiddleware", module: "SluiceHUD",
             middleware: { _ in HUDMiddleware(presenter: SilentHUD()) }),
         Case(
-            property: "request.showsHUD", set: { $0.showsHUD = false }, reader: "HUDMiddleware", module: "SluiceHUD",
+            property: "request.showsHUD", set: { $0.showsHUD = .never }, reader: "HUDMiddleware", module: "SluiceHUD",
             middleware: { _ in HUDMiddleware(presenter: SilentHUD()) }),
         Case(
             property: "request.usesOutbox", set: { $0.usesOutbox = true }, reader: "OutboxMiddleware", module: "SluiceOutbox",
             middleware: { folder in OutboxMiddleware(outbox: try Outbox(path: folder.filePath("outbox.sqlite"), transport: MockTransport.successful())) }),
         Case(
-            property: "request.compressesBody", set: { $0.compressesBody = true }, reader: "GzipMiddleware", module: "SluiceGzip",
+            property: "request.compressesBody", set: { $0.compressesBody = .always }, reader: "GzipMiddleware", module: "SluiceGzip",
             middleware: { _ in GzipMiddleware() }),
         Case(
             property: "request.redirectPolicy", set: { $0.redirectPolicy = .follow(max: 2) }, reader: "RedirectMiddleware", module: "Sluice",

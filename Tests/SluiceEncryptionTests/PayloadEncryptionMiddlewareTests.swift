@@ -73,7 +73,7 @@ struct PayloadEncryptionMiddlewareTests {
         #expect(server.requests[0].header("Content-Encoding") == nil)  // a GET has no body to encrypt
 
         var keep = HTTPRequest(url: server.url("/plans"))
-        keep.decryptsResponse = false
+        keep.decryptsResponse = .never
         let sealed = try await pipeline.send(keep)
         #expect(sealed.headers["Content-Encoding"] == "aes128gcm")
         #expect(try decrypt(sealed.body) == plain)
@@ -211,7 +211,7 @@ struct PayloadEncryptionMiddlewareTests {
         server.enqueue(.init(status: 200, body: "ok"), .init(status: 204, body: ""))
         let pipeline = Pipeline(middlewares: [PayloadEncryptionMiddleware(cipher: AES128GCMContentCoding(keys: keys))], transport: CurlTransport())
         var plain = HTTPRequest(method: .post, url: server.url("/public"), body: .bytes(Data("hello".utf8)))
-        plain.encryptsBody = false
+        plain.encryptsBody = .never
         _ = try await pipeline.send(plain)
         #expect(server.requests[0].body == Data("hello".utf8) && server.requests[0].header("Content-Encoding") == nil)
         _ = try await pipeline.send(HTTPRequest(method: .post, url: server.url("/private"), body: .bytes(Data("hello".utf8))))
@@ -250,7 +250,7 @@ struct PayloadEncryptionMiddlewareTests {
         server.enqueue(.init(status: 200, body: "plain"), .init(status: 200, body: "plain"))
         #expect(try await lenient.send(request).body == Data("plain".utf8))
         var clear = request
-        clear.encryptsBody = false
+        clear.encryptsBody = .never
         #expect(try await pipeline.send(clear).body == Data("plain".utf8))
     }
 

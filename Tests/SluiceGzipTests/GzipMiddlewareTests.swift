@@ -24,10 +24,10 @@ struct GzipMiddlewareTests {
         let harness = MiddlewareHarness(
             GzipMiddleware(configuration: .init(requestCompression: .always)), replies: [.status(.ok), .status(.ok), .status(.ok)])
         var small = HTTPRequest(method: .post, url: url, body: .bytes(Data("tiny".utf8)))
-        small.compressesBody = true
+        small.compressesBody = .always
         _ = try await harness.send(small)
         var declined = HTTPRequest(method: .post, url: url, body: .bytes(big))
-        declined.compressesBody = false
+        declined.compressesBody = .never
         _ = try await harness.send(declined)
         _ = try await harness.send(HTTPRequest(method: .post, url: url, body: .bytes(big)))  // .always
         #expect(harness.forwarded.map { $0.headers["Content-Encoding"] } == ["gzip", nil, "gzip"])
@@ -62,7 +62,7 @@ struct GzipMiddlewareTests {
     @Test func askingOnAFileOrStreamBodyIsMisconfigured() async throws {
         let harness = MiddlewareHarness(GzipMiddleware(), replies: [.status(.ok)])
         var request = HTTPRequest(method: .put, url: url, body: .file(URL(fileURLWithPath: "/tmp/upload.bin")))
-        request.compressesBody = true
+        request.compressesBody = .always
         await #expect {
             _ = try await harness.send(request)
         } throws: { error in
@@ -192,7 +192,7 @@ struct GzipInteropTests {
         let original = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 % 7 + 65) })
         let pipeline = Pipeline(middlewares: [GzipMiddleware()], transport: CurlTransport())
         var request = HTTPRequest(method: .post, url: server.url("/upload"), body: .bytes(original))
-        request.compressesBody = true
+        request.compressesBody = .always
         _ = try await pipeline.send(request)
         let received = try #require(server.requests.first)
         #expect(received.header("Content-Encoding") == "gzip")

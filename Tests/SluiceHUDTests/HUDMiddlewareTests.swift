@@ -67,13 +67,13 @@ import Testing
         }
         _ = try await harness.send(HTTPRequest(url: url))  // off by default here
         var request = HTTPRequest(url: url)
-        request.showsHUD = true
+        request.showsHUD = .always
         _ = try await harness.send(request)
         let optedOut = MiddlewareHarness(HUDMiddleware(presenter: RecordingPresenter(), tracker: tracker)) { _, _ in
             seen.withLock { $0.append(tracker.inFlight) }
             return .status(.ok)
         }
-        request.showsHUD = false
+        request.showsHUD = .never
         _ = try await optedOut.send(request)
         #expect(seen.withLock { $0 } == [0, 1, 0])
         #expect(tracker.inFlight == 0)

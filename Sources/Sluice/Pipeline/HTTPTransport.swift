@@ -31,7 +31,8 @@ public protocol HTTPTransport: Sendable {
     /// - Throws: ``SluiceError`` for failures, `CancellationError` when cancelled.
     func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse
 
-    /// The request options this transport acts on (`[MaxResponseBodySizeKey.self, …]`); see
+    /// The request options this transport acts on (CurlTransport lists the key behind
+    /// `request.maxResponseBodySize`); see
     /// ``Middleware/readsOptions``. Defaults to none.
     static var readsOptions: [any RequestOptionKey.Type] { get }
 

@@ -1,18 +1,12 @@
 import Sluice
 
+// CurlTransport's per-request option: the key next to its property.
+
 /// The per-request limit, in bytes, on a response body held in memory, behind
 /// `HTTPRequest.maxResponseBodySize`; `nil` uses the transport's configuration.
-///
-/// ```swift
-/// import Sluice
-/// import SluiceCurl
-///
-/// var request = HTTPRequest(url: url)
-/// request.maxResponseBodySize = 1 << 20   // a larger body fails with .bodyTooLarge
-/// ```
-public enum MaxResponseBodySizeKey: RequestOptionKey {
-    public static let defaultValue: Int? = nil
-    public static let reader: OptionReader? = OptionReader(
+package enum MaxResponseBodySizeKey: RequestOptionKey {
+    package static let defaultValue: Int? = nil
+    package static let reader: OptionReader? = OptionReader(
         property: "request.maxResponseBodySize", middleware: "CurlTransport", module: "SluiceCurl")
 }
 
