@@ -33,7 +33,7 @@ extension SluiceCommand {
             case .removeHeader:
                 break  // left out below the chain: see `omittedFields`
             case .query(let name, let value):
-                query.append(URLQuery.encode(name) + "=" + URLQuery.encode(value))
+                query.append(PercentEncoding.encodeStrictly(name) + "=" + PercentEncoding.encodeStrictly(value))
             case .field(let name, let value):
                 fields.append((name, Self.jsonString(value)))
                 fieldItems.append("\(name)=\(value)")
@@ -89,7 +89,7 @@ extension SluiceCommand {
                 try setDefault("Accept", "application/json, */*;q=0.5")
             case .form:
                 if let jsonOnly { throw UsageError("\(jsonOnly) is raw JSON, which a form cannot carry: leave out --form") }
-                let encoded = textFields.map { URLQuery.encode($0.0) + "=" + URLQuery.encode($0.1) }.joined(separator: "&")
+                let encoded = textFields.map { PercentEncoding.encodeStrictly($0.0) + "=" + PercentEncoding.encodeStrictly($0.1) }.joined(separator: "&")
                 body = .bytes(Data(encoded.utf8))
                 try setDefault("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
             }

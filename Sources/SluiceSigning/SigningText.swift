@@ -5,7 +5,7 @@ import Sluice
 @usableFromInline enum SigningText {
     /// RFC 3986: everything but the unreserved characters encoded (`/` too unless `keepingSlash`).
     static func encode(_ text: String, keepingSlash: Bool = false) -> String {
-        URLQuery.encode(text, keepingSlash: keepingSlash)
+        PercentEncoding.encodeStrictly(text, keepingSlash: keepingSlash)
     }
 
     /// `name=value` pairs of a query or form body, percent-decoded (`+` read as a space in forms).

@@ -6,6 +6,17 @@ import Testing
 
 @Suite("PercentEncoding")
 struct PercentEncodingTests {
+    @Test func strictlyEncodesAllButUnreservedPercentIncluded() {
+        #expect(PercentEncoding.encodeStrictly("café au/lait&=+~") == "caf%C3%A9%20au%2Flait%26%3D%2B~")
+        #expect(PercentEncoding.encodeStrictly("a/b c", keepingSlash: true) == "a/b%20c")
+        #expect(PercentEncoding.encodeStrictly("50%25") == "50%2525")  // its % is data
+        #expect(PercentEncoding.encodeStrictly("plain-name_1.x~") == "plain-name_1.x~")
+    }
+
+    @Test func aLocationKeepsItsEscapesAndReservedCharactersAndEncodesControlsSpacesAndNonASCII() {
+        #expect(PercentEncoding.encodeControlsAndNonASCII("/a b?q=ü&x=%41#f\u{7F}") == "/a%20b?q=%C3%BC&x=%41#f%7F")
+    }
+
     @Test func encodesWhatEachComponentMustAndKeepsExistingEscapes() {
         #expect(PercentEncoding.encode("a b/ü", keeping: .path) == "a%20b/%C3%BC")
         #expect(PercentEncoding.encode("a&b=c+d?", keeping: .queryItem) == "a%26b%3Dc%2Bd?")

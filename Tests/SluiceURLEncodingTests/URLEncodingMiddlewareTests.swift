@@ -8,25 +8,14 @@ import Testing
 
 @Suite("URLEncodingMiddleware")
 struct URLEncodingMiddlewareTests {
-    @Test(arguments: [
-        ("https://api.example.com/v1", "users"), ("https://api.example.com/v1/", "users"),
-        ("https://api.example.com/v1", "/users"), ("https://api.example.com/v1/", "/users"),
-    ])
-    func aRelativePathJoinsTheBaseWithOneSlash(base: String, path: String) async throws {
-        let middleware = URLEncodingMiddleware(configuration: .init(baseURL: URL(string: base)))
-        let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
-        _ = try await harness.send(HTTPRequest(url: URL(string: path)!))
-        #expect(harness.forwarded[0].url.absoluteString == "https://api.example.com/v1/users")
-    }
-
     @Test func absoluteURLsPassThroughAndParametersAreAdded() async throws {
-        let middleware = URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com"), encoder: .init(sortsKeys: true)))
+        let middleware = URLEncodingMiddleware(configuration: .init(encoder: .init(sortsKeys: true)))
         let harness = MiddlewareHarness(middleware, replies: [.status(.ok), .status(.ok)])
         var request = HTTPRequest(url: URL(string: "https://other.example/x?keep=1#frag")!)
         request.queryParameters = ["z": "ü", "a": 1]
         _ = try await harness.send(request)
         #expect(harness.forwarded[0].url.absoluteString == "https://other.example/x?keep=1&a=1&z=%C3%BC#frag")
-        var form = HTTPRequest(method: .post, url: URL(string: "submit")!)
+        var form = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/submit")!)
         form.formParameters = ["name": "Zoë & co", "n": 1]
         _ = try await harness.send(form)
         #expect(harness.forwarded[1].url.absoluteString == "https://api.example.com/submit")
@@ -34,13 +23,19 @@ struct URLEncodingMiddlewareTests {
         #expect(String(decoding: harness.forwardedBodies[1], as: UTF8.self) == "n=1&name=Zo%C3%AB%20%26%20co")
     }
 
-    @Test func aRelativePathKeepsItsOwnQueryAndTheParametersFollowIt() async throws {
-        let middleware = URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1/")))
-        let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
-        var request = HTTPRequest(url: URL(string: "search?x=1")!)
+    /// The client's base URL is the only one: a relative request URL is joined to it by the
+    /// client, with one slash, its own query kept and the parameters after it.
+    @Test(arguments: [
+        ("https://api.example.com/v1", "search?x=1"), ("https://api.example.com/v1/", "search?x=1"),
+        ("https://api.example.com/v1", "/search?x=1"), ("https://api.example.com/v1/", "/search?x=1"),
+    ])
+    func aRelativeURLIsJoinedToTheClientsBaseAndKeepsItsQuery(base: String, path: String) async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        let client = Client(transport: transport, middlewares: [URLEncodingMiddleware()], configuration: .init(baseURL: URL(string: base)))
+        var request = HTTPRequest(url: URL(string: path)!)
         request.queryParameters = ["q": "a b", "page": 2]
-        _ = try await harness.send(request)
-        #expect(harness.forwarded[0].url.absoluteString == "https://api.example.com/v1/search?x=1&q=a%20b&page=2")
+        _ = try await client.send(request)
+        #expect(transport.requests.first?.request.url.absoluteString == "https://api.example.com/v1/search?x=1&q=a%20b&page=2")
     }
 
     @Test func noParametersLeaveTheURLAsItWasAndNoBaseLeavesItRelative() async throws {

@@ -70,10 +70,10 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
             small, { HTTPRequest(url: url) }
         ),
         (
-            "URLEncodingMiddleware, base URL + 3 parameters",
-            [URLEncodingMiddleware(configuration: .init(baseURL: URL(string: "https://api.example.com/v1")))], small,
+            "URLEncodingMiddleware, 3 parameters",
+            [URLEncodingMiddleware()], small,
             {
-                var request = HTTPRequest(url: URL(string: "items")!)
+                var request = HTTPRequest(url: URL(string: "https://api.example.com/v1/items")!)
                 request.queryParameters = ["q": "café", "page": 2, "tags": ["a", "b"]]
                 return request
             }

@@ -13,7 +13,7 @@ extension Client {
             request = try makeRequest(endpoint.method, endpoint.path, headers: endpoint.headers)
         }
         let pairs = endpoint.query.map { item in
-            URLQuery.encode(item.name) + (item.value.map { "=" + URLQuery.encode($0) } ?? "")
+            PercentEncoding.encodeStrictly(item.name) + (item.value.map { "=" + PercentEncoding.encodeStrictly($0) } ?? "")
         }
         request.url = try URLQuery.appending(pairs.joined(separator: "&"), to: request.url)
         endpoint.configure(&request)

@@ -19,8 +19,8 @@ extension Client {
         try Self.join(base: configuration.baseURL, path: path)
     }
 
-    /// The joining rule of ``url(for:)``, for middleware that join base URLs too.
-    public static func join(base: URL?, path: String) throws(SluiceError) -> URL {
+    /// The joining rule of ``url(for:)``. `package`: the OpenAPI transport joins a server URL by it.
+    package static func join(base: URL?, path: String) throws(SluiceError) -> URL {
         // A path that starts with "/" is never absolute (`//host` has no scheme): no parse for it.
         if path.utf8.first != UInt8(ascii: "/"), let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty,
             absolute.host(percentEncoded: true) != nil

@@ -171,7 +171,7 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil,
         with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
-        let request = underPolicy(request)
+        let request = try underPolicy(joinedToBase(request))
         guard timeout != nil || deadline != nil || configuration.timeout != nil || context?.deadline != nil else {
             // No limit (the common call): no clock read, no watchdog, the smallest async frame.
             return try await dispatch(request, context: context ?? makeContext(), with: extra)
@@ -224,6 +224,17 @@ public struct Client: Sendable {
         var request = request
         request.redaction = policy
         return request
+    }
+
+    /// `request` with a relative URL (`search?q=1`, `/users`) joined to ``Configuration/baseURL``
+    /// by ``url(for:)``'s rule: the client's base URL is the only one.
+    ///
+    /// - Throws: `.invalidURL` for a relative URL and no base URL.
+    func joinedToBase(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
+        guard request.url.scheme == nil else { return request }
+        var joined = request
+        joined.url = try url(for: request.url.relativeString)
+        return joined
     }
 
     /// `2 s`, `0.25 s`.

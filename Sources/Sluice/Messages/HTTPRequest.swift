@@ -20,7 +20,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.method }
     }
 
-    /// The target; a relative URL is joined to a base URL by the client or a URL-encoding middleware.
+    /// The target; a relative URL is joined to the client's base URL when a ``Client`` sends it.
     public var url: URL {
         get { storage.url }
         _modify { makeUnique(); yield &storage.url }

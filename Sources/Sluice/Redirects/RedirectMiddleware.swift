@@ -144,14 +144,7 @@ public struct RedirectMiddleware: Middleware {
     /// `location` resolved against `base`. Spaces and bytes outside ASCII are percent-encoded
     /// first (as browsers and curl do); anything still not a URL is an `.invalidResponse`.
     static func resolve(_ location: String, against base: URL, redaction: Redaction = .default) throws(SluiceError) -> URL {
-        var text = ""
-        for byte in location.utf8 {
-            if byte <= 0x20 || byte >= 0x7F {
-                text += String(format: "%%%02X", byte)
-            } else {
-                text.unicodeScalars.append(Unicode.Scalar(byte))
-            }
-        }
+        let text = PercentEncoding.encodeControlsAndNonASCII(location)
         let notAURL = SluiceError(
             .invalidResponse, "the redirect from \(redaction.url(base)) has a Location that is not a URL (\(location.utf8.count) bytes)"
         )

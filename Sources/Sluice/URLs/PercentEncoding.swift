@@ -1,12 +1,15 @@
 import Foundation
 
-/// RFC 3986 percent-encoding that never encodes twice: a `%` followed by two hex digits is kept.
+/// RFC 3986 percent-encoding: the one encoder every stage uses. ``encode(_:keeping:)`` never
+/// encodes twice (a `%` followed by two hex digits is kept); ``encodeStrictly(_:keepingSlash:)``
+/// encodes every byte but the unreserved ones, `%` too, for a raw value whose `%` is data.
 ///
 /// ```swift
 /// import Sluice
 ///
 /// PercentEncoding.encode("a b/ü", keeping: .path)          // "a%20b/%C3%BC"
 /// PercentEncoding.encode("50%25 off", keeping: .queryItem)  // "50%25%20off" (the %25 stays)
+/// PercentEncoding.encodeStrictly("50%25 off")               // "50%2525%20off"
 /// try PercentEncoding.url("https://example.com/naïve path?q=ä")   // encodes what it must
 /// PercentEncoding.decode("caf%C3%A9+au+lait", plusIsSpace: true)  // "café au lait"
 /// ```
@@ -41,12 +44,62 @@ public enum PercentEncoding {
                 result.append(byte)
             } else {
                 result.append(UInt8(ascii: "%"))
-                result.append(URLQuery.hexDigit(byte >> 4))
-                result.append(URLQuery.hexDigit(byte & 0x0F))
+                result.append(hexDigit(byte >> 4))
+                result.append(hexDigit(byte & 0x0F))
             }
             index += 1
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// `text` with every byte but RFC 3986's unreserved ones (`A–Z a–z 0–9 - . _ ~`) as `%XX`
+    /// (uppercase hex), `%` included; `/` is kept too when `keepingSlash`. For a raw name or value
+    /// whose `%` is data: a signature's canonical text, an endpoint's query item.
+    public static func encodeStrictly(_ text: String, keepingSlash: Bool = false) -> String {
+        @inline(__always) func kept(_ byte: UInt8) -> Bool {
+            unreserved[Int(byte)] || (keepingSlash && byte == UInt8(ascii: "/"))
+        }
+        // Most names and values need no escape at all.
+        var text = text
+        guard !text.withUTF8({ $0.allSatisfy(kept) }) else { return text }
+        return escaping(text) { !kept($0) }
+    }
+
+    /// `text` with its controls, spaces and bytes past ASCII as `%XX`, the rest kept: a redirect's
+    /// `Location` made a URL as browsers and curl make it.
+    package static func encodeControlsAndNonASCII(_ text: String) -> String {
+        escaping(text) { $0 <= 0x20 || $0 >= 0x7F }
+    }
+
+    /// `text` with each byte `escaped` says as `%XX`.
+    private static func escaping(_ text: String, _ escaped: (UInt8) -> Bool) -> String {
+        var result = [UInt8]()
+        result.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if escaped(byte) {
+                result.append(UInt8(ascii: "%"))
+                result.append(hexDigit(byte >> 4))
+                result.append(hexDigit(byte & 0x0F))
+            } else {
+                result.append(byte)
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// RFC 3986's unreserved bytes, `A–Z a–z 0–9 - . _ ~`, by byte value.
+    private static let unreserved: [Bool] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    /// `0`–`9`, `A`–`F` for a value below 16: the one hex table.
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// A URL from `text`, percent-encoding the path, query and fragment where they need it
