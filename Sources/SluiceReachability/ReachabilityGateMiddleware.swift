@@ -56,6 +56,8 @@ public struct ReachabilityGateMiddleware: Middleware {
     }
 
     /// Whether the monitor reported reachable within `timeout`.
+    ///
+    /// - Throws: `CancellationError` when the call is cancelled while it waits.
     private func waitForConnectivity(_ timeout: Duration) async throws -> Bool {
         let updates = monitor.statusUpdates
         return try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -69,6 +71,8 @@ public struct ReachabilityGateMiddleware: Middleware {
             }
             let first = try await group.next() ?? false
             group.cancelAll()
+            // A cancelled call ends the stream's loop too: it is cancelled, not offline.
+            try Task.checkCancellation()
             return first
         }
     }

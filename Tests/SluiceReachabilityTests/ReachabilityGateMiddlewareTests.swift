@@ -90,8 +90,40 @@ struct ReachabilityGateTests {
             replies: [.status(.ok)])
         await #expect {
             _ = try await harness.send(HTTPRequest(url: url))
-        } throws: { ($0 as? SluiceError)?.code == .offline && ($0 as? SluiceError)?.message.hasPrefix("the network stayed unreachable for") == true }
+        } throws: {
+            ($0 as? SluiceError)?.code == .offline
+                && ($0 as? SluiceError)?.message == "the network stayed unreachable for 0.1 seconds; GET https://api.example.com/x was not sent"
+        }
         #expect(harness.forwarded.isEmpty)
+    }
+
+    /// A call cancelled while the gate waits ends at once, cancelled, not `.offline` when its
+    /// timeout (300 s here) passes.
+    @Test func aCallCancelledWhileWaitingEndsAtOnce() async throws {
+        let monitor = ManualMonitor(.unreachable)
+        let harness = MiddlewareHarness(
+            ReachabilityGateMiddleware(monitor: monitor, mode: .waitForConnectivity(timeout: .seconds(300))), replies: [.status(.ok)])
+        let call = Task { try await harness.send(HTTPRequest(url: url)) }
+        try await Wait.until("the gate waits for the network") { monitor.subscriberCount == 1 }
+        let cancelled = ContinuousClock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(cancelled.duration(to: .now) < TestTiming.scaled(.seconds(30)))
+        #expect(harness.forwarded.isEmpty)
+    }
+
+    /// The gate's error quotes the request under the client's privacy policy.
+    @Test func theOfflineErrorHidesWhatTheClientsPolicyNames() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        let client = Client(
+            transport: transport, middlewares: [ReachabilityGateMiddleware(monitor: ManualMonitor(.unreachable))],
+            configuration: .init(redaction: Redaction.default.adding(parameters: ["pin"])))
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/pay?pin=1234&token=T&n=1")!))
+        } throws: {
+            ($0 as? SluiceError)?.message == "the network is unreachable; GET https://api.example.com/pay?pin=<redacted>&token=<redacted>&n=1 was not sent"
+        }
+        #expect(transport.requests.isEmpty)
     }
 
     @Test func theHostProbeConnectsOrNot() async throws {
