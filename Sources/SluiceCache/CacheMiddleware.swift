@@ -52,7 +52,7 @@ public struct CacheMiddleware: Middleware {
         /// replaced by a SHA-256 fingerprint (`token=sha256:9f86d081…`), so two tokens still make
         /// two entries but neither is written to disk. So is a password in the URL's user info.
         /// `Redaction.default` hides `token`, `password`, `secret`, `sign` and `signature`. The
-        /// request's policy (``Sluice/HTTPRequest/redaction``, the client's) is added to it, and
+        /// request's policy (`HTTPRequest.redaction`, the client's) is added to it, and
         /// the fields either hides are never stored.
         public var redaction: Redaction
         /// A streamed body larger than this is passed on but not stored (8 MiB by default).

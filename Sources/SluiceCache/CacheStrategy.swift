@@ -124,7 +124,7 @@ public struct CacheStrategy: Sendable {
     /// The fields of `response` to store: without hop-by-hop fields, those a `Connection` field
     /// names, in a shared cache those a qualified `private` or `no-cache` names, and never
     /// `Set-Cookie`/`Set-Cookie2` or another field `redaction` hides (`Redaction.default` and the
-    /// request's policy, ``HTTPRequest/redaction``, when the response has its request): a cookie
+    /// request's policy, `HTTPRequest.redaction`, when the response has its request): a cookie
     /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
     /// again (or one user's for another), and no store file ever holds a credential in clear.
     public func storedFields(of response: HTTPResponse, redaction: Redaction = .default) -> HTTPFields {
@@ -280,7 +280,7 @@ public struct CacheStrategy: Sendable {
 
     /// For each field `responseHeaders`' `Vary` names, the request's value (nil when absent); nil
     /// when the response varies on `*`. The values of secret fields (`Authorization`, `Cookie`,
-    /// the names `Redaction.default` and the request's ``HTTPRequest/redaction`` hide) are kept
+    /// the names `Redaction.default` and the request's `HTTPRequest.redaction` hide) are kept
     /// as SHA-256 fingerprints, so a store never holds a credential.
     public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
         var values: [String: String?] = [:]

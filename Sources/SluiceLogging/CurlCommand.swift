@@ -21,7 +21,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     public let command: String
 
     /// The curl command for `request`, with `redaction`'s secrets hidden and the request's own
-    /// (``Sluice/HTTPRequest/redaction``); `.disabled` shows every value.
+    /// (`HTTPRequest.redaction`); `.disabled` shows every value.
     public init(_ request: HTTPRequest, redaction: Redaction = .default) {
         let redaction = redaction.adding(request.redaction)
         var words = ["curl"]

@@ -21,7 +21,7 @@ public final class HARRecorder: Sendable {
     /// What a recording hides and how much of each body it keeps.
     public struct Configuration: Sendable {
         /// What the recording hides, beside each request's own policy
-        /// (``Sluice/HTTPRequest/redaction``, the client's), which is always added to it.
+        /// (`HTTPRequest.redaction`, the client's), which is always added to it.
         public var redaction: Redaction
         /// The largest body kept per entry; longer ones are cut and the entry says so in `comment`.
         public var bodyLimit: Int

@@ -31,7 +31,7 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         public var level: LogLevel
         /// Where records go.
         public var sink: LogSink
-        /// What records hide, beside the request's own policy (``Sluice/HTTPRequest/redaction``,
+        /// What records hide, beside the request's own policy (`HTTPRequest.redaction`,
         /// the client's), which is always added to it.
         public var redaction: Redaction
         /// Text or JSON lines.
@@ -177,7 +177,7 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
 
     /// Hands `record` to the sink: rendered, or as an entry with its fields beside the rendered
     /// text for a sink that takes entries (a swift-log `Logger`).
-    /// The request's policy (``Sluice/HTTPRequest/redaction``, the client's) is added to the
+    /// The request's policy (`HTTPRequest.redaction`, the client's) is added to the
     /// logger's own redaction first, so a secret named once on the client is hidden here too.
     private func emit(_ record: LogRecord) {
         var configuration = self.configuration

@@ -36,7 +36,7 @@
             /// The tracer; `nil` takes `InstrumentationSystem.tracer` at each call.
             public var tracer: (any Tracer)?
             /// What the `url.full` attribute hides, beside the request's own policy
-            /// (``Sluice/HTTPRequest/redaction``, the client's), which is always added to it.
+            /// (`HTTPRequest.redaction`, the client's), which is always added to it.
             public var redaction: Redaction
 
             /// Settings with each value given, or its default.

@@ -3,8 +3,8 @@ import Sluice
 
 /// Encodes a request's parameters with its own settings: adds `HTTPRequest.queryParameters` to
 /// the query and sends `HTTPRequest.formParameters` as a form body. Without it, the pipeline
-/// encodes query parameters with ``Sluice/ParameterEncoder/default``; a relative URL is joined to
-/// the client's base URL (``Sluice/Client/Configuration/baseURL``), the only one.
+/// encodes query parameters with `ParameterEncoder.default`; a relative URL is joined to
+/// the client's base URL (`Client.Configuration.baseURL`), the only one.
 ///
 /// ```swift
 /// import Foundation
