@@ -92,6 +92,22 @@ struct ClientTests {
         }
     }
 
+    /// A relative `HTTPRequest` sent through a client is joined to its base URL (the only base
+    /// URL there is); with no base URL it fails before anything is sent, saying why.
+    @Test func aRelativeRequestIsJoinedToTheBaseOrRefusedWithoutOne() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        _ = try await client(transport).send(HTTPRequest(url: URL(string: "users?page=2")!))
+        #expect(transport.requests.first?.request.url.absoluteString == "https://api.example.com/v1/users?page=2")
+        let bare = MockTransport(replies: [.status(.ok)])
+        await #expect {
+            _ = try await client(bare, base: nil).send(HTTPRequest(url: URL(string: "users")!))
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidURL && error?.message == #""users" is not an absolute URL and the client has no base URL"#
+        }
+        #expect(bare.requests.isEmpty)
+    }
+
     @Test func unparsableAbsoluteURLIsAnInvalidURL() {
         #expect {
             try Client.join(base: base, path: "http://[::1/x")
