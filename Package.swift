@@ -24,6 +24,7 @@ let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceTesting",
+    "SluiceResilience",
     // The integrations (each needs its trait; see `traits` below).
     "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog", "SluiceMetrics", "SluiceTracing",
 ]
@@ -115,6 +116,7 @@ let modules: [Target] = [
     .target(name: "SluiceCacheRedis", dependencies: ["Sluice", "SluiceCache", "CHiredis"], swiftSettings: strict),
     // A netlink reachability monitor, a host probe, the gate middleware.
     .target(name: "SluiceReachability", dependencies: ["Sluice"], swiftSettings: strict),
+    .target(name: "SluiceResilience", dependencies: ["Sluice"], swiftSettings: strict),
     // An activity tracker without flicker, ordered presenter calls, a terminal HUD.
     .target(name: "SluiceHUD", dependencies: ["Sluice"], swiftSettings: strict),
     // Durable offline writes with idempotency keys, replayed when reachable.
@@ -272,6 +274,7 @@ let testTargets: [Target] = [
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "SluiceHeaders", "SluiceSigning", "CSQLite", "sluice-cache-stress"]),
     tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
     tests("SluiceReachability", ["SluiceCurl", "sluice-reachability-probe"]),
+    tests("SluiceResilience", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceHUD"),
     tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),

@@ -45,7 +45,7 @@ public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringCo
     public static let logging = MiddlewarePosition(rank: 200, name: "logging")
     /// Static, dynamic and auth headers; common parameters.
     public static let headers = MiddlewarePosition(rank: 300, name: "headers")
-    /// Base URL joining, query and body encoding.
+    /// Query and form parameters encoded (the base URL is the client's).
     public static let urlEncoding = MiddlewarePosition(rank: 400, name: "urlEncoding")
     /// In-house middleware: after the request is shaped, before the cache key is taken and the
     /// request is signed.
