@@ -11,4 +11,15 @@ extension MiddlewarePosition {
     /// builder.add(CircuitBreakerMiddleware())   // at .circuitBreaker, its default position
     /// ```
     public static let circuitBreaker = MiddlewarePosition(rank: 650, name: "circuitBreaker")
+
+    /// Hedged requests: inside retry (retry sees one attempt, hedged or not) and outside the
+    /// circuit breaker (which counts each copy).
+    ///
+    /// ```swift
+    /// import Sluice
+    /// import SluiceResilience
+    ///
+    /// builder.add(HedgingMiddleware())   // at .hedging, its default position
+    /// ```
+    public static let hedging = MiddlewarePosition(rank: 640, name: "hedging")
 }

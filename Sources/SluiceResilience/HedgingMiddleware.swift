@@ -1,0 +1,239 @@
+import Foundation
+import Sluice
+import Synchronization
+
+/// Hedged requests: when an idempotent call has not answered after a delay, a second copy is
+/// sent; the first answer wins and the other transfer is cancelled at once (its connection closed,
+/// never left half-read). A slow tail of a healthy host (one answer in twenty that takes a second)
+/// then costs the caller the delay, not the tail.
+///
+/// - Only for calls that may go twice: GET, HEAD, OPTIONS, TRACE, PUT and DELETE (RFC 9110's
+///   idempotent methods), or any method with an `Idempotency-Key` field; and only with a body
+///   that can be sent again. Never for a body streamed or written to a file as it arrives.
+/// - The delay is ``Configuration/Delay/fixed(_:)``, or ``Configuration/Delay/percentile(_:fallback:)``
+///   of the origin's recent latencies (its p95, say), `fallback` until 20 are known.
+/// - A budget keeps the extra load down: hedges are at most ``Configuration/maxExtraRatio`` of
+///   the calls of the last 10 s (10% by default).
+/// - A copy that fails does not end the call while the other may still answer.
+///
+/// Its place, `MiddlewarePosition.hedging`, is inside retry (retry sees one attempt, hedged or
+/// not) and outside the circuit breaker (which counts each copy).
+///
+/// ```swift
+/// import Sluice
+/// import SluiceCurl
+/// import SluiceResilience
+///
+/// var builder = Client.Builder(transport: CurlTransport())
+/// builder.add(HedgingMiddleware(configuration: .init(delay: .percentile(0.95, fallback: .milliseconds(100)))))
+/// ```
+public struct HedgingMiddleware: Middleware {
+    /// When a copy is sent, and how many may be.
+    public struct Configuration: Sendable {
+        /// How long a call runs before its copy is sent.
+        public enum Delay: Sendable, Hashable {
+            /// Always this long.
+            case fixed(Duration)
+            /// This percentile (0.95 for the p95) of the origin's last 200 latencies; `fallback`
+            /// until 20 are known.
+            case percentile(Double, fallback: Duration)
+        }
+
+        /// When a copy is sent: the origin's p95, 100 ms until it is known.
+        public var delay: Delay
+        /// Hedges allowed per call, over the last 10 s (0.1: at most 10% extra requests).
+        public var maxExtraRatio: Double
+
+        /// Settings with each value given, or its default.
+        public init(delay: Delay = .percentile(0.95, fallback: .milliseconds(100)), maxExtraRatio: Double = 0.1) {
+            self.delay = delay
+            self.maxExtraRatio = maxExtraRatio
+        }
+
+        /// The p95 of each origin (100 ms until known), at most 10% extra requests.
+        public static let `default` = Configuration()
+    }
+
+    public static let defaultPosition = MiddlewarePosition.hedging
+
+    /// How it behaves.
+    public let configuration: Configuration
+    private let state: HedgingState
+
+    /// A hedger with `configuration`.
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+        state = HedgingState()
+    }
+
+    /// Calls and hedges of the last 10 s, as the budget counts them.
+    public var counts: (calls: Int, hedges: Int) { state.counts(now: .now) }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let origin = CircuitBreakerMiddleware.origin(of: next.urlAsSent(request.url))
+        let start = ContinuousClock.now
+        state.countCall(now: start)
+        guard Self.mayHedge(request) else { return try await timed(request, context, next, origin: origin, start: start) }
+        let wait = delay(for: origin)
+        // No copy past the call's deadline.
+        let delay = context.remainingTime.map { $0 <= wait ? Duration.zero : wait } ?? wait
+        guard delay > .zero else { return try await timed(request, context, next, origin: origin, start: start) }
+        let hedgeSent = SentFlag()
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask { Outcome(result: await Result { try await next(request, context) }, isHedge: false) }
+            group.addTask {
+                try await Task.sleep(for: delay)
+                guard state.mayHedge(ratio: configuration.maxExtraRatio, now: .now) else { return Outcome(result: nil, isHedge: true) }
+                hedgeSent.value.store(true, ordering: .sequentiallyConsistent)
+                return Outcome(result: await Result { try await next(request, context) }, isHedge: true)
+            }
+            var failure: (any Error)?
+            while let outcome = try await group.next() {
+                switch outcome.result {
+                case .success(let response)?:
+                    group.cancelAll()  // the other copy, wherever it is, or the timer
+                    state.record(origin: origin, latency: start.duration(to: .now))
+                    return response
+                case .failure(let error)?:
+                    // A first copy that fails before its hedge is sent ends the call: a hedge is
+                    // for a slow answer, not a retry of a failed one.
+                    if !outcome.isHedge, !hedgeSent.value.load(ordering: .sequentiallyConsistent) {
+                        group.cancelAll()
+                        throw error
+                    }
+                    if failure == nil { failure = error }
+                case nil:
+                    continue  // the budget said no: only the first copy runs
+                }
+            }
+            throw failure ?? CancellationError()
+        }
+    }
+
+    /// A call that is not hedged, its latency kept for the percentile.
+    private func timed(
+        _ request: HTTPRequest, _ context: RequestContext, _ next: Next, origin: String, start: ContinuousClock.Instant
+    ) async throws -> HTTPResponse {
+        let response = try await next(request, context)
+        state.record(origin: origin, latency: start.duration(to: .now))
+        return response
+    }
+
+    /// The delay before `origin`'s copy.
+    func delay(for origin: String) -> Duration {
+        switch configuration.delay {
+        case .fixed(let delay): delay
+        case .percentile(let percentile, let fallback): state.percentile(percentile, of: origin) ?? fallback
+        }
+    }
+
+    /// Whether `request` may be sent twice.
+    static func mayHedge(_ request: HTTPRequest) -> Bool {
+        guard ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method.rawValue) || request.headers.contains("Idempotency-Key")
+        else { return false }
+        guard !request.streamsResponseBody, request.responseBodyFile == nil else { return false }
+        if case .stream(let stream) = request.body { return stream.isReplayable }
+        return true
+    }
+
+    /// Whether the hedge has been sent, shared by the call's two child tasks.
+    private final class SentFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    /// What one copy (or the timer before the copy) ended with; `nil`: no copy was sent.
+    private struct Outcome: Sendable {
+        let result: Result<HTTPResponse, any Error>?
+        let isHedge: Bool
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of `body`.
+    fileprivate init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
+/// The latencies of each origin and the budget's counts, shared by every copy of the middleware.
+final class HedgingState: Sendable {
+    private struct Latencies {
+        var samples: [Duration] = []
+        var next = 0
+        var lastUsed: UInt64 = 0
+    }
+
+    private struct State {
+        var origins: [String: Latencies] = [:]
+        var tick: UInt64 = 0
+        var windowStart = ContinuousClock.now
+        var calls = 0
+        var hedges = 0
+    }
+
+    /// Latencies kept per origin, and origins kept.
+    static let sampleCount = 200
+    static let maxOrigins = 1024
+    /// The window the budget counts over.
+    static let window = Duration.seconds(10)
+
+    private let state = Mutex(State())
+
+    func countCall(now: ContinuousClock.Instant) {
+        state.withLock { state in
+            Self.roll(&state, now: now)
+            state.calls += 1
+        }
+    }
+
+    /// Whether one more hedge stays within `ratio` of the calls; counts it when it does.
+    func mayHedge(ratio: Double, now: ContinuousClock.Instant) -> Bool {
+        state.withLock { state in
+            Self.roll(&state, now: now)
+            guard Double(state.hedges + 1) <= ratio * Double(state.calls) else { return false }
+            state.hedges += 1
+            return true
+        }
+    }
+
+    func counts(now: ContinuousClock.Instant) -> (calls: Int, hedges: Int) {
+        state.withLock { state in
+            Self.roll(&state, now: now)
+            return (state.calls, state.hedges)
+        }
+    }
+
+    func record(origin: String, latency: Duration) {
+        state.withLock { state in
+            state.tick &+= 1
+            var latencies = state.origins[origin] ?? Latencies()
+            if latencies.samples.count < Self.sampleCount {
+                latencies.samples.append(latency)
+            } else {
+                latencies.samples[latencies.next] = latency
+                latencies.next = (latencies.next + 1) % Self.sampleCount
+            }
+            latencies.lastUsed = state.tick
+            state.origins[origin] = latencies
+            if state.origins.count > Self.maxOrigins, let oldest = state.origins.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
+                state.origins.removeValue(forKey: oldest)
+            }
+        }
+    }
+
+    /// The `percentile` of `origin`'s latencies; `nil` with fewer than 20.
+    func percentile(_ percentile: Double, of origin: String) -> Duration? {
+        guard var samples = state.withLock({ $0.origins[origin]?.samples }), samples.count >= 20 else { return nil }
+        samples.sort()
+        let index = min(samples.count - 1, max(0, Int((Double(samples.count) * percentile).rounded(.up)) - 1))
+        return samples[index]
+    }
+
+    /// A new window once the last is over: the budget counts recent calls only.
+    private static func roll(_ state: inout State, now: ContinuousClock.Instant) {
+        guard now - state.windowStart >= window else { return }
+        state.windowStart = now
+        state.calls = 0
+        state.hedges = 0
+    }
+}
