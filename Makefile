@@ -15,6 +15,8 @@
 #                     middleware of the default stack alone in the client (--only NAME)
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build);
 #                     ARGS=--instructions counts instructions per hop under callgrind instead
+#   make bench-resilience  hedging against a slow-tail server (p50, p99, extra requests) and the
+#                     circuit breaker against a failing one (calls sent, when calls fail fast)
 SHELL := /bin/bash
 
 # Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto, hiredis), and iproute2
@@ -22,7 +24,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build lint format docs test test-tsan test-asan fuzz soak demo bench bench-cache bench-middleware bench-instructions bench-micro clean
+.PHONY: deps build lint format docs test test-tsan test-asan fuzz soak demo bench bench-cache bench-middleware bench-instructions bench-micro bench-resilience clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -148,6 +150,11 @@ bench-instructions: deps
 	  echo "Installing valgrind"; $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends valgrind; }
 	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
 	@Tests/Servers/with-servers.sh --nginx-only sh -c 'Benchmarks/bench-instructions.sh "$$SLUICE_NGINX_URL" $(BENCH_BIN)/sluice-bench'
+
+# Hedging against a slow-tail server and the circuit breaker against a failing one (MockWebServer).
+bench-resilience: deps
+	swift build -c release $(BENCH_PACKAGE) --product sluice-resilience-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-resilience-bench  # a second try: SwiftPM can miss files new in the root package
+	$(BENCH_BIN)/sluice-resilience-bench $(ARGS)
 
 bench-micro: deps
 	swift build -c release $(BENCH_PACKAGE) --product sluice-microbench || swift build -c release $(BENCH_PACKAGE) --product sluice-microbench  # a second try: SwiftPM can miss files new in the root package

@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
 // Sluice's benchmarks, a package of their own beside the library (`make bench`, `make bench-cache`,
-// `make bench-middleware`, `make bench-instructions`, `make bench-micro`, `make soak`). Figures and
+// `make bench-middleware`, `make bench-instructions`, `make bench-micro`, `make bench-resilience`,
+// `make soak`). Figures and
 // how to read them: Benchmarks/README.md.
 import PackageDescription
 
@@ -37,6 +38,11 @@ let package = Package(
         .executableTarget(
             name: "sluice-microbench", dependencies: ["BenchmarkSupport"] + sluice("Sluice", "SluiceTesting"),
             path: "Sources/SluiceMicroBench", swiftSettings: strict),
+        // sluice-resilience-bench: hedging against a slow tail, the circuit breaker against a failing host.
+        .executableTarget(
+            name: "sluice-resilience-bench",
+            dependencies: ["BenchmarkSupport"] + sluice("Sluice", "SluiceCurl", "SluiceResilience", "SluiceTesting"),
+            path: "Sources/SluiceResilienceBench", swiftSettings: strict),
         // sluice-soak: a long run through every middleware against nginx; memory and descriptors stay flat.
         .executableTarget(
             name: "sluice-soak",
