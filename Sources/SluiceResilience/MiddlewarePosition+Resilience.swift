@@ -22,4 +22,15 @@ extension MiddlewarePosition {
     /// builder.add(HedgingMiddleware())   // at .hedging, its default position
     /// ```
     public static let hedging = MiddlewarePosition(rank: 640, name: "hedging")
+
+    /// The deadline sent to the server: inside retry and the reachability gate, so each attempt
+    /// carries its own time left, and outside signing, so a signature covers it.
+    ///
+    /// ```swift
+    /// import Sluice
+    /// import SluiceResilience
+    ///
+    /// builder.add(DeadlineHeaderMiddleware())   // at .deadlineHeader, its default position
+    /// ```
+    public static let deadlineHeader = MiddlewarePosition(rank: 750, name: "deadlineHeader")
 }
