@@ -245,6 +245,28 @@ struct ClientTests {
         }
     }
 
+    /// Keeps the chain it is attached to, to send through it later (as an outbox replays).
+    struct Replaying: ChainAttachable {
+        let chain = Locked<ChainHandle?>(nil)
+        func attach(to chain: ChainHandle) { self.chain.withLock { $0 = chain } }
+        func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            try await next(request, context)
+        }
+    }
+
+    /// What a middleware sends through its chain (an outbox's replay) is under the client's
+    /// privacy policy too: every stage, and every message, hides what the client names.
+    @Test func aReplayThroughTheChainIsUnderTheClientsPrivacyPolicy() async throws {
+        let transport = MockTransport(replies: [.status(.ok)])
+        let replaying = Replaying()
+        let client = Client(
+            transport: transport, middlewares: [replaying], configuration: .init(redaction: Redaction.default.adding(parameters: ["pin"])))
+        let handle = try #require(replaying.chain.withLock { $0 })
+        _ = try await handle.send(HTTPRequest(url: URL(string: "https://api.example.com/pay?pin=1234&n=1")!))
+        #expect(transport.requests.first?.request.description == "GET https://api.example.com/pay?pin=<redacted>&n=1")
+        withExtendedLifetime(client) {}
+    }
+
     @Test func extraMiddlewareDoNotRelinkOrReattachTheClientsChain() async throws {
         let transport = MockTransport(replies: Array(repeating: .status(.ok), count: 4))
         let attached = Attached()

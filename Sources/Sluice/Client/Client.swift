@@ -113,7 +113,7 @@ public struct Client: Sendable {
     init(builder: Builder) {
         self.builder = builder
         self.configuration = builder.configuration
-        self.pipeline = Pipeline(middlewares: builder.resolvedMiddlewares, transport: builder.transport)
+        self.pipeline = Pipeline(middlewares: builder.resolvedMiddlewares, transport: builder.transport, redaction: builder.configuration.redaction)
         self.dispatcher = RequestDispatcher(limit: builder.configuration.maxConcurrentRequests)
     }
 
@@ -218,12 +218,7 @@ public struct Client: Sendable {
     /// default. Every stage, and every error message that quotes the request, then hides the
     /// same secrets.
     package func underPolicy(_ request: HTTPRequest) -> HTTPRequest {
-        let own = request.redaction
-        let policy = own.isSame(as: .default) ? configuration.redaction : configuration.redaction.adding(own)
-        guard !policy.isSame(as: own) else { return request }  // the common call: nothing to write
-        var request = request
-        request.redaction = policy
-        return request
+        configuration.redaction.applied(to: request)
     }
 
     /// `request` with a relative URL (`search?q=1`, `/users`) joined to ``Configuration/baseURL``

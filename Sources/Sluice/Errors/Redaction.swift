@@ -203,6 +203,18 @@ public struct Redaction: Sendable, Hashable {
         return union === names ? self : Redaction(names: union)
     }
 
+    /// `request` under this policy (a client's): the policy itself, plus what the request's own
+    /// ``HTTPRequest/redaction`` adds when it was set to something else than the default. The
+    /// common request, with the default and this policy already, is returned as it is.
+    package func applied(to request: HTTPRequest) -> HTTPRequest {
+        let own = request.redaction
+        let policy = own.isSame(as: .default) ? self : adding(own)
+        guard !policy.isSame(as: own) else { return request }
+        var request = request
+        request.redaction = policy
+        return request
+    }
+
     /// Whether both are the same value by identity (a cheap test, for the paths every call takes).
     package func isSame(as other: Redaction) -> Bool {
         isEnabled == other.isEnabled && names === other.names

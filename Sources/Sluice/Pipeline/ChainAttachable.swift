@@ -37,22 +37,26 @@ public protocol ChainAttachable: Middleware {
 public struct ChainHandle: Sendable {
     private let link: WeakLink
     private let cookies: (any CookieSource)?
+    /// The client's privacy policy, applied to each request sent.
+    private let redaction: Redaction
 
-    init(_ link: ChainLink, cookies: (any CookieSource)?) {
+    init(_ link: ChainLink, cookies: (any CookieSource)?, redaction: Redaction) {
         self.link = WeakLink(link)
         self.cookies = cookies
+        self.redaction = redaction
     }
 
     /// Whether the pipeline still exists.
     public var isAlive: Bool { link.link != nil }
 
     /// Sends `request` through every middleware and the transport, as ``Pipeline/send(_:context:)``
-    /// does; `nil` when the pipeline is gone.
+    /// does, under its client's privacy policy (``Client/Configuration/redaction``); `nil` when the
+    /// pipeline is gone.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse? {
         guard let link = link.link else { return nil }
         var context = context
         if context.cookieSource == nil { context.cookieSource = cookies }
-        return try await link.run(request, context)
+        return try await link.run(redaction.applied(to: request), context)
     }
 }
 

@@ -47,8 +47,18 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     /// shifts every index by this.
     private let traceOffset: Int
 
+    /// The privacy policy a ``ChainHandle`` applies to what a middleware sends through it (an
+    /// outbox's replay): the client's, so a replay hides what every call hides.
+    package let redaction: Redaction
+
     /// A pipeline over `middlewares` in exactly this order (index 0 outermost), then `transport`.
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
+        self.init(middlewares: middlewares, transport: transport, redaction: .default)
+    }
+
+    /// A client's pipeline: its ``ChainHandle`` applies the client's `redaction` to what it sends.
+    package init(middlewares: [any Middleware], transport: any HTTPTransport, redaction: Redaction) {
+        self.redaction = redaction
         self.middlewares = middlewares
         self.transport = transport
         self.cookies = (transport as? any CookieSource).flatMap { $0.keepsCookies ? $0 : nil }
@@ -70,7 +80,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         chain = link
         tracedChain = traced
         for case let attachable as any ChainAttachable in middlewares {
-            attachable.attach(to: ChainHandle(link, cookies: cookies))
+            attachable.attach(to: ChainHandle(link, cookies: cookies, redaction: redaction))
         }
     }
 
@@ -80,6 +90,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     package init(prepending extra: [any Middleware], to pipeline: Pipeline) {
         middlewares = extra + pipeline.middlewares
         transport = pipeline.transport
+        redaction = pipeline.redaction
         cookies = pipeline.cookies
         let read = extra.flatMap { type(of: $0).readsOptions }.map { ObjectIdentifier($0) }
         readOptions = pipeline.readOptions + read.filter { !pipeline.readOptions.contains($0) }
@@ -96,7 +107,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         chain = link
         tracedChain = traced
         for case let attachable as any ChainAttachable in extra {
-            attachable.attach(to: ChainHandle(link, cookies: cookies))
+            attachable.attach(to: ChainHandle(link, cookies: cookies, redaction: redaction))
         }
     }
 
