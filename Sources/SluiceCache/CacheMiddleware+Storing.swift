@@ -63,7 +63,7 @@ extension CacheMiddleware {
         for name in ["Location", "Content-Location"] {
             if let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL {
                 let target = next.urlAsSent(url)
-                if Self.origin(of: target) == Self.origin(of: sentURL) { targets.append(target) }
+                if target.origin == sentURL.origin { targets.append(target) }
             }
         }
         var stored = request
@@ -71,12 +71,5 @@ extension CacheMiddleware {
         for url in targets {
             _ = try? await store.delete(key(for: stored, url: url))
         }
-    }
-
-    /// Scheme, host and port (the scheme's default when the URL names none), lowercased.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return scheme + "://" + (url.host?.lowercased() ?? "") + ":" + String(port)
     }
 }

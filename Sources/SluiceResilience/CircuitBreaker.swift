@@ -41,35 +41,30 @@ package final class CircuitBreaker: Sendable {
         var openedAfter = (failures: 0, calls: 0)
         var probesOut = 0
         var probesPassed = 0
-        var lastUsed: UInt64 = 0
-    }
-
-    private struct Table {
-        var circuits: [String: Circuit] = [:]
-        var tick: UInt64 = 0
     }
 
     private let rules: Rules
-    private let table = Mutex(Table())
+    private let table: Mutex<OriginTable<Circuit>>
 
     package init(rules: Rules) {
         self.rules = rules
+        table = Mutex(OriginTable(limit: rules.maxOrigins))
     }
 
     /// The state of `origin`'s circuit now (an open one whose wait is over is still `open` until
     /// a call comes).
     package func state(of origin: String) -> CircuitState {
-        table.withLock { $0.circuits[origin]?.state ?? .closed }
+        table.withLock { $0[origin]?.state ?? .closed }
     }
 
     /// How many origins are kept.
-    package var originCount: Int { table.withLock { $0.circuits.count } }
+    package var originCount: Int { table.withLock { $0.count } }
 
     /// Whether a call to `origin` may go at `now`, and the event when it moves an open circuit to
     /// half-open.
     package func admit(_ origin: String, now: ContinuousClock.Instant) -> (Admission, CircuitBreakerEvent?) {
         table.withLock { table in
-            var circuit = table.circuits[origin] ?? Circuit()
+            var circuit = table[origin] ?? Circuit()
             var event: CircuitBreakerEvent?
             let admission: Admission
             if case .open(let until) = circuit.state, now >= until {
@@ -91,7 +86,7 @@ package final class CircuitBreaker: Sendable {
                     admission = .rejected(until: nil, failures: circuit.openedAfter.failures, calls: circuit.openedAfter.calls)
                 }
             }
-            Self.store(circuit, for: origin, in: &table, limit: rules.maxOrigins)
+            table.store(circuit, for: origin)
             return (admission, event)
         }
     }
@@ -100,7 +95,7 @@ package final class CircuitBreaker: Sendable {
     /// while the circuit was closed that ends after it opened changes nothing.
     package func record(_ origin: String, failed: Bool, isProbe: Bool, now: ContinuousClock.Instant) -> CircuitBreakerEvent? {
         table.withLock { table in
-            guard var circuit = table.circuits[origin] else { return nil }
+            guard var circuit = table[origin] else { return nil }
             var event: CircuitBreakerEvent?
             switch (circuit.state, isProbe) {
             case (.halfOpen, true):
@@ -127,7 +122,7 @@ package final class CircuitBreaker: Sendable {
             default:
                 break
             }
-            Self.store(circuit, for: origin, in: &table, limit: rules.maxOrigins)
+            table.store(circuit, for: origin)
             return event
         }
     }
@@ -136,9 +131,9 @@ package final class CircuitBreaker: Sendable {
     package func release(_ origin: String, isProbe: Bool) {
         guard isProbe else { return }
         table.withLock { table in
-            guard var circuit = table.circuits[origin], circuit.state == .halfOpen else { return }
+            guard var circuit = table[origin], circuit.state == .halfOpen else { return }
             circuit.probesOut = max(0, circuit.probesOut - 1)
-            table.circuits[origin] = circuit
+            table.store(circuit, for: origin)
         }
     }
 
@@ -160,16 +155,5 @@ package final class CircuitBreaker: Sendable {
             if failed { circuit.buckets[circuit.buckets.count - 1].failures += 1 }
             return circuit.buckets.reduce((0, 0)) { ($0.0 + $1.failures, $0.1 + $1.calls) }
         }
-    }
-
-    /// Keeps `circuit`, and forgets the origin used longest ago when there are too many.
-    private static func store(_ circuit: Circuit, for origin: String, in table: inout Table, limit: Int) {
-        var circuit = circuit
-        table.tick &+= 1
-        circuit.lastUsed = table.tick
-        table.circuits[origin] = circuit
-        guard table.circuits.count > max(1, limit), let oldest = table.circuits.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
-        else { return }
-        table.circuits.removeValue(forKey: oldest)
     }
 }

@@ -132,7 +132,7 @@ public struct CircuitBreakerMiddleware: Middleware {
 
     /// The state of the circuit of `url`'s origin.
     public func state(of url: URL) -> CircuitState {
-        breaker.state(of: Self.origin(of: url))
+        breaker.state(of: url.origin)
     }
 
     /// Each circuit's changes from now on, as they happen, until the stream is dropped (a slow
@@ -142,8 +142,7 @@ public struct CircuitBreakerMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        let sent = next.urlAsSent(request.url)
-        let origin = Self.origin(of: sent)
+        let origin = next.urlAsSent(request.url).origin
         let (admission, opened) = breaker.admit(origin, now: configuration.clock())
         if let opened { subscribers.send(opened) }
         let isProbe: Bool
@@ -178,13 +177,6 @@ public struct CircuitBreakerMiddleware: Middleware {
             subscribers.send(changed)
         }
         return response
-    }
-
-    /// `scheme://host:port`, the scheme's default port filled in, lowercased.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return scheme + "://" + (url.host?.lowercased() ?? "") + ":" + String(port)
     }
 
     /// `29.8 s`.

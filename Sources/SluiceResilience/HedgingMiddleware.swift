@@ -70,7 +70,7 @@ public struct HedgingMiddleware: Middleware {
     public var counts: (calls: Int, hedges: Int) { state.counts(now: .now) }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        let origin = CircuitBreakerMiddleware.origin(of: next.urlAsSent(request.url))
+        let origin = next.urlAsSent(request.url).origin
         let start = ContinuousClock.now
         state.countCall(now: start)
         guard Self.mayHedge(request) else { return try await timed(request, context, next, origin: origin, start: start) }
@@ -160,12 +160,10 @@ final class HedgingState: Sendable {
     private struct Latencies {
         var samples: [Duration] = []
         var next = 0
-        var lastUsed: UInt64 = 0
     }
 
     private struct State {
-        var origins: [String: Latencies] = [:]
-        var tick: UInt64 = 0
+        var origins = OriginTable<Latencies>(limit: HedgingState.maxOrigins)
         var windowStart = ContinuousClock.now
         var calls = 0
         var hedges = 0
@@ -205,7 +203,6 @@ final class HedgingState: Sendable {
 
     func record(origin: String, latency: Duration) {
         state.withLock { state in
-            state.tick &+= 1
             var latencies = state.origins[origin] ?? Latencies()
             if latencies.samples.count < Self.sampleCount {
                 latencies.samples.append(latency)
@@ -213,11 +210,7 @@ final class HedgingState: Sendable {
                 latencies.samples[latencies.next] = latency
                 latencies.next = (latencies.next + 1) % Self.sampleCount
             }
-            latencies.lastUsed = state.tick
-            state.origins[origin] = latencies
-            if state.origins.count > Self.maxOrigins, let oldest = state.origins.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
-                state.origins.removeValue(forKey: oldest)
-            }
+            state.origins.store(latencies, for: origin)
         }
     }
 

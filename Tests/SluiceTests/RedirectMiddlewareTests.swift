@@ -121,7 +121,7 @@ struct RedirectMiddlewareTests {
         ("http://api.test/a", "http://sub.api.test/b", false),
     ])
     func theOriginIsSchemeHostAndPort(from: String, to: String, same: Bool) {
-        #expect((RedirectMiddleware.origin(of: URL(string: from)!) == RedirectMiddleware.origin(of: URL(string: to)!)) == same)
+        #expect((URL(string: from)!.origin == URL(string: to)!.origin) == same)
     }
 
     @Test func anotherOriginGetsNoCredentialsForTheRestOfTheCall() async throws {

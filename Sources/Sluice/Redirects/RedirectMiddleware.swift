@@ -116,7 +116,7 @@ public struct RedirectMiddleware: Middleware {
                     + "HTTPBody.Stream.replayable, or use a memory or file body"
             )
         }
-        if Self.origin(of: target) != Self.origin(of: request.url) {
+        if target.origin != request.url.origin {
             let dropped = Self.credentialFields.union(configuration.crossOriginFields.map { $0.lowercased() }).union(request.credentialFields)
             // And every field the request's privacy policy hides (the client's, which always has
             // the defaults' `X-Api-Key`, `X-Auth-Token`…): a secret named once is never carried
@@ -133,13 +133,6 @@ public struct RedirectMiddleware: Middleware {
 
     /// Always dropped across origins.
     static let credentialFields: Set<String> = ["authorization", "cookie", "cookie2", "proxy-authorization", "host"]
-
-    /// `scheme://host:port`, with the scheme's default port filled in and case folded.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-    }
 
     /// `location` resolved against `base`. Spaces and bytes outside ASCII are percent-encoded
     /// first (as browsers and curl do); anything still not a URL is an `.invalidResponse`.

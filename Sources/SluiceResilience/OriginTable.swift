@@ -1,0 +1,25 @@
+/// A value per origin, at most `limit` of them: storing one more forgets the origin used longest
+/// ago, so a client calling ever new hosts keeps bounded memory. Not synchronised: its owner
+/// holds it inside a mutex.
+struct OriginTable<Value> {
+    private var entries: [String: (value: Value, lastUsed: UInt64)] = [:]
+    private var tick: UInt64 = 0
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// How many origins are kept.
+    var count: Int { entries.count }
+
+    subscript(origin: String) -> Value? { entries[origin]?.value }
+
+    /// Keeps `value` for `origin` as the one used last, and forgets the oldest past the limit.
+    mutating func store(_ value: Value, for origin: String) {
+        tick &+= 1
+        entries[origin] = (value, tick)
+        guard entries.count > limit, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key else { return }
+        entries.removeValue(forKey: oldest)
+    }
+}
