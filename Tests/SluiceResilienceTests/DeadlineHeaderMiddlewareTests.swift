@@ -39,8 +39,12 @@ struct DeadlineHeaderMiddlewareTests {
         let client = Client(
             transport: transport, middlewares: [DeadlineHeaderMiddleware(configuration: .init(fieldName: "Bad Name"))],
             configuration: .init(timeout: .seconds(300)))
+        // The message is the one HTTPFields gives for that name, whole.
+        var fields = HTTPFields()
+        let expected = #expect(throws: SluiceError.self) { try fields.set(name: "Bad Name", value: "1") }
         await #expect { _ = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!)) } throws: {
             ($0 as? SluiceError)?.code == .invalidHeader && ($0 as? SluiceError)?.stage == .middleware(DeadlineHeaderMiddleware.self)
+                && ($0 as? SluiceError)?.message == expected?.message && expected?.message.contains("Bad Name") == true
         }
         #expect(transport.requests.isEmpty)
     }
