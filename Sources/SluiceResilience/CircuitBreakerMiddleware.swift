@@ -152,7 +152,7 @@ public struct CircuitBreakerMiddleware: Middleware {
         case .rejected(let until, let failures, let calls):
             let wait: String
             if let until {
-                wait = "the next call goes through in \(Self.seconds(configuration.clock().duration(to: until)))"
+                wait = "the next call goes through in \(String(format: "%.1f s", max(.zero, configuration.clock().duration(to: until)).timeInterval))"
             } else {
                 wait = "its \(configuration.halfOpenProbes) probe\(configuration.halfOpenProbes == 1 ? " is" : "s are") out"
             }
@@ -177,12 +177,6 @@ public struct CircuitBreakerMiddleware: Middleware {
             subscribers.send(changed)
         }
         return response
-    }
-
-    /// `29.8 s`.
-    private static func seconds(_ duration: Duration) -> String {
-        let tenths = max(0, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 10))
-        return "\(tenths / 10).\(tenths % 10) s"
     }
 }
 

@@ -33,4 +33,17 @@ extension MiddlewarePosition {
     /// builder.add(DeadlineHeaderMiddleware())   // at .deadlineHeader, its default position
     /// ```
     public static let deadlineHeader = MiddlewarePosition(rank: 750, name: "deadlineHeader")
+
+    /// The adaptive concurrency limit: inside retry, hedging and the circuit breaker (each attempt
+    /// and each copy takes a slot, a call the breaker refuses takes none) and inside the
+    /// reachability gate (a call waiting for the network holds no slot); outside the deadline
+    /// header and signing, which then see the time the call is really sent.
+    ///
+    /// ```swift
+    /// import Sluice
+    /// import SluiceResilience
+    ///
+    /// builder.add(ConcurrencyLimitMiddleware())   // at .concurrencyLimit, its default position
+    /// ```
+    public static let concurrencyLimit = MiddlewarePosition(rank: 720, name: "concurrencyLimit")
 }

@@ -1,0 +1,249 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+@testable import SluiceResilience
+
+/// A server's real concurrency: `capacity` calls served at once, the rest queued in arrival order.
+final class CapacityGate: Sendable {
+    private let condition = NSCondition()
+    /// Read and written only while `condition` is locked.
+    nonisolated(unsafe) private var capacity: Int
+    nonisolated(unsafe) private var serving = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func setCapacity(_ capacity: Int) {
+        condition.lock()
+        self.capacity = capacity
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Blocks until a slot is free, runs `work` in it.
+    func serve(_ work: () -> Void) {
+        condition.lock()
+        while serving >= capacity { condition.wait() }
+        serving += 1
+        condition.unlock()
+        work()
+        condition.lock()
+        serving -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The adaptive limit through libcurl against a real server on 127.0.0.1.
+@Suite("ConcurrencyLimitMiddleware", .timeLimit(.minutes(1)))
+struct ConcurrencyLimitMiddlewareTests {
+    /// A limit held at `limit` (its minimum and maximum), to test the queue and its errors.
+    func fixed(_ limit: Int, whenLimited: ConcurrencyLimitMiddleware.Configuration.WhenLimited = .wait(maxWaiting: 100))
+        -> ConcurrencyLimitMiddleware
+    {
+        ConcurrencyLimitMiddleware(configuration: .init(initialLimit: limit, minLimit: limit, maxLimit: limit, whenLimited: whenLimited))
+    }
+
+    /// A server that serves 8 calls at once (20 ms each) and queues the rest, called by 48 callers
+    /// at once: the default gradient settles near its 8, within the queue its tolerance allows.
+    /// When the server's capacity drops to 2, latency climbs and the limit follows it down.
+    @Test func theLimitSettlesNearTheServersConcurrencyAndBacksOffWhenLatencyClimbs() async throws {
+        let server = try MockWebServer()
+        let gate = CapacityGate(capacity: 8)
+        server.setHandler { _ in
+            gate.serve { Thread.sleep(forTimeInterval: 0.02) }
+            return .init(status: 200, body: "ok")
+        }
+        let limiter = ConcurrencyLimitMiddleware()
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        let url = server.url("/work")
+        let running = Locked(true)
+        let failures = Locked(0)
+
+        /// The limit every 50 ms for `duration`; the median of the second half.
+        func settled(over duration: Duration) async throws -> Int {
+            var readings: [Int] = []
+            let end = ContinuousClock.now + duration
+            while ContinuousClock.now < end {
+                try await Task.sleep(for: .milliseconds(50))
+                readings.append(limiter.status(of: url).limit)
+            }
+            let late = readings.suffix(readings.count / 2).sorted()
+            return late[late.count / 2]
+        }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<48 {
+                group.addTask {
+                    while running.withLock({ $0 }) {
+                        do { _ = try await client.send(HTTPRequest(url: url)) } catch { failures.withLock { $0 += 1 } }
+                    }
+                }
+            }
+            let full = try await settled(over: .seconds(4))
+            gate.setCapacity(2)
+            let slower = try await settled(over: .seconds(4))
+            running.withLock { $0 = false }
+            try await group.waitForAll()
+            #expect((8...24).contains(full), "settled at \(full) for a server serving 8 at once")
+            #expect(slower < 8 && slower < full, "settled at \(slower) for 2 at once, from \(full)")
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(limiter.status(of: url).inFlight == 0)
+    }
+
+    /// Set to fail fast, a call above the limit is not sent: its error names the origin, the limit
+    /// and the request (under the privacy policy).
+    @Test func aCallAboveTheLimitFailsFastWhenSetTo() async throws {
+        let server = try MockWebServer()
+        let held = TestGate()
+        defer { held.open() }
+        server.setHandler { _ in
+            held.wait(timeout: .seconds(30))
+            return .init(status: 200, body: "ok")
+        }
+        let limiter = fixed(2, whenLimited: .failFast)
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        let first = Task { try await client.send(HTTPRequest(url: server.url("/a"))) }
+        let second = Task { try await client.send(HTTPRequest(url: server.url("/b"))) }
+        try await Wait.until("two calls in flight") { limiter.status(of: server.baseURL).inFlight == 2 }
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: server.url("/c?token=T")))
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .concurrencyLimited && error?.stage == .middleware(ConcurrencyLimitMiddleware.self)
+                && error?.message == "http://127.0.0.1:\(server.port) has 2 calls in flight, its concurrency limit of 2; "
+                    + "GET http://127.0.0.1:\(server.port)/c?token=<redacted> was not sent"
+        }
+        held.open()
+        _ = try await (first.value, second.value)
+        #expect(server.requests.map(\.target).sorted() == ["/a", "/b"])
+        #expect(limiter.status(of: server.baseURL).description == "limit 2, 0 in flight, 0 waiting")
+    }
+
+    /// Waiting calls go highest priority first, then in arrival order; past `maxWaiting` a call
+    /// fails at once.
+    @Test func waitingCallsGoByPriorityAndTheQueueIsBounded() async throws {
+        let server = try MockWebServer()
+        let held = TestGate()
+        defer { held.open() }
+        server.setHandler { request in
+            if request.target == "/first" { held.wait(timeout: .seconds(30)) }
+            return .init(status: 200, body: "ok")
+        }
+        let limiter = fixed(1, whenLimited: .wait(maxWaiting: 3))
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        var tasks = [Task { try await client.send(HTTPRequest(url: server.url("/first"))) }]
+        try await Wait.until("the first call in flight") { limiter.status(of: server.baseURL).inFlight == 1 }
+        for (index, priority) in [RequestPriority.low, .normal, .high].enumerated() {
+            var request = HTTPRequest(url: server.url("/\(priority)"))
+            request.priority = priority
+            tasks.append(Task { [request] in try await client.send(request) })
+            try await Wait.until("\(index + 1) waiting") { limiter.status(of: server.baseURL).waiting == index + 1 }
+        }
+        await #expect {
+            _ = try await client.send(HTTPRequest(url: server.url("/fifth")))
+        } throws: { error in
+            (error as? SluiceError)?.message
+                == "http://127.0.0.1:\(server.port) has 1 calls in flight, its concurrency limit of 1, and 3 wait already, the most that may; "
+                + "GET http://127.0.0.1:\(server.port)/fifth was not sent"
+        }
+        held.open()
+        for task in tasks { _ = try await task.value }
+        #expect(server.requests.map(\.target) == ["/first", "/high", "/normal", "/low"])
+    }
+
+    /// A call that reaches its deadline while it waits fails `.timedOut` and leaves the queue; a
+    /// cancelled one leaves it with `CancellationError`. Neither takes a slot.
+    @Test func aWaitEndsAtTheDeadlineOrOnCancellation() async throws {
+        let server = try MockWebServer()
+        let held = TestGate()
+        defer { held.open() }
+        server.setHandler { _ in
+            held.wait(timeout: .seconds(30))
+            return .init(status: 200, body: "ok")
+        }
+        let limiter = fixed(1)
+        let pipeline = Pipeline(middlewares: [limiter], transport: CurlTransport())
+        let first = Task { try await pipeline.send(HTTPRequest(url: server.url("/first"))) }
+        try await Wait.until("the first call in flight") { limiter.status(of: server.baseURL).inFlight == 1 }
+
+        let request = HTTPRequest(url: server.url("/late"))
+        await #expect {
+            _ = try await pipeline.send(request, context: RequestContext(deadline: .now + .milliseconds(200)))
+        } throws: { error in
+            guard let error = error as? SluiceError, error.code == .timedOut else { return false }
+            let prefix = "GET http://127.0.0.1:\(server.port)/late waited 0."
+            let suffix = " s for a slot under http://127.0.0.1:\(server.port)'s concurrency limit of 1 and reached its deadline; it was not sent"
+            return error.message.hasPrefix(prefix) && error.message.hasSuffix(suffix)
+        }
+        #expect(limiter.status(of: server.baseURL).waiting == 0)
+
+        let cancelled = Task { try await pipeline.send(HTTPRequest(url: server.url("/cancelled"))) }
+        try await Wait.until("one waiting") { limiter.status(of: server.baseURL).waiting == 1 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await cancelled.value }
+        #expect(limiter.status(of: server.baseURL).waiting == 0)
+
+        held.open()
+        _ = try await first.value
+        #expect(server.requests.map(\.target) == ["/first"])
+        #expect(limiter.status(of: server.baseURL).inFlight == 0)
+    }
+
+    /// A streamed body holds its slot until it is read to the end, or until its reader drops it.
+    @Test func aStreamedBodyHoldsItsSlotUntilItEnds() async throws {
+        let server = try MockWebServer()
+        server.setHandler { _ in .init(status: 200, body: String(repeating: "x", count: 100_000)) }
+        let limiter = fixed(1)
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        var read = try await client.stream(HTTPRequest(url: server.url("/read")))
+        #expect(limiter.status(of: server.baseURL).inFlight == 1)
+        #expect(try await read.bodyStream!.collect().count == 100_000)
+        #expect(limiter.status(of: server.baseURL).inFlight == 0)
+
+        read = try await client.stream(HTTPRequest(url: server.url("/dropped")))
+        #expect(limiter.status(of: server.baseURL).inFlight == 1)
+        read.bodyStream = nil
+        try await Wait.until("the dropped stream's slot is back") { limiter.status(of: server.baseURL).inFlight == 0 }
+    }
+
+    /// AIMD backs off on a 503, once per round: the four calls in flight together count once.
+    @Test func aimdBacksOffOnOverloadOncePerRound() async throws {
+        let server = try MockWebServer()
+        let held = TestGate()
+        defer { held.open() }
+        server.setHandler { _ in
+            held.wait(timeout: .seconds(30))
+            return .init(status: 503, body: "busy")
+        }
+        let limiter = ConcurrencyLimitMiddleware(configuration: .init(algorithm: .aimd(backoffRatio: 0.5), initialLimit: 10))
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        let calls = (0..<4).map { _ in Task { try await client.send(HTTPRequest(url: server.url("/x"))) } }
+        try await Wait.until("four in flight") { limiter.status(of: server.baseURL).inFlight == 4 }
+        held.open()
+        for call in calls { #expect(try await call.value.status.code == 503) }
+        #expect(limiter.status(of: server.baseURL).limit == 5)
+        _ = try await client.send(HTTPRequest(url: server.url("/x")))
+        #expect(limiter.status(of: server.baseURL).limit == 2)
+    }
+
+    /// Each origin has its own limit.
+    @Test func eachOriginHasItsOwnLimit() async throws {
+        let busy = try MockWebServer()
+        let other = try MockWebServer()
+        busy.setHandler { _ in .init(status: 503, body: "busy") }
+        other.setHandler { _ in .init(status: 200, body: "fine") }
+        let limiter = ConcurrencyLimitMiddleware(configuration: .init(algorithm: .aimd(backoffRatio: 0.5), initialLimit: 10))
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        _ = try await client.send(HTTPRequest(url: busy.url("/x")))
+        _ = try await client.send(HTTPRequest(url: other.url("/y")))
+        #expect(limiter.status(of: busy.baseURL).limit == 5)
+        #expect(limiter.status(of: other.baseURL).limit == 10)
+    }
+}
