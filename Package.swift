@@ -299,13 +299,13 @@ let testTargets: [Target] = [
     tests(
         "SluiceMetrics",
         [
-            "SluiceRetry", product("Metrics", in: "swift-metrics", when: "Metrics"),
+            "SluiceResilience", "SluiceRetry", product("Metrics", in: "swift-metrics", when: "Metrics"),
             product("MetricsTestKit", in: "swift-metrics", when: "Metrics"),
         ]),
     tests(
         "SluiceTracing",
         [
-            "SluiceCurl", "SluiceRetry", product("Tracing", in: "swift-distributed-tracing", when: "Tracing"),
+            "SluiceCurl", "SluiceResilience", "SluiceRetry", product("Tracing", in: "swift-distributed-tracing", when: "Tracing"),
             product("InMemoryTracing", in: "swift-distributed-tracing", when: "Tracing"),
         ]),
     .testTarget(name: "SluiceFuzzTests", dependencies: ["SluiceTesting", "SluiceTestSupport", "sluice-fuzz"], swiftSettings: strict),

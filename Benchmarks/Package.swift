@@ -30,7 +30,8 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "CSluiceBench"]
                 + sluice(
                     "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
-                    "SluiceSigning", "SluiceLogging", "SluiceRetry", "SluiceReachability", "SluiceHUD", "SluiceMetrics", "SluiceTracing"
+                    "SluiceSigning", "SluiceLogging", "SluiceRetry", "SluiceReachability", "SluiceHUD", "SluiceMetrics", "SluiceTracing",
+                    "SluiceResilience"
                 ),
             path: "Sources/SluiceBench", swiftSettings: strict
         ),

@@ -5,13 +5,14 @@
     import Synchronization
 
     /// Records every call through swift-metrics: how many, how long, how many bytes, how many
-    /// retries, and what the cache did, by method, status class, host and operation.
+    /// retries and hedges, and what the cache did, by method, status class, host and operation.
     ///
     /// | metric | type | dimensions |
     /// |---|---|---|
     /// | `sluice_http_client_requests_total` | counter | `method`, `status_class` (`2xx`…`5xx`, `failed`, `cancelled`), `host`, `operation`, `source` |
     /// | `sluice_http_client_request_duration` | timer | `method`, `status_class`, `host`, `operation` |
     /// | `sluice_http_client_retries_total` | counter | `host`, `operation` (one per attempt after the first) |
+    /// | `sluice_http_client_hedges_total` | counter | `host`, `operation` (one per hedged copy sent, `HTTPResponse.hedges`) |
     /// | `sluice_http_client_cache_total` | counter | `result` (`hit`, `revalidated`, `miss`, or another module's source), `host` |
     /// | `sluice_http_client_request_body_bytes_total` | counter | `host` (bodies of known length) |
     /// | `sluice_http_client_response_body_bytes_total` | counter | `host` (a streamed body as it is read) |
@@ -99,6 +100,7 @@
                 request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source)
             record(request, handles, since: start)
             if response.attempts > 1 { handles.retries?.increment(by: Int64(response.attempts - 1)) }
+            if response.hedges > 0 { handles.hedges?.increment(by: Int64(response.hedges)) }
             handles.cache?.increment()
             if bytes > 0 { handles.responseBytes.increment(by: bytes) }
         }
@@ -134,6 +136,7 @@
                 requestBytes: Counter(label: names.requestBytes, dimensions: [host], factory: factory),
                 responseBytes: Counter(label: names.responseBytes, dimensions: [host], factory: factory),
                 retries: source.map { _ in Counter(label: names.retries, dimensions: [host, ("operation", key.operation)], factory: factory) },
+                hedges: source.map { _ in Counter(label: names.hedges, dimensions: [host, ("operation", key.operation)], factory: factory) },
                 cache: result.map { Counter(label: names.cache, dimensions: [("result", $0), host], factory: factory) })
         }
 
@@ -141,24 +144,27 @@
 
         /// The labels, made once.
         private struct Names: Sendable {
-            let requests, duration, retries, cache, requestBytes, responseBytes: String
+            let requests, duration, retries, hedges, cache, requestBytes, responseBytes: String
             init(prefix: String) {
                 requests = prefix + "http_client_requests_total"
                 duration = prefix + "http_client_request_duration"
                 retries = prefix + "http_client_retries_total"
+                hedges = prefix + "http_client_hedges_total"
                 cache = prefix + "http_client_cache_total"
                 requestBytes = prefix + "http_client_request_body_bytes_total"
                 responseBytes = prefix + "http_client_response_body_bytes_total"
             }
         }
     }
-    /// The metrics one set of dimensions records to. `retries` and `cache` only for an answer.
+    /// The metrics one set of dimensions records to. `retries`, `hedges` and `cache` only for an
+    /// answer.
     private struct Handles: Sendable {
         let requests: Counter
         let duration: Timer
         let requestBytes: Counter
         let responseBytes: Counter
         let retries: Counter?
+        let hedges: Counter?
         let cache: Counter?
     }
 

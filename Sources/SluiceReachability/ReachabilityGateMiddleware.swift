@@ -5,7 +5,7 @@ import Sluice
 ///
 /// - `.failFast`: an `offline` `SluiceError` at once, with no connection attempt.
 /// - `.waitForConnectivity(timeout:)`: waits for the monitor to report reachable, then proceeds;
-///   `offline` when the timeout passes first.
+///   `offline` when the timeout passes first, `.timedOut` when the call's deadline comes sooner.
 /// - Requests to loopback (`localhost`, `127.0.0.0/8`, `::1`) always pass, told from the URL as
 ///   the transport sends it (curl sends `http://127.1/` to `127.0.0.1`).
 /// - An `unknown` status passes: the gate only stops what it knows cannot go out.
@@ -48,7 +48,14 @@ public struct ReachabilityGateMiddleware: Middleware {
         case .failFast:
             throw SluiceError(.offline, "the network is unreachable; \(request) was not sent")
         case .waitForConnectivity(let timeout):
-            guard try await waitForConnectivity(timeout) else {
+            // No wait outlives the call: its deadline, when nearer, bounds the wait.
+            let left = context.remainingTime
+            let wait = left.map { min($0, timeout) } ?? timeout
+            guard try await waitForConnectivity(wait) else {
+                if let left, left <= timeout {
+                    throw SluiceError(
+                        .timedOut, "the network stayed unreachable until the call's deadline, \(left) away; \(request) was not sent")
+                }
                 throw SluiceError(.offline, "the network stayed unreachable for \(timeout); \(request) was not sent")
             }
             return try await next(request, context)

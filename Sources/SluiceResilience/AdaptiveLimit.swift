@@ -10,8 +10,9 @@
 ///   the way. While latency stays within `tolerance` of the measured minimum the limit grows by its
 ///   square root (the queue it allows); when latency climbs the gradient falls below 1 and so does
 ///   the limit. Every `probeInterval` answers the limit drops to its square root and the minimum is
-///   measured again, so a minimum that no longer holds (a path that became slower) does not throttle
-///   the origin for good, as Netflix's concurrency-limits does.
+///   measured again once the calls sent before have answered, so a minimum that no longer holds (a
+///   path that became slower) does not throttle the origin for good, as Netflix's
+///   concurrency-limits does.
 ///
 /// In both, a sign of overload lowers the limit once per round: an answer to a call sent before the
 /// last decrease does not lower it again (the calls of one burst fail together).
@@ -31,8 +32,13 @@ struct AdaptiveLimit: Sendable {
     private(set) var minimum: Duration?
     /// When the limit was last lowered; answers to calls sent before it lower it no more.
     private var lastDecrease: ContinuousClock.Instant?
-    /// When the last probe began: answers to calls sent before it measure nothing.
-    private var probeStart: ContinuousClock.Instant?
+    /// Which calls may measure: a call is admitted in the current epoch, and an answer to a call
+    /// of an older one measures nothing. A probe starts a new epoch, and so does the moment the
+    /// calls in flight at the probe have all answered.
+    private(set) var epoch = 0
+    /// Calls admitted before the last probe and still in flight. Until they have all answered the
+    /// server may still be queueing them, and no answer measures its latency without load.
+    private var draining = 0
     /// Answers since the last probe.
     private var answers = 0
 
@@ -52,11 +58,21 @@ struct AdaptiveLimit: Sendable {
     ///   - latency: from the call's admission to its answer; `nil` when it says nothing of the
     ///     server's load (a body streamed or written to a file, whose time is its size).
     ///   - sent: when the call was admitted.
+    ///   - epoch: ``epoch`` when the call was admitted.
     ///   - inFlight: calls in flight when it answered, itself included.
     ///   - overloaded: whether the answer is a sign of overload.
-    mutating func record(latency: Duration?, sent: ContinuousClock.Instant, inFlight: Int, overloaded: Bool, now: ContinuousClock.Instant) {
-        if let probeStart, sent < probeStart { return }
-        probeStart = nil
+    mutating func record(
+        latency: Duration?, sent: ContinuousClock.Instant, epoch: Int, inFlight: Int, overloaded: Bool, now: ContinuousClock.Instant
+    ) {
+        if draining > 0 {
+            if epoch < self.epoch {
+                draining -= 1
+                // The old calls are out: the measuring begins with the calls admitted from now on.
+                if draining == 0 { self.epoch += 1 }
+            }
+            return
+        }
+        if epoch < self.epoch { return }
         if overloaded || isTimeout(latency) {
             decrease(sent: sent, now: now)
             return
@@ -71,7 +87,7 @@ struct AdaptiveLimit: Sendable {
             minimum = Swift.min(minimum ?? latency, latency)
             answers += 1
             if answers >= probeInterval {
-                probe(now: now)
+                probe(othersInFlight: inFlight - 1)
                 return
             }
             guard Double(inFlight) * 2 >= limit, let minimum else { return }
@@ -96,12 +112,14 @@ struct AdaptiveLimit: Sendable {
         }
     }
 
-    /// The limit down to its square root, and the minimum forgotten until an answer to a call sent
-    /// from now on measures it again.
-    private mutating func probe(now: ContinuousClock.Instant) {
+    /// The limit down to its square root, and the minimum forgotten until it is measured again: by
+    /// an answer to a call sent once the calls in flight now have all answered (until then the
+    /// server may still be queueing them, and every latency would count their wait).
+    private mutating func probe(othersInFlight: Int) {
         limit = Swift.max(minLimit, limit.squareRoot())
         minimum = nil
         answers = 0
-        probeStart = now
+        epoch += 1
+        draining = Swift.max(0, othersInFlight)
     }
 }

@@ -164,26 +164,26 @@ public struct ConcurrencyLimitMiddleware: Middleware {
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         let origin = next.urlAsSent(request.url).origin
         let limiter = limiters.limiter(for: origin)
-        let sent = try await admission(request, context, limiter: limiter, origin: origin)
+        let slot = try await admission(request, context, limiter: limiter, origin: origin)
         var response: HTTPResponse
         do {
             response = try await next(request, context)
         } catch {
             let cancelled = error is CancellationError || (error as? SluiceError)?.code == .cancelled
-            limiter.release(latency: nil, sent: sent, overloaded: !cancelled && configuration.isOverload(.failure(error)))
+            limiter.release(slot, latency: nil, overloaded: !cancelled && configuration.isOverload(.failure(error)))
             throw error
         }
         let overloaded = configuration.isOverload(.success(response))
         guard let stream = response.bodyStream else {
             // A body written to a file took as long as its size: it says nothing of the load.
-            limiter.release(latency: response.bodyFile == nil ? sent.duration(to: .now) : nil, sent: sent, overloaded: overloaded)
+            limiter.release(slot, latency: response.bodyFile == nil ? slot.sent.duration(to: .now) : nil, overloaded: overloaded)
             return response
         }
         // A streamed body holds its slot until it is read to the end, fails, or is dropped.
         let isOverload = configuration.isOverload
         response.bodyStream = stream.observingEnd(finish: { error in
             let failed = error.map { !($0 is CancellationError) && isOverload(.failure($0)) } ?? false
-            limiter.release(latency: nil, sent: sent, overloaded: overloaded || failed)
+            limiter.release(slot, latency: nil, overloaded: overloaded || failed)
         })
         return response
     }
@@ -191,15 +191,15 @@ public struct ConcurrencyLimitMiddleware: Middleware {
     /// A slot for the call, waited for as configured; when it was taken.
     private func admission(
         _ request: HTTPRequest, _ context: RequestContext, limiter: ConcurrencyLimiter, origin: String
-    ) async throws -> ContinuousClock.Instant {
+    ) async throws -> ConcurrencyLimiter.Slot {
         let maxWaiting: Int
         switch configuration.whenLimited {
         case .failFast: maxWaiting = 0
         case .wait(let most): maxWaiting = max(0, most)
         }
         switch limiter.admit(maxWaiting: maxWaiting) {
-        case .admitted(let sent):
-            return sent
+        case .admitted(let slot):
+            return slot
         case .refused(let status):
             let waiting = maxWaiting == 0 ? "" : ", and \(status.waiting) wait already, the most that may"
             throw SluiceError(

@@ -7,17 +7,23 @@ final class ConcurrencyLimiter: Sendable {
     /// What ``admit(priority:maxWaiting:)`` decided.
     enum Admission: Sendable {
         /// A slot, taken at this instant.
-        case admitted(ContinuousClock.Instant)
+        case admitted(Slot)
         /// No slot and no place to wait: the limit, and the calls already waiting.
         case refused(ConcurrencyLimitMiddleware.Status)
         /// No slot now: wait with ``wait(priority:)``.
         case mustWait
     }
 
+    /// A slot taken: when, and in which of the limit's epochs.
+    struct Slot: Sendable {
+        let sent: ContinuousClock.Instant
+        let epoch: Int
+    }
+
     private struct Waiter {
         let id: UInt64
         let priority: RequestPriority
-        let continuation: CheckedContinuation<ContinuousClock.Instant, any Error>
+        let continuation: CheckedContinuation<Slot, any Error>
     }
 
     private struct State {
@@ -31,12 +37,18 @@ final class ConcurrencyLimiter: Sendable {
             ConcurrencyLimitMiddleware.Status(limit: limit.permits, inFlight: inFlight, waiting: queue.count, minimumLatency: limit.minimum)
         }
 
+        /// A slot taken now.
+        mutating func take() -> Slot {
+            inFlight += 1
+            return Slot(sent: .now, epoch: limit.epoch)
+        }
+
         /// Slots for the first waiters while the limit allows.
-        mutating func admitWaiters() -> [CheckedContinuation<ContinuousClock.Instant, any Error>] {
-            var admitted: [CheckedContinuation<ContinuousClock.Instant, any Error>] = []
+        mutating func admitWaiters() -> [(CheckedContinuation<Slot, any Error>, Slot)] {
+            var admitted: [(CheckedContinuation<Slot, any Error>, Slot)] = []
             while inFlight < limit.permits, !queue.isEmpty {
-                inFlight += 1
-                admitted.append(queue.removeFirst().continuation)
+                let waiter = queue.removeFirst()
+                admitted.append((waiter.continuation, take()))
             }
             return admitted
         }
@@ -54,10 +66,7 @@ final class ConcurrencyLimiter: Sendable {
     /// when `maxWaiting` calls wait already (0: fail fast).
     func admit(maxWaiting: Int) -> Admission {
         state.withLock { state in
-            if state.inFlight < state.limit.permits, state.queue.isEmpty {
-                state.inFlight += 1
-                return .admitted(.now)
-            }
+            if state.inFlight < state.limit.permits, state.queue.isEmpty { return .admitted(state.take()) }
             return state.queue.count < maxWaiting ? .mustWait : .refused(state.status)
         }
     }
@@ -65,29 +74,30 @@ final class ConcurrencyLimiter: Sendable {
     /// Waits in the queue for a slot; returns when it was taken.
     ///
     /// - Throws: `CancellationError` when the task is cancelled first (the call leaves the queue).
-    func wait(priority: RequestPriority) async throws -> ContinuousClock.Instant {
+    func wait(priority: RequestPriority) async throws -> Slot {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ContinuousClock.Instant, any Error>) in
-                enum Outcome { case cancelled, admitted, queued }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in
+                enum Outcome {
+                    case cancelled
+                    case admitted(Slot)
+                    case queued
+                }
                 // Under the lock, a cancellation either came before this look (and is seen here)
                 // or its handler runs after the waiter is in the queue (and finds it there).
                 let outcome = state.withLock { state -> Outcome in
                     if Task.isCancelled { return .cancelled }
-                    if state.inFlight < state.limit.permits, state.queue.isEmpty {
-                        state.inFlight += 1
-                        return .admitted
-                    }
+                    if state.inFlight < state.limit.permits, state.queue.isEmpty { return .admitted(state.take()) }
                     let place = state.queue.firstIndex { $0.priority < priority } ?? state.queue.endIndex
                     state.queue.insert(Waiter(id: id, priority: priority, continuation: continuation), at: place)
                     return .queued
                 }
                 switch outcome {
                 case .cancelled: continuation.resume(throwing: CancellationError())
-                case .admitted: continuation.resume(returning: .now)
+                case .admitted(let slot): continuation.resume(returning: slot)
                 case .queued: break
                 }
             }
@@ -100,16 +110,16 @@ final class ConcurrencyLimiter: Sendable {
         }
     }
 
-    /// Gives back a slot taken at `sent`, moves the limit by the call's answer (see
-    /// ``AdaptiveLimit/record(latency:sent:inFlight:overloaded:now:)``), and admits waiters.
-    func release(latency: Duration?, sent: ContinuousClock.Instant, overloaded: Bool) {
-        let now = ContinuousClock.now
+    /// Gives back `slot`, moves the limit by the call's answer (see
+    /// ``AdaptiveLimit/record(latency:sent:epoch:inFlight:overloaded:now:)``), and admits waiters.
+    func release(_ slot: Slot, latency: Duration?, overloaded: Bool) {
         let admitted = state.withLock { state in
-            state.limit.record(latency: latency, sent: sent, inFlight: state.inFlight, overloaded: overloaded, now: now)
+            state.limit.record(
+                latency: latency, sent: slot.sent, epoch: slot.epoch, inFlight: state.inFlight, overloaded: overloaded, now: .now)
             state.inFlight -= 1
             return state.admitWaiters()
         }
-        for continuation in admitted { continuation.resume(returning: now) }
+        for (continuation, slot) in admitted { continuation.resume(returning: slot) }
     }
 }
 

@@ -15,6 +15,10 @@ import Synchronization
 /// - A budget keeps the extra load down: hedges are at most ``Configuration/maxExtraRatio`` of
 ///   the calls of the last 10 s (10% by default).
 /// - A copy that fails does not end the call while the other may still answer.
+/// - A hedge is counted as one, not as a retry: the copy's `RequestContext.isHedge` is `true`
+///   (SluiceTracing's span per attempt marks it `sluice.hedge`), and the answer's
+///   `HTTPResponse.hedges` counts the copies sent (SluiceMetrics'
+///   `sluice_http_client_hedges_total`).
 ///
 /// Its place, `MiddlewarePosition.hedging`, is inside retry (retry sees one attempt, hedged or
 /// not) and outside the circuit breaker (which counts each copy).
@@ -85,14 +89,17 @@ public struct HedgingMiddleware: Middleware {
                 try await Task.sleep(for: delay)
                 guard state.mayHedge(ratio: configuration.maxExtraRatio, now: .now) else { return Outcome(result: nil, isHedge: true) }
                 hedgeSent.value.store(true, ordering: .sequentiallyConsistent)
-                return Outcome(result: await Result { try await next(request, context) }, isHedge: true)
+                var hedge = context
+                hedge.isHedge = true
+                return Outcome(result: await Result { try await next(request, hedge) }, isHedge: true)
             }
             var failure: (any Error)?
             while let outcome = try await group.next() {
                 switch outcome.result {
-                case .success(let response)?:
+                case .success(var response)?:
                     group.cancelAll()  // the other copy, wherever it is, or the timer
                     state.record(origin: origin, latency: start.duration(to: .now))
+                    if hedgeSent.value.load(ordering: .sequentiallyConsistent) { response.hedges += 1 }
                     return response
                 case .failure(let error)?:
                     // A first copy that fails before its hedge is sent ends the call: a hedge is

@@ -17,6 +17,7 @@
         func answered(_ response: HTTPResponse) {
             attributes["http.response.status_code"] = response.status.code
             attributes["sluice.attempts"] = response.attempts
+            if response.hedges > 0 { attributes["sluice.hedges"] = response.hedges }
             attributes["sluice.source"] = response.source.description
             if response.status.code >= 400 {
                 attributes["error.type"] = String(response.status.code)

@@ -17,7 +17,8 @@
     ///
     /// Attributes (OpenTelemetry's HTTP names): `http.request.method`, `url.full` (redacted),
     /// `server.address`, `server.port`, `http.response.status_code`, `error.type` (the
-    /// `SluiceError` code), and `sluice.stage`, `sluice.attempts`, `sluice.source`. A status of
+    /// `SluiceError` code), and `sluice.stage`, `sluice.attempts`, `sluice.source`, and
+    /// `sluice.hedges` when a hedged copy was sent (`HTTPResponse.hedges`). A status of
     /// 400 or more, or a thrown error, sets the span's status to error. A streamed answer's span
     /// ends when its body has been read.
     ///
@@ -74,11 +75,13 @@
 
     /// A client span for each attempt and each redirect hop, a child of the call's span, whose
     /// context is injected into the request's fields through the tracer (`traceparent` and
-    /// `tracestate` with a W3C tracer) so the server joins the trace. It sits just inside retry,
-    /// so every attempt passes it, and outside signing, so a signature covers the fields it adds.
+    /// `tracestate` with a W3C tracer) so the server joins the trace. It sits inside retry and
+    /// hedging (``SluiceTracing/MiddlewarePosition/attemptTracing``), so every attempt and every
+    /// hedged copy passes it, and outside signing, so a signature covers the fields it adds.
     ///
     /// Attributes as ``TracingMiddleware`` sets them, with `http.request.resend_count` (attempts
-    /// before this one) on a retry. Like it, `Client.Builder` leaves it out when there is no tracer.
+    /// before this one) on a retry and `sluice.hedge` (`true`) on a hedged copy. Like it,
+    /// `Client.Builder` leaves it out when there is no tracer.
     ///
     /// ```swift
     /// import Sluice
@@ -90,7 +93,7 @@
     /// builder.add(AttemptTracingMiddleware())
     /// ```
     public struct AttemptTracingMiddleware: Middleware, EnvironmentConfigurable {
-        public static let defaultPosition = MiddlewarePosition.after(.retry)
+        public static let defaultPosition = MiddlewarePosition.attemptTracing
 
         /// How it traces: the same settings as ``TracingMiddleware``'s.
         public let configuration: TracingMiddleware.Configuration
@@ -108,6 +111,7 @@
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
             guard let (tracer, span) = configuration.startSpan(for: request) else { return try await next(request, context) }
             if context.attempt > 1 { span.attributes["http.request.resend_count"] = context.attempt - 1 }
+            if context.isHedge { span.attributes["sluice.hedge"] = true }
             var request = request
             do {
                 request.headers = try FieldInjection.inject(span.context, into: request.headers, through: tracer)

@@ -3,6 +3,7 @@
     import MetricsTestKit
     import Sluice
     import SluiceMetrics
+    import SluiceResilience
     import SluiceRetry
     import SluiceTesting
     import Testing
@@ -54,6 +55,25 @@
         @Test func retriesAreCountedPerAttemptAfterTheFirst() async throws {
             _ = try await pipeline([.status(503), .status(503), .status(.ok)], retry: true).send(request())
             #expect(try metrics.expectCounter("sluice_http_client_retries_total", [("host", "api.example.com"), ("operation", "listUsers")]).totalValue == 2)
+        }
+
+        /// A hedged copy is counted as a hedge, not as a retry: the first copy hangs until it is
+        /// cancelled, the hedge answers.
+        @Test func aHedgeIsCountedAsAHedgeNotARetry() async throws {
+            let transport = MockTransport { _, context in
+                if !context.isHedge { try await Task.sleep(for: .seconds(60)) }
+                return .status(.ok, body: "hedge")
+            }
+            let pipeline = Pipeline(
+                middlewares: [
+                    MetricsMiddleware(configuration: .init(factory: metrics)),
+                    HedgingMiddleware(configuration: .init(delay: .fixed(.milliseconds(10)), maxExtraRatio: 1)),
+                ], transport: transport)
+            let response = try await pipeline.send(request())
+            #expect(response.text == "hedge")
+            #expect(response.hedges == 1 && response.attempts == 1)
+            #expect(try metrics.expectCounter("sluice_http_client_hedges_total", [("host", "api.example.com"), ("operation", "listUsers")]).totalValue == 1)
+            #expect(try metrics.expectCounter("sluice_http_client_retries_total", [("host", "api.example.com"), ("operation", "listUsers")]).totalValue == 0)
         }
 
         @Test func aCacheHitAndARevalidationAreCountedAsSuch() async throws {

@@ -97,6 +97,24 @@ struct ReachabilityGateTests {
         #expect(harness.forwarded.isEmpty)
     }
 
+    /// A call whose deadline comes before the gate's timeout waits only until its deadline, and
+    /// says so: `.timedOut`, not `.offline`.
+    @Test func theWaitEndsAtTheCallsDeadline() async throws {
+        let harness = MiddlewareHarness(
+            ReachabilityGateMiddleware(monitor: ManualMonitor(.unreachable), mode: .waitForConnectivity(timeout: .seconds(300))),
+            replies: [.status(.ok)])
+        let start = ContinuousClock.now
+        await #expect {
+            _ = try await harness.send(HTTPRequest(url: url), context: RequestContext(deadline: .now + .milliseconds(200)))
+        } throws: { error in
+            guard let error = error as? SluiceError, error.code == .timedOut else { return false }
+            return error.message.hasPrefix("the network stayed unreachable until the call's deadline, 0.")
+                && error.message.hasSuffix(" seconds away; GET https://api.example.com/x was not sent")
+        }
+        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(30)))
+        #expect(harness.forwarded.isEmpty)
+    }
+
     /// A call cancelled while the gate waits ends at once, cancelled, not `.offline` when its
     /// timeout (300 s here) passes.
     @Test func aCallCancelledWhileWaitingEndsAtOnce() async throws {

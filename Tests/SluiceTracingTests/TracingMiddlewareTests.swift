@@ -3,6 +3,7 @@
     import InMemoryTracing
     import Sluice
     import SluiceCurl
+    import SluiceResilience
     import SluiceRetry
     import SluiceTestSupport
     import SluiceTesting
@@ -86,6 +87,42 @@
             // Each attempt carried its own span's context to the server.
             let sent = transport.requests.map { $0.request.headers["traceparent"] }
             #expect(sent == attempts.map { "00-\($0.traceID)-\($0.spanID)-01" })
+        }
+
+        /// A hedged copy is a span of its own beside the first copy's, marked as a hedge (not as a
+        /// resend), and sends its own context; the call's span counts the hedge. The first copy,
+        /// held by the server, is cancelled when the hedge wins.
+        @Test func aHedgedCopyIsASpanOfItsOwnMarkedAsAHedge() async throws {
+            let server = try MockWebServer()
+            let held = TestGate()
+            defer { held.open() }
+            let seen = Locked(0)
+            server.setHandler { _ in
+                let copy = seen.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                if copy == 1 { held.wait(timeout: .seconds(30)) }
+                return .init(status: 200, body: "copy \(copy)")
+            }
+            var builder = Client.Builder(transport: CurlTransport())
+            builder.addTracing(.init(tracer: tracer))
+            builder.add(HedgingMiddleware(configuration: .init(delay: .fixed(.milliseconds(50)), maxExtraRatio: 1)))
+            let response = try await builder.build().send(HTTPRequest(url: server.url("/x")))
+            #expect(response.text == "copy 2")
+            held.open()
+            try await Wait.until("the call's span and both copies' spans ended") { spans.count == 3 }
+
+            let call = try #require(spans.first { $0.parentSpanID == nil })
+            #expect(call.attributes["sluice.hedges"]?.toSpanAttribute() == 1)
+            #expect(call.attributes["sluice.attempts"]?.toSpanAttribute() == 1)
+            let copies = spans.filter { $0.parentSpanID == call.spanID }
+            let hedge = try #require(copies.first { $0.attributes["sluice.hedge"]?.toSpanAttribute() == true })
+            let first = try #require(copies.first { $0.attributes["sluice.hedge"] == nil })
+            #expect(hedge.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+            #expect(hedge.attributes["http.request.resend_count"] == nil)
+            #expect(first.attributes["error.type"]?.toSpanAttribute() == "cancelled")
+            #expect(server.requests.map { $0.header("traceparent") } == [first, hedge].map { "00-\($0.traceID)-\($0.spanID)-01" })
         }
 
         @Test func theURLAttributeHidesWhatTheClientsPolicyNames() async throws {

@@ -9,6 +9,7 @@ import SluiceGzip
 import SluiceHeaders
 import SluiceLogging
 import SluiceMetrics
+import SluiceResilience
 import SluiceSigning
 import SluiceTracing
 import SluiceURLEncoding
@@ -21,6 +22,15 @@ struct InstantTransport: HTTPTransport {
         var response = response
         response.request = request
         return response
+    }
+}
+
+/// Gives each call a deadline 10 s away, for the stages outside it that send one.
+struct Deadlined: Middleware {
+    func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var context = context
+        context.deadline = .now + .seconds(10)
+        return try await next(request, context)
     }
 }
 
@@ -92,6 +102,12 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
             small, { HTTPRequest(url: url) }
         ),
         ("LoggingMiddleware .headers text, null sink", [LoggingMiddleware(level: .headers, sink: .null)], small, { HTTPRequest(url: url) }),
+        // Resilience at scale, on a healthy host: a closed circuit, an answer before the hedge's
+        // delay, a limit not reached, and a deadline sent.
+        ("CircuitBreakerMiddleware, circuit closed", [CircuitBreakerMiddleware()], small, { HTTPRequest(url: url) }),
+        ("HedgingMiddleware, answered before the delay", [HedgingMiddleware()], small, { HTTPRequest(url: url) }),
+        ("ConcurrencyLimitMiddleware, under the limit", [ConcurrencyLimitMiddleware()], small, { HTTPRequest(url: url) }),
+        ("DeadlineHeaderMiddleware, with a stage setting a deadline outside it", [Deadlined(), DeadlineHeaderMiddleware()], small, { HTTPRequest(url: url) }),
         // The integrations, as an app without a backend or a tracer bootstrapped runs them.
         ("MetricsMiddleware, swift-metrics' no-op backend", [MetricsMiddleware()], small, { HTTPRequest(url: url) }),
         (

@@ -7,6 +7,10 @@
 // - The circuit breaker against a host that answers 503 to everything: N calls with and without
 //   CircuitBreakerMiddleware (its defaults: 20 calls, half failing, 10 at least): the calls that
 //   reached the host, the call after which calls failed fast, and the time the N calls took.
+// - The adaptive concurrency limit against a server that serves 8 calls at once (50 ms each) and
+//   queues the rest: 32 callers for 5 s with and without ConcurrencyLimitMiddleware (its
+//   defaults): calls answered per second, the callers' p50 and p99, and how many calls were
+//   queued at the server when each arrived.
 //
 //     swift run -c release --package-path Benchmarks sluice-resilience-bench [N]
 import BenchmarkSupport
@@ -33,6 +37,51 @@ func milliseconds(_ duration: Duration) -> String {
 /// The requests a server has seen.
 final class Counter: Sendable {
     let value = Atomic<Int>(0)
+}
+
+/// A server's real concurrency: `capacity` calls served at once, the rest queued; counts the
+/// calls queued when each arrives.
+final class CapacityGate: Sendable {
+    private struct State {
+        var serving = 0
+        var queued = 0
+        var arrivals = 0
+        var queuedSeen = 0
+        var maxQueued = 0
+    }
+
+    let capacity: Int
+    private let condition = NSCondition()
+    /// Read and written only while `condition` is locked.
+    nonisolated(unsafe) private var state = State()
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func serve(_ work: () -> Void) {
+        condition.lock()
+        state.arrivals += 1
+        state.queuedSeen += state.serving >= capacity ? state.queued + 1 : 0
+        state.maxQueued = max(state.maxQueued, state.serving >= capacity ? state.queued + 1 : 0)
+        state.queued += 1
+        while state.serving >= capacity { condition.wait() }
+        state.queued -= 1
+        state.serving += 1
+        condition.unlock()
+        work()
+        condition.lock()
+        state.serving -= 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The mean and the most calls queued when a call arrived.
+    var queued: (mean: Double, max: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (Double(state.queuedSeen) / Double(max(1, state.arrivals)), state.maxQueued)
+    }
 }
 
 /// N calls to `url` through `client`; each call's latency.
@@ -88,6 +137,41 @@ SynchronousMain.run("sluice-resilience-bench") {
         print(
             "| \(broken ? "CircuitBreakerMiddleware (defaults)" : "no breaker") | \(server.requests.count) | "
                 + "\(firstFast.map(String.init) ?? "never") | \(milliseconds(elapsed)) |")
+        server.shutdown()
+    }
+
+    print("\nConcurrency limit: 32 callers for 5 s, a server serving 8 calls at once (50 ms each) and queueing the rest")
+    print("| client | calls per second | p50 | p99 | queued at the server on arrival (mean, most) |")
+    print("|---|---:|---:|---:|---:|")
+    for limited in [false, true] {
+        let server = try MockWebServer()
+        let gate = CapacityGate(capacity: 8)
+        server.setHandler { _ in
+            gate.serve { Thread.sleep(forTimeInterval: 0.05) }
+            return .init(status: 200, body: "ok")
+        }
+        let client = Client(transport: CurlTransport(), middlewares: limited ? [ConcurrencyLimitMiddleware()] : [])
+        let url = server.url("/work")
+        let end = ContinuousClock.now + .seconds(5)
+        let measured = try await withThrowingTaskGroup(of: [Duration].self) { group in
+            for _ in 0..<32 {
+                group.addTask {
+                    var latencies: [Duration] = []
+                    while ContinuousClock.now < end {
+                        let start = ContinuousClock.now
+                        _ = try await client.send(HTTPRequest(url: url))
+                        latencies.append(start.duration(to: .now))
+                    }
+                    return latencies
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let queued = gate.queued
+        print(
+            "| \(limited ? "ConcurrencyLimitMiddleware (gradient, defaults)" : "no limit") | \(String(format: "%.0f", Double(measured.count) / 5)) | "
+                + "\(milliseconds(percentile(measured, 0.5))) | \(milliseconds(percentile(measured, 0.99))) | "
+                + "\(String(format: "%.1f", queued.mean)), \(queued.max) |")
         server.shutdown()
     }
     return 0

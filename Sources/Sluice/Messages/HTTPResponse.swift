@@ -73,6 +73,14 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         get { storage.attempts }
         _modify { makeUnique(); yield &storage.attempts }
     }
+
+    /// How many hedged copies of the attempt that answered were sent besides the first (a hedging
+    /// middleware sets it): 0 unless one was, whichever copy's answer this is. Metrics and traces
+    /// count hedges apart from ``attempts``, which counts retries.
+    public var hedges: Int {
+        get { storage.hedges }
+        _modify { makeUnique(); yield &storage.hedges }
+    }
     /// Whether this body came over the wire end-to-end encrypted (a payload encryption
     /// middleware decrypted it), and so the request's too: what the app sees is plaintext the
     /// server meant for it alone, so recorders (a HAR file) and logs leave both bodies out. A plain
@@ -136,6 +144,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var source: ResponseSource = .network
         @exclusivity(unchecked) var trace: PipelineTrace?
         @exclusivity(unchecked) var attempts = 1
+        @exclusivity(unchecked) var hedges = 0
         @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
         @exclusivity(unchecked) var bodiesAreConfidential = false
         @exclusivity(unchecked) var requestBodyWasConfidential = false
@@ -155,6 +164,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.source = source
             copy.trace = trace
             copy.attempts = attempts
+            copy.hedges = hedges
             copy.bodyStream = bodyStream
             copy.bodiesAreConfidential = bodiesAreConfidential
             copy.requestBodyWasConfidential = requestBodyWasConfidential

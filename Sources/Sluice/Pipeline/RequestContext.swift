@@ -19,6 +19,9 @@ public struct RequestContext: Sendable {
     public var requestID: UInt64
     /// The attempt number, from 1. Retry increases it.
     public var attempt: Int
+    /// Whether this copy of the attempt is a hedge: a second copy a hedging middleware sent while
+    /// the first was still running. A span per attempt marks it; the first copy's is `false`.
+    public var isHedge = false
     /// When the whole call must be finished; transports and retry honour it.
     public var deadline: ContinuousClock.Instant?
     /// Receives upload and download progress from the transport. It is called on the transport's
