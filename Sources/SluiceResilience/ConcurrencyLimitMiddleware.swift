@@ -34,6 +34,7 @@ extension SluiceError.Code {
 /// `Client.Configuration.maxConcurrentRequests`, over all origins, still applies before it.
 ///
 /// ```swift
+/// import Foundation
 /// import Sluice
 /// import SluiceCurl
 /// import SluiceResilience

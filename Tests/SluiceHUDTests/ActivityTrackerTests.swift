@@ -77,9 +77,9 @@ final class ManualClock: Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Waits (in real time, up to 20 s) until `count` sleeps are parked.
+    /// Waits (in real time, up to 60 s) until `count` sleeps are parked.
     func waitForSleepers(_ count: Int) async throws {
-        let limit = ContinuousClock.now + TestTiming.scaled(.seconds(20))
+        let limit = ContinuousClock.now + TestTiming.scaled(.seconds(60))
         while pending != count {
             guard ContinuousClock.now < limit else {
                 Issue.record("expected \(count) parked sleeps, have \(pending)")
@@ -90,10 +90,10 @@ final class ManualClock: Sendable {
     }
 }
 
-/// Waits (in real time, up to 20 s: a loaded machine is slow, a passing test is not) for a
+/// Waits (in real time, up to 60 s: a loaded machine is slow, a passing test is not) for a
 /// condition another task sets.
 func eventually(_ condition: () -> Bool) async throws -> Bool {
-    let limit = ContinuousClock.now + TestTiming.scaled(.seconds(20))
+    let limit = ContinuousClock.now + TestTiming.scaled(.seconds(60))
     while !condition() {
         guard ContinuousClock.now < limit else { return false }
         try await Task.sleep(for: .milliseconds(1))
