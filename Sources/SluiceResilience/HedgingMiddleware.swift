@@ -165,8 +165,14 @@ extension Result where Failure == any Error {
 /// The latencies of each origin and the budget's counts, shared by every copy of the middleware.
 final class HedgingState: Sendable {
     private struct Latencies {
-        var samples: [Duration] = []
+        /// The last ``HedgingState/sampleCount`` latencies, in nanoseconds (compared as integers:
+        /// a sort of `Duration`s costs several times as much).
+        var samples: [Int64] = []
         var next = 0
+        /// Latencies recorded in all.
+        var recorded = 0
+        /// The last percentile computed: which, its value, and `recorded` then.
+        var cached: (percentile: Double, value: Duration, at: Int)?
     }
 
     private struct State {
@@ -181,6 +187,8 @@ final class HedgingState: Sendable {
     static let maxOrigins = 1024
     /// The window the budget counts over.
     static let window = Duration.seconds(10)
+    /// New latencies after which a percentile is computed again.
+    static let recomputeEvery = 10
 
     private let state = Mutex(State())
 
@@ -209,24 +217,48 @@ final class HedgingState: Sendable {
     }
 
     func record(origin: String, latency: Duration) {
+        let nanoseconds = latency.components.seconds &* 1_000_000_000 &+ latency.components.attoseconds / 1_000_000_000
         state.withLock { state in
             var latencies = state.origins[origin] ?? Latencies()
             if latencies.samples.count < Self.sampleCount {
-                latencies.samples.append(latency)
+                latencies.samples.append(nanoseconds)
             } else {
-                latencies.samples[latencies.next] = latency
+                latencies.samples[latencies.next] = nanoseconds
                 latencies.next = (latencies.next + 1) % Self.sampleCount
             }
+            latencies.recorded += 1
             state.origins.store(latencies, for: origin)
         }
     }
 
-    /// The `percentile` of `origin`'s latencies; `nil` with fewer than 20.
+    /// The `percentile` of `origin`'s latencies; `nil` with fewer than 20. Computed again after
+    /// every ``recomputeEvery`` new latencies, not on each call: a sort of 200 per call would cost
+    /// more than the hedge saves.
     func percentile(_ percentile: Double, of origin: String) -> Duration? {
-        guard var samples = state.withLock({ $0.origins[origin]?.samples }), samples.count >= 20 else { return nil }
-        samples.sort()
-        let index = min(samples.count - 1, max(0, Int((Double(samples.count) * percentile).rounded(.up)) - 1))
-        return samples[index]
+        enum Known {
+            case cached(Duration)
+            case samples([Int64], recorded: Int)
+        }
+        let known = state.withLock { state -> Known? in
+            guard let latencies = state.origins[origin], latencies.samples.count >= 20 else { return nil }
+            if let cached = latencies.cached, cached.percentile == percentile, latencies.recorded - cached.at < Self.recomputeEvery {
+                return .cached(cached.value)
+            }
+            return .samples(latencies.samples, recorded: latencies.recorded)
+        }
+        guard case .samples(let samples, let recorded) = known else {
+            if case .cached(let value) = known { return value }
+            return nil
+        }
+        let sorted = samples.sorted()
+        let index = min(sorted.count - 1, max(0, Int((Double(sorted.count) * percentile).rounded(.up)) - 1))
+        let value = Duration.nanoseconds(sorted[index])
+        state.withLock { state in
+            guard var latencies = state.origins[origin] else { return }
+            latencies.cached = (percentile, value, recorded)
+            state.origins.store(latencies, for: origin)
+        }
+        return value
     }
 
     /// A new window once the last is over: the budget counts recent calls only.

@@ -96,5 +96,10 @@ struct HedgingMiddlewareTests {
         #expect(state.percentile(0.95, of: "http://a:80") == .milliseconds(95))
         #expect(state.percentile(0.5, of: "http://a:80") == .milliseconds(50))
         #expect(hedger.delay(for: "http://b:80") == .milliseconds(100))
+        // Computed again after ten new latencies, not on each call.
+        for _ in 1...9 { state.record(origin: "http://a:80", latency: .seconds(1)) }
+        #expect(state.percentile(0.5, of: "http://a:80") == .milliseconds(50))
+        state.record(origin: "http://a:80", latency: .seconds(1))
+        #expect(state.percentile(0.5, of: "http://a:80") == .milliseconds(55))  // the 55th of 110
     }
 }
