@@ -76,7 +76,7 @@
     /// A client span for each attempt and each redirect hop, a child of the call's span, whose
     /// context is injected into the request's fields through the tracer (`traceparent` and
     /// `tracestate` with a W3C tracer) so the server joins the trace. It sits inside retry and
-    /// hedging (``SluiceTracing/MiddlewarePosition/attemptTracing``), so every attempt and every
+    /// hedging (`MiddlewarePosition.attemptTracing`), so every attempt and every
     /// hedged copy passes it, and outside signing, so a signature covers the fields it adds.
     ///
     /// Attributes as ``TracingMiddleware`` sets them, with `http.request.resend_count` (attempts
