@@ -207,16 +207,15 @@ public struct ConcurrencyLimitMiddleware: Middleware {
                 .concurrencyLimited,
                 "\(origin) has \(status.inFlight) calls in flight, its concurrency limit of \(status.limit)\(waiting); \(request) was not sent")
         case .mustWait:
-            let priority = request.priority
-            guard let deadline = context.deadline else { return try await limiter.wait(priority: priority) }
             let start = ContinuousClock.now
-            let timedOut = {
-                SluiceError(
+            do {
+                return try await limiter.wait(priority: request.priority, until: context.deadline)
+            } catch is ConcurrencyLimiter.Expired {
+                throw SluiceError(
                     .timedOut,
                     "\(request) waited \(String(format: "%.1f s", start.duration(to: .now).timeInterval)) for a slot under \(origin)'s "
                         + "concurrency limit of \(limiter.status.limit) and reached its deadline; it was not sent")
             }
-            return try await Deadline.race(deadline, timedOut: timedOut) { try await limiter.wait(priority: priority) }
         }
     }
 }

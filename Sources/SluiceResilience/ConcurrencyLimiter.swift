@@ -4,13 +4,13 @@ import Synchronization
 /// One origin's slots: how many calls are in flight, the adaptive limit they are held to, and the
 /// calls waiting for a slot, highest priority first and then in arrival order.
 final class ConcurrencyLimiter: Sendable {
-    /// What ``admit(priority:maxWaiting:)`` decided.
+    /// What ``admit(maxWaiting:)`` decided.
     enum Admission: Sendable {
-        /// A slot, taken at this instant.
+        /// A slot, taken now.
         case admitted(Slot)
         /// No slot and no place to wait: the limit, and the calls already waiting.
         case refused(ConcurrencyLimitMiddleware.Status)
-        /// No slot now: wait with ``wait(priority:)``.
+        /// No slot now: wait with ``wait(priority:until:)``.
         case mustWait
     }
 
@@ -71,43 +71,79 @@ final class ConcurrencyLimiter: Sendable {
         }
     }
 
-    /// Waits in the queue for a slot; returns when it was taken.
+    /// The call's deadline passed while it waited.
+    struct Expired: Error {}
+
+    /// Waits in the queue for a slot until `deadline`; returns the slot taken.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled first (the call leaves the queue).
-    func wait(priority: RequestPriority) async throws -> Slot {
+    /// Whatever ends the wait, the queue decides it under its lock, so a call admitted just as it
+    /// was cancelled or timed out gets its slot (and gives it back when it ends) rather than
+    /// losing it.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first, ``Expired`` when the
+    ///   deadline passes first; either way the call has left the queue.
+    func wait(priority: RequestPriority, until deadline: ContinuousClock.Instant?) async throws -> Slot {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
-        return try await withTaskCancellationHandler {
+        guard let deadline else { return try await queued(id, priority: priority, deadline: nil) }
+        return try await withThrowingTaskGroup(of: Slot?.self) { group in
+            group.addTask { try await self.queued(id, priority: priority, deadline: deadline) }
+            group.addTask {
+                do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return nil }
+                self.leave(id, with: Expired())
+                return nil
+            }
+            // The waiter's outcome decides, whichever child ends first.
+            while let outcome = try await group.next() {
+                if let slot = outcome {
+                    group.cancelAll()
+                    return slot
+                }
+            }
+            throw CancellationError()  // not reached: the waiter ends with a slot or an error
+        }
+    }
+
+    /// Joins the queue as `id`, unless a slot is free (taken at once), the task is cancelled, or
+    /// `deadline` has passed (its timer may have fired before the call was queued).
+    private func queued(_ id: UInt64, priority: RequestPriority, deadline: ContinuousClock.Instant?) async throws -> Slot {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in
                 enum Outcome {
-                    case cancelled
+                    case failed(any Error)
                     case admitted(Slot)
                     case queued
                 }
-                // Under the lock, a cancellation either came before this look (and is seen here)
-                // or its handler runs after the waiter is in the queue (and finds it there).
+                // Under the lock, a cancellation or expiry either came before this look (and is
+                // seen here) or finds the waiter in the queue.
                 let outcome = state.withLock { state -> Outcome in
-                    if Task.isCancelled { return .cancelled }
+                    if Task.isCancelled { return .failed(CancellationError()) }
                     if state.inFlight < state.limit.permits, state.queue.isEmpty { return .admitted(state.take()) }
+                    if let deadline, ContinuousClock.now >= deadline { return .failed(Expired()) }
                     let place = state.queue.firstIndex { $0.priority < priority } ?? state.queue.endIndex
                     state.queue.insert(Waiter(id: id, priority: priority, continuation: continuation), at: place)
                     return .queued
                 }
                 switch outcome {
-                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .failed(let error): continuation.resume(throwing: error)
                 case .admitted(let slot): continuation.resume(returning: slot)
                 case .queued: break
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.queue.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+            leave(id, with: CancellationError())
         }
+    }
+
+    /// Takes `id` out of the queue with `error`, unless it has left it already (admitted).
+    private func leave(_ id: UInt64, with error: any Error) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.queue.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
     }
 
     /// Gives back `slot`, moves the limit by the call's answer (see
@@ -120,33 +156,5 @@ final class ConcurrencyLimiter: Sendable {
             return state.admitWaiters()
         }
         for (continuation, slot) in admitted { continuation.resume(returning: slot) }
-    }
-}
-
-/// Every origin's limiter, shared by every copy of the middleware: at most `maxOrigins`, the one
-/// used longest ago forgotten first. A forgotten limiter still serves the calls that hold it, and
-/// the origin's next call starts a new one.
-final class ConcurrencyLimiters: Sendable {
-    private let limiters: Mutex<OriginTable<ConcurrencyLimiter>>
-    private let make: @Sendable () -> AdaptiveLimit
-    /// The limit a new origin starts at.
-    let initialLimit: Int
-
-    init(maxOrigins: Int, make: @escaping @Sendable () -> AdaptiveLimit) {
-        limiters = Mutex(OriginTable(limit: maxOrigins))
-        self.make = make
-        initialLimit = make().permits
-    }
-
-    func limiter(for origin: String) -> ConcurrencyLimiter {
-        limiters.withLock { table in
-            let limiter = table[origin] ?? ConcurrencyLimiter(limit: make())
-            table.store(limiter, for: origin)
-            return limiter
-        }
-    }
-
-    func existing(for origin: String) -> ConcurrencyLimiter? {
-        limiters.withLock { $0[origin] }
     }
 }

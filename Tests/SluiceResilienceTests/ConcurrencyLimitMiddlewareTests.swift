@@ -150,6 +150,42 @@ struct ConcurrencyLimitMiddlewareTests {
         #expect(limiter.status(of: server.baseURL).inFlight == 0)
     }
 
+    /// Waits that end by deadline, by cancellation and by admission, racing each other 400 times
+    /// over one slot: every slot taken is given back and every waiter leaves the queue (a call
+    /// admitted just as it was cancelled or timed out keeps its slot, and gives it back).
+    @Test func racingWaitsLoseNoSlot() async throws {
+        let limiter = ConcurrencyLimiter(limit: AdaptiveLimit(rule: .aimd(backoffRatio: 0.9, timeout: nil), initial: 1, min: 1, max: 1))
+        let outcomes = Locked((slots: 0, expired: 0, cancelled: 0))
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<400 {
+                let task = Task {
+                    do {
+                        let slot: ConcurrencyLimiter.Slot
+                        switch limiter.admit(maxWaiting: 1_000) {
+                        case .admitted(let taken): slot = taken
+                        case .mustWait: slot = try await limiter.wait(priority: .normal, until: .now + .microseconds(index % 7 * 300))
+                        case .refused: return
+                        }
+                        outcomes.withLock { $0.slots += 1 }
+                        await Task.yield()
+                        limiter.release(slot, latency: .milliseconds(1), overloaded: false)
+                    } catch is ConcurrencyLimiter.Expired {
+                        outcomes.withLock { $0.expired += 1 }
+                    } catch {
+                        outcomes.withLock { $0.cancelled += 1 }
+                    }
+                }
+                if index % 3 == 0 { group.addTask { task.cancel() } }
+                group.addTask { _ = await task.result }
+            }
+        }
+        let (slots, expired, cancelled) = outcomes.withLock { $0 }
+        #expect(slots + expired + cancelled == 400)
+        #expect(slots > 0)
+        #expect(limiter.status.inFlight == 0)
+        #expect(limiter.status.waiting == 0)
+    }
+
     /// A streamed body holds its slot until it is read to the end, or until its reader drops it.
     @Test func aStreamedBodyHoldsItsSlotUntilItEnds() async throws {
         let server = try MockWebServer()
