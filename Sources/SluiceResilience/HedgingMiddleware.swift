@@ -180,6 +180,16 @@ final class HedgingState: Sendable {
         var windowStart = ContinuousClock.now
         var calls = 0
         var hedges = 0
+        /// The window before this one's counts, which weigh less as this one goes on.
+        var previousCalls = 0
+        var previousHedges = 0
+
+        /// Calls and hedges over the last ``HedgingState/window``: this window's, and the share of
+        /// the previous one's that the last 10 s still cover.
+        func counted(now: ContinuousClock.Instant) -> (calls: Double, hedges: Double) {
+            let weight = max(0, 1 - (now - windowStart).timeInterval / HedgingState.window.timeInterval)
+            return (Double(calls) + Double(previousCalls) * weight, Double(hedges) + Double(previousHedges) * weight)
+        }
     }
 
     /// Latencies kept per origin, and origins kept.
@@ -203,7 +213,8 @@ final class HedgingState: Sendable {
     func mayHedge(ratio: Double, now: ContinuousClock.Instant) -> Bool {
         state.withLock { state in
             Self.roll(&state, now: now)
-            guard Double(state.hedges + 1) <= ratio * Double(state.calls) else { return false }
+            let counted = state.counted(now: now)
+            guard counted.hedges + 1 <= ratio * counted.calls else { return false }
             state.hedges += 1
             return true
         }
@@ -212,7 +223,8 @@ final class HedgingState: Sendable {
     func counts(now: ContinuousClock.Instant) -> (calls: Int, hedges: Int) {
         state.withLock { state in
             Self.roll(&state, now: now)
-            return (state.calls, state.hedges)
+            let counted = state.counted(now: now)
+            return (Int(counted.calls.rounded()), Int(counted.hedges.rounded()))
         }
     }
 
@@ -263,8 +275,13 @@ final class HedgingState: Sendable {
 
     /// A new window once the last is over: the budget counts recent calls only.
     private static func roll(_ state: inout State, now: ContinuousClock.Instant) {
-        guard now - state.windowStart >= window else { return }
-        state.windowStart = now
+        let elapsed = now - state.windowStart
+        guard elapsed >= window else { return }
+        // Just past one window, the one that ended still counts, less and less; past two, nothing.
+        let adjacent = elapsed < window * 2
+        state.previousCalls = adjacent ? state.calls : 0
+        state.previousHedges = adjacent ? state.hedges : 0
+        state.windowStart = adjacent ? state.windowStart + window : now
         state.calls = 0
         state.hedges = 0
     }

@@ -52,13 +52,9 @@ struct ConcurrencyLimitMiddlewareTests {
     /// Set to fail fast, a call above the limit is not sent: its error names the origin, the limit
     /// and the request (under the privacy policy).
     @Test func aCallAboveTheLimitFailsFastWhenSetTo() async throws {
-        let server = try MockWebServer()
         let held = TestGate()
         defer { held.open() }
-        server.setHandler { _ in
-            held.wait(timeout: .seconds(30))
-            return .init(status: 200, body: "ok")
-        }
+        let server = try MockWebServer.holding(until: held)
         let limiter = fixed(2, whenLimited: .failFast)
         let client = Client(transport: CurlTransport(), middlewares: [limiter])
         let first = Task { try await client.send(HTTPRequest(url: server.url("/a"))) }
@@ -113,13 +109,9 @@ struct ConcurrencyLimitMiddlewareTests {
     /// A call that reaches its deadline while it waits fails `.timedOut` and leaves the queue; a
     /// cancelled one leaves it with `CancellationError`. Neither takes a slot.
     @Test func aWaitEndsAtTheDeadlineOrOnCancellation() async throws {
-        let server = try MockWebServer()
         let held = TestGate()
         defer { held.open() }
-        server.setHandler { _ in
-            held.wait(timeout: .seconds(30))
-            return .init(status: 200, body: "ok")
-        }
+        let server = try MockWebServer.holding(until: held)
         let limiter = fixed(1)
         let pipeline = Pipeline(middlewares: [limiter], transport: CurlTransport())
         let first = Task { try await pipeline.send(HTTPRequest(url: server.url("/first"))) }
@@ -205,13 +197,9 @@ struct ConcurrencyLimitMiddlewareTests {
 
     /// AIMD backs off on a 503, once per round: the four calls in flight together count once.
     @Test func aimdBacksOffOnOverloadOncePerRound() async throws {
-        let server = try MockWebServer()
         let held = TestGate()
         defer { held.open() }
-        server.setHandler { _ in
-            held.wait(timeout: .seconds(30))
-            return .init(status: 503, body: "busy")
-        }
+        let server = try MockWebServer.holding(until: held, status: 503, body: "busy")
         let limiter = ConcurrencyLimitMiddleware(configuration: .init(algorithm: .aimd(backoffRatio: 0.5), initialLimit: 10))
         let client = Client(transport: CurlTransport(), middlewares: [limiter])
         let calls = (0..<4).map { _ in Task { try await client.send(HTTPRequest(url: server.url("/x"))) } }

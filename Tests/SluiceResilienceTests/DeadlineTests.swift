@@ -17,13 +17,9 @@ struct DeadlineTests {
     /// ends `.timedOut` at its deadline (give or take a busy machine's slack), whichever stage held it:
     /// curl's transfer, the limit's queue, or retry's back-off.
     @Test func noCallOutlivesItsDeadline() async throws {
-        let server = try MockWebServer()
         let held = TestGate()
         defer { held.open() }
-        server.setHandler { _ in
-            held.wait(timeout: .seconds(30))
-            return .init(status: 200, body: "late")
-        }
+        let server = try MockWebServer.holding(until: held, body: "late")
         let pipeline = Pipeline(
             middlewares: [
                 RetryMiddleware(),
