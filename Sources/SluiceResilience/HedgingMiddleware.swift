@@ -177,7 +177,7 @@ final class HedgingState: Sendable {
 
     private struct State {
         var origins = OriginTable<Latencies>(limit: HedgingState.maxOrigins)
-        var windowStart = ContinuousClock.now
+        var windowStart: ContinuousClock.Instant
         var calls = 0
         var hedges = 0
         /// The window before this one's counts, which weigh less as this one goes on.
@@ -200,7 +200,12 @@ final class HedgingState: Sendable {
     /// New latencies after which a percentile is computed again.
     static let recomputeEvery = 10
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// A state whose first budget window starts at `start`.
+    init(start: ContinuousClock.Instant = .now) {
+        state = Mutex(State(windowStart: start))
+    }
 
     func countCall(now: ContinuousClock.Instant) {
         state.withLock { state in

@@ -105,8 +105,8 @@ struct HedgingMiddlewareTests {
     }
 
     @Test func theBudgetAllowsHedgesUpToItsShareOfTheCallsInItsWindow() {
-        let state = HedgingState()
         let start = ContinuousClock.now
+        let state = HedgingState(start: start)
         for _ in 0..<9 { state.countCall(now: start) }
         #expect(!state.mayHedge(ratio: 0.1, now: start))  // 1 of 9 would be over 10%
         state.countCall(now: start)
