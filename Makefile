@@ -87,7 +87,7 @@ test: deps
 	.ci/check-new-middleware
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) Tests/Servers/with-servers.sh .ci/watchdog $(TEST_LIMIT) swift test $(TRAITS)
 	@echo "== the tests that measure latency, alone (Tests/Support/TestPhase.swift)"
-	SLUICE_TEST_PHASE=serial .ci/watchdog 300 swift test $(TRAITS) --skip-build --filter ConcurrencyLimitConvergenceTests
+	SLUICE_TEST_PHASE=serial .ci/watchdog 300 swift test $(TRAITS) --skip-build --no-parallel --filter 'ConcurrencyLimitConvergenceTests|HedgingSlowTailTests'
 	@bin=$$(swift build --show-bin-path); for example in $(EXAMPLES); do \
 	  echo "== $$example"; "$$bin/$$example" > /dev/null || { echo "error: the example $$example failed"; exit 1; }; \
 	done

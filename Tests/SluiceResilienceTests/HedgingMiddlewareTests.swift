@@ -39,35 +39,6 @@ struct HedgingMiddlewareTests {
         try await Wait.until("the losing copy's connection was closed") { server.connectionsClosedByClient >= 1 }
     }
 
-    /// A slow tail: the first copy of every 20th call is held by the server until the test ends
-    /// (a tail far beyond any bound). With hedging each of those calls ends anyway, on its copy,
-    /// and the extra load stays within the 10% budget: those five copies (5%), and on a loaded
-    /// machine perhaps a call that stalled past the 1 s delay.
-    @Test func aSlowTailIsCutWithinTheBudget() async throws {
-        let server = try MockWebServer()
-        let held = TestGate()
-        defer { held.open() }
-        let seen = Locked(Set<String>())
-        server.setHandler { request in
-            let first = seen.withLock { $0.insert(request.target).inserted }
-            let call = Int(request.target.dropFirst("/call/".count)) ?? 0
-            if first, call % 20 == 19 { held.wait(timeout: .seconds(300)) }
-            return .init(status: 200, body: "ok")
-        }
-        let client = Client(transport: CurlTransport(), middlewares: [hedger(.fixed(.seconds(1)), ratio: 0.1)])
-        var hedged: [Int] = []
-        let start = ContinuousClock.now
-        for call in 0..<100 {
-            let response = try await client.send(HTTPRequest(url: server.url("/call/\(call)")))
-            #expect(response.text == "ok")
-            if response.hedges > 0 { hedged.append(call) }
-        }
-        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(60)))
-        #expect(Set([19, 39, 59, 79, 99]).isSubset(of: hedged))
-        #expect(server.requests.count == 100 + hedged.count)
-        #expect(hedged.count <= 11)  // 10% of the calls, give or take where the windows fall
-    }
-
     /// A copy that fails before its hedge is sent ends the call at once: a hedge is for a slow
     /// answer, not a retry (with a 300 s delay, waiting for it would outlast the suite's limit).
     @Test func aFirstCopyThatFailsEndsTheCallWithoutAHedge() async throws {
@@ -138,5 +109,42 @@ struct HedgingMiddlewareTests {
         #expect(state.percentile(0.5, of: "http://a:80") == .milliseconds(50))
         state.record(origin: "http://a:80", latency: .seconds(1))
         #expect(state.percentile(0.5, of: "http://a:80") == .milliseconds(55))  // the 55th of 110
+    }
+}
+
+/// Hedging against a slow tail through libcurl: alone, in `make test`'s serial run (see
+/// `TestPhase`). Hedging decides by latency (the delay), and on a loaded machine a stalled call is
+/// hedged too, which spends the budget a held call needs.
+@Suite(
+    "HedgingMiddleware against a slow tail", .timeLimit(.minutes(1)),
+    .enabled(if: TestPhase.isSerial, "hedging decides by latency: runs alone, in make test's serial run (SLUICE_TEST_PHASE=serial)"))
+struct HedgingSlowTailTests {
+    /// A slow tail: the first copy of every 20th call is held by the server until the test ends
+    /// (a tail far beyond any bound). With hedging each of those calls ends anyway, on its copy,
+    /// and the extra load stays within the 10% budget: those five copies (5%), and on a loaded
+    /// machine perhaps a call that stalled past the 1 s delay.
+    @Test func aSlowTailIsCutWithinTheBudget() async throws {
+        let server = try MockWebServer()
+        let held = TestGate()
+        defer { held.open() }
+        let seen = Locked(Set<String>())
+        server.setHandler { request in
+            let first = seen.withLock { $0.insert(request.target).inserted }
+            let call = Int(request.target.dropFirst("/call/".count)) ?? 0
+            if first, call % 20 == 19 { held.wait(timeout: .seconds(300)) }
+            return .init(status: 200, body: "ok")
+        }
+        let client = Client(transport: CurlTransport(), middlewares: [HedgingMiddleware(configuration: .init(delay: .fixed(.seconds(1)), maxExtraRatio: 0.1))])
+        var hedged: [Int] = []
+        let start = ContinuousClock.now
+        for call in 0..<100 {
+            let response = try await client.send(HTTPRequest(url: server.url("/call/\(call)")))
+            #expect(response.text == "ok")
+            if response.hedges > 0 { hedged.append(call) }
+        }
+        #expect(start.duration(to: .now) < TestTiming.scaled(.seconds(60)))
+        #expect(Set([19, 39, 59, 79, 99]).isSubset(of: hedged))
+        #expect(server.requests.count == 100 + hedged.count)
+        #expect(hedged.count <= 11)  // 10% of the calls, give or take where the windows fall
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Which run of `make test` this is. A test that measures latency to judge the code (the adaptive
-/// concurrency limit follows latency) cannot run beside 800 others on two cores, whose stalls of
-/// seconds it would take for the server's: it runs in the serial run that follows the parallel
+/// Which run of `make test` this is. A test of code that decides by latency (the adaptive
+/// concurrency limit, hedging's delay) cannot run beside 800 others on two cores, whose stalls of
+/// seconds the code would take for the server's: it runs in the serial run that follows the parallel
 /// one (`SLUICE_TEST_PHASE=serial`, with `--filter`), alone, and is off in the parallel run.
 ///
 /// ```swift
