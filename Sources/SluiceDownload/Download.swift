@@ -119,7 +119,7 @@ public final class Download: Sendable {
             do {
                 return try await attempt(files, requests: requests, resumedFrom: firstOffset)
             } catch {
-                if error is CancellationError || (error as? SluiceError)?.code == .cancelled {
+                if SluiceError.isCancellation(error) {
                     if state.withLock({ $0.stop }) == .cancel { files.discardAll() }
                     throw error
                 }

@@ -106,7 +106,7 @@
         }
 
         private func recordFailure(_ request: HTTPRequest, error: any Error, since start: ContinuousClock.Instant) {
-            let cancelled = error is CancellationError || (error as? SluiceError)?.code == .cancelled
+            let cancelled = SluiceError.isCancellation(error)
             record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil), since: start)
         }
 

@@ -170,7 +170,7 @@ public struct ConcurrencyLimitMiddleware: Middleware {
         do {
             response = try await next(request, context)
         } catch {
-            let cancelled = error is CancellationError || (error as? SluiceError)?.code == .cancelled
+            let cancelled = SluiceError.isCancellation(error)
             limiter.release(slot, latency: nil, overloaded: !cancelled && configuration.isOverload(.failure(error)))
             throw error
         }

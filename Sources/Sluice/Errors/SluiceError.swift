@@ -150,6 +150,13 @@ public struct SluiceError: Error, Sendable, CustomStringConvertible {
         }
         return SluiceError(.other, "\(stage) threw \(type(of: error))", underlying: error, stage: stage)
     }
+
+    /// Whether `error` says the call was cancelled: a `CancellationError`, or `.cancelled` (a
+    /// client that reports cancellation as an error). The one rule for stages that count
+    /// outcomes and must not count a cancelled call as a failure.
+    package static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? SluiceError)?.code == .cancelled
+    }
 }
 
 extension SluiceError: LocalizedError {

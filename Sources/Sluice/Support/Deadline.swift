@@ -20,7 +20,7 @@ package enum Deadline {
             do {
                 if let second = try await group.next(), let result = second { return result }
             } catch {
-                let cutOff = error is CancellationError || (error as? SluiceError)?.code == .cancelled
+                let cutOff = SluiceError.isCancellation(error)
                 if !cutOff { throw error }
             }
             throw timedOut()
