@@ -13,7 +13,7 @@ extension CacheMiddleware {
         guard revalidating.begin(key, limit: configuration.maxBackgroundRevalidations) else { return }
         let conditions = strategy.conditionalFields(for: stored)
         var background = context
-        background.deadline = .now + configuration.backgroundRevalidationTimeout
+        background.deadline = .after(configuration.backgroundRevalidationTimeout)
         // The task holds a copy without the lifetime token: a task that kept the cache alive
         // could never be cancelled by the cache going away.
         var worker = self

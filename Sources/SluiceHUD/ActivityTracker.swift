@@ -66,8 +66,11 @@ public final class ActivityTracker: Sendable {
     public let configuration: Configuration
     private let state = Locked(State())
 
-    /// A tracker with `configuration`.
+    /// A tracker with `configuration`, each duration held to 0...100 years.
     public init(configuration: Configuration = .default) {
+        var configuration = configuration
+        configuration.showDelay = configuration.showDelay.clampedWait
+        configuration.linger = configuration.linger.clampedWait
         self.configuration = configuration
     }
 

@@ -73,7 +73,7 @@ public struct ReachabilityGateMiddleware: Middleware {
                 return false
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(clamping: timeout)
                 return false
             }
             let first = try await group.next() ?? false

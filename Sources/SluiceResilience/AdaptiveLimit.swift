@@ -50,7 +50,7 @@ struct AdaptiveLimit: Sendable {
     }
 
     /// The calls that may be in flight now.
-    var permits: Int { Int(limit) }
+    var permits: Int { Int(clamping: limit) }
 
     /// Moves the limit by one answer.
     ///

@@ -123,20 +123,41 @@ public struct ConcurrencyLimitMiddleware: Middleware {
     /// How it behaves.
     public let configuration: Configuration
     private let limiters: ConcurrencyLimiters
+    /// A setting no range holds (NaN), refused at each call.
+    private let misconfiguration: SluiceError?
 
-    /// A limiter with `configuration`. A setting that cannot work (a limit under 1, a ratio
-    /// outside 0...1, no smoothing) is brought to the nearest that can.
+    /// The range every limit is held to: at least one call, at most a million.
+    static let limits = 1...1_000_000
+
+    /// A limiter with `configuration`. A setting that cannot work is brought to the nearest that
+    /// can: limits to 1...1,000,000, `backoffRatio` to 0.1...0.99, `tolerance` to 1...1,000,
+    /// `smoothing` to 0.01...1, `probeInterval` to at least 10, a timeout to 0...100 years. A
+    /// ratio, tolerance or smoothing that is NaN is `.misconfigured` at the first call.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
-        let rule: AdaptiveLimit.Rule =
-            switch configuration.algorithm {
-            case .aimd(let ratio, let timeout):
-                .aimd(backoffRatio: min(0.99, max(0.1, ratio)), timeout: timeout)
-            case .gradient(let tolerance, let smoothing, let probeInterval):
-                .gradient(tolerance: max(1, tolerance), smoothing: min(1, max(0.01, smoothing)), probeInterval: max(10, probeInterval))
+        var rule = AdaptiveLimit.Rule.gradient(tolerance: 1.5, smoothing: 0.2, probeInterval: 1000)
+        var misconfiguration: SluiceError?
+        switch configuration.algorithm {
+        case .aimd(let ratio, let timeout):
+            if let ratio = ratio.clamped(to: 0.1...0.99) {
+                rule = .aimd(backoffRatio: ratio, timeout: timeout?.clampedWait)
+            } else {
+                misconfiguration = .notANumber("ConcurrencyLimitMiddleware's aimd backoffRatio", expected: "a ratio in 0.1...0.99")
             }
-        let (initial, low, high) = (configuration.initialLimit, configuration.minLimit, configuration.maxLimit)
-        limiters = ConcurrencyLimiters(maxOrigins: configuration.maxOrigins) {
+        case .gradient(let tolerance, let smoothing, let probeInterval):
+            if let tolerance = tolerance.clamped(to: 1...1000), let smoothing = smoothing.clamped(to: 0.01...1) {
+                rule = .gradient(tolerance: tolerance, smoothing: smoothing, probeInterval: max(10, probeInterval))
+            } else {
+                misconfiguration = .notANumber(
+                    "ConcurrencyLimitMiddleware's gradient tolerance or smoothing", expected: "a tolerance in 1...1000 and a smoothing in 0.01...1")
+            }
+        }
+        self.misconfiguration = misconfiguration
+        let limits = Self.limits
+        let (initial, low, high) = (
+            configuration.initialLimit.clamped(to: limits), configuration.minLimit.clamped(to: limits), configuration.maxLimit.clamped(to: limits)
+        )
+        limiters = ConcurrencyLimiters(maxOrigins: configuration.maxOrigins) { [rule] in
             AdaptiveLimit(rule: rule, initial: initial, min: low, max: high)
         }
     }
@@ -162,7 +183,10 @@ public struct ConcurrencyLimitMiddleware: Middleware {
             ?? Status(limit: limiters.initialLimit, inFlight: 0, waiting: 0, minimumLatency: nil)
     }
 
+    /// - Throws: `.concurrencyLimited` or `.timedOut` as ``Configuration/whenLimited`` says;
+    ///   `.misconfigured` for a setting that is NaN, before anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        if let misconfiguration { throw misconfiguration }
         let origin = next.urlAsSent(request.url).origin
         let limiter = limiters.limiter(for: origin)
         let slot = try await admission(request, context, limiter: limiter, origin: origin)
@@ -198,18 +222,23 @@ public struct ConcurrencyLimitMiddleware: Middleware {
         case .failFast: maxWaiting = 0
         case .wait(let most): maxWaiting = max(0, most)
         }
+        let refused = { (status: Status) in
+            let waiting = maxWaiting == 0 ? "" : ", and \(status.waiting) wait already, the most that may"
+            return SluiceError(
+                .concurrencyLimited,
+                "\(origin) has \(status.inFlight) calls in flight, its concurrency limit of \(status.limit)\(waiting); \(request) was not sent")
+        }
         switch limiter.admit(maxWaiting: maxWaiting) {
         case .admitted(let slot):
             return slot
         case .refused(let status):
-            let waiting = maxWaiting == 0 ? "" : ", and \(status.waiting) wait already, the most that may"
-            throw SluiceError(
-                .concurrencyLimited,
-                "\(origin) has \(status.inFlight) calls in flight, its concurrency limit of \(status.limit)\(waiting); \(request) was not sent")
+            throw refused(status)
         case .mustWait:
             let start = ContinuousClock.now
             do {
-                return try await limiter.wait(priority: request.priority, until: context.deadline)
+                return try await limiter.wait(priority: request.priority, until: context.deadline, maxWaiting: maxWaiting)
+            } catch let full as ConcurrencyLimiter.QueueFull {
+                throw refused(full.status)
             } catch is ConcurrencyLimiter.Expired {
                 throw SluiceError(
                     .timedOut,

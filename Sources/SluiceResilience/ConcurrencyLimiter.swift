@@ -74,24 +74,33 @@ final class ConcurrencyLimiter: Sendable {
     /// The call's deadline passed while it waited.
     struct Expired: Error {}
 
-    /// Waits in the queue for a slot until `deadline`; returns the slot taken.
+    /// `maxWaiting` calls waited already when the call came to join the queue.
+    struct QueueFull: Error {
+        let status: ConcurrencyLimitMiddleware.Status
+    }
+
+    /// Waits in the queue for a slot until `deadline`; returns the slot taken. The place in the
+    /// queue is checked and taken under one lock: ``admit(maxWaiting:)``'s `.mustWait` is a
+    /// look, not a reservation, so any number of calls told to wait at once still find at most
+    /// `maxWaiting` places.
     ///
     /// Whatever ends the wait, the queue decides it under its lock, so a call admitted just as it
     /// was cancelled or timed out gets its slot (and gives it back when it ends) rather than
     /// losing it.
     ///
     /// - Throws: `CancellationError` when the task is cancelled first, ``Expired`` when the
-    ///   deadline passes first; either way the call has left the queue.
-    func wait(priority: RequestPriority, until deadline: ContinuousClock.Instant?) async throws -> Slot {
+    ///   deadline passes first, ``QueueFull`` when `maxWaiting` calls wait already; either way the
+    ///   call is not in the queue.
+    func wait(priority: RequestPriority, until deadline: ContinuousClock.Instant?, maxWaiting: Int = .max) async throws -> Slot {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
-        guard let deadline else { return try await queued(id, priority: priority, deadline: nil) }
+        guard let deadline else { return try await queued(id, priority: priority, deadline: nil, maxWaiting: maxWaiting) }
         return try await withThrowingTaskGroup(of: Slot?.self) { group in
-            group.addTask { try await self.queued(id, priority: priority, deadline: deadline) }
+            group.addTask { try await self.queued(id, priority: priority, deadline: deadline, maxWaiting: maxWaiting) }
             group.addTask {
-                do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return nil }
+                do { try await Task.sleep(clampingUntil: deadline) } catch { return nil }
                 self.leave(id, with: Expired())
                 return nil
             }
@@ -106,9 +115,10 @@ final class ConcurrencyLimiter: Sendable {
         }
     }
 
-    /// Joins the queue as `id`, unless a slot is free (taken at once), the task is cancelled, or
-    /// `deadline` has passed (its timer may have fired before the call was queued).
-    private func queued(_ id: UInt64, priority: RequestPriority, deadline: ContinuousClock.Instant?) async throws -> Slot {
+    /// Joins the queue as `id`, unless a slot is free (taken at once), the task is cancelled,
+    /// `deadline` has passed (its timer may have fired before the call was queued), or
+    /// `maxWaiting` calls wait already.
+    private func queued(_ id: UInt64, priority: RequestPriority, deadline: ContinuousClock.Instant?, maxWaiting: Int) async throws -> Slot {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Slot, any Error>) in
                 enum Outcome {
@@ -122,6 +132,7 @@ final class ConcurrencyLimiter: Sendable {
                     if Task.isCancelled { return .failed(CancellationError()) }
                     if state.inFlight < state.limit.permits, state.queue.isEmpty { return .admitted(state.take()) }
                     if let deadline, ContinuousClock.now >= deadline { return .failed(Expired()) }
+                    if state.queue.count >= maxWaiting { return .failed(QueueFull(status: state.status)) }
                     let place = state.queue.firstIndex { $0.priority < priority } ?? state.queue.endIndex
                     state.queue.insert(Waiter(id: id, priority: priority, continuation: continuation), at: place)
                     return .queued

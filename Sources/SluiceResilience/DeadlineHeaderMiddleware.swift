@@ -65,8 +65,7 @@ public struct DeadlineHeaderMiddleware: Middleware {
 
     /// `remaining` written in `format`.
     static func value(_ remaining: Duration, _ format: Configuration.Format) -> String {
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        let milliseconds = max(0, remaining.wholeMilliseconds)  // Int.max past its range, never a trap
         switch format {
         case .milliseconds: return String(milliseconds)
         case .grpcTimeout: return milliseconds <= 99_999_999 ? "\(milliseconds)m" : "\(min(99_999_999, milliseconds / 1000))S"

@@ -13,7 +13,9 @@ import Synchronization
 /// - The delay is ``Configuration/Delay/fixed(_:)``, or ``Configuration/Delay/percentile(_:fallback:)``
 ///   of the origin's recent latencies (its p95, say), `fallback` until 20 are known.
 /// - A budget keeps the extra load down: hedges are at most ``Configuration/maxExtraRatio`` of
-///   the calls of the last 10 s (10% by default).
+///   the calls of the last 10 s (10% by default), or ``Configuration/minimumPerSecond`` a second
+///   of that window (one) if that is more, so a caller with little traffic is hedged too (as
+///   gRPC's and Finagle's budgets keep a floor). ``status`` counts the hedges the budget refused.
 /// - A copy that fails does not end the call while the other may still answer.
 /// - A hedge is counted as one, not as a retry: the copy's `RequestContext.isHedge` is `true`
 ///   (SluiceTracing's span per attempt marks it `sluice.hedge`), and the answer's
@@ -43,37 +45,87 @@ public struct HedgingMiddleware: Middleware {
             case percentile(Double, fallback: Duration)
         }
 
-        /// When a copy is sent: the origin's p95, 100 ms until it is known.
+        /// When a copy is sent: the origin's p95, 100 ms until it is known. A delay is held to
+        /// 0...100 years, a percentile to 0...1; a NaN percentile is `.misconfigured` at the first
+        /// call.
         public var delay: Delay
-        /// Hedges allowed per call, over the last 10 s (0.1: at most 10% extra requests).
+        /// Hedges allowed per call, over the last 10 s (0.1: at most 10% extra requests), held to
+        /// 0...1; NaN is `.misconfigured` at the first call.
         public var maxExtraRatio: Double
+        /// Hedges allowed each second of the 10 s window whatever the traffic (1: ten per window),
+        /// when that is more than ``maxExtraRatio`` allows; held to 0...1,000, NaN refused.
+        public var minimumPerSecond: Double
 
         /// Settings with each value given, or its default.
-        public init(delay: Delay = .percentile(0.95, fallback: .milliseconds(100)), maxExtraRatio: Double = 0.1) {
+        public init(
+            delay: Delay = .percentile(0.95, fallback: .milliseconds(100)), maxExtraRatio: Double = 0.1, minimumPerSecond: Double = 1
+        ) {
             self.delay = delay
             self.maxExtraRatio = maxExtraRatio
+            self.minimumPerSecond = minimumPerSecond
         }
 
-        /// The p95 of each origin (100 ms until known), at most 10% extra requests.
+        /// The p95 of each origin (100 ms until known), at most 10% extra requests or one a second.
         public static let `default` = Configuration()
+
+        /// The settings held to their ranges, or the `.misconfigured` error for one that is NaN.
+        func checked() -> Result<Configuration, SluiceError> {
+            var checked = self
+            switch delay {
+            case .fixed(let delay): checked.delay = .fixed(delay.clampedWait)
+            case .percentile(let percentile, let fallback):
+                guard let percentile = percentile.clamped(to: 0...1) else {
+                    return .failure(.notANumber("HedgingMiddleware.Configuration.delay's percentile", expected: "one in 0...1 (0.95 for the p95)"))
+                }
+                checked.delay = .percentile(percentile, fallback: fallback.clampedWait)
+            }
+            guard let ratio = maxExtraRatio.clamped(to: 0...1) else {
+                return .failure(.notANumber("HedgingMiddleware.Configuration.maxExtraRatio", expected: "a share in 0...1"))
+            }
+            guard let minimum = minimumPerSecond.clamped(to: 0...1000) else {
+                return .failure(.notANumber("HedgingMiddleware.Configuration.minimumPerSecond", expected: "hedges a second in 0...1000"))
+            }
+            checked.maxExtraRatio = ratio
+            checked.minimumPerSecond = minimum
+            return .success(checked)
+        }
+    }
+
+    /// The budget over the last 10 s, as it stands.
+    public struct Status: Sendable, Hashable, CustomStringConvertible {
+        /// Calls counted.
+        public let calls: Int
+        /// Hedges sent.
+        public let hedges: Int
+        /// Hedges the budget refused: calls that were slow enough to hedge and got no copy.
+        public let refused: Int
+
+        public var description: String { "\(calls) calls, \(hedges) hedged, \(refused) hedges refused by the budget" }
     }
 
     public static let defaultPosition = MiddlewarePosition.hedging
 
-    /// How it behaves.
+    /// How it behaves: the settings as given, held to their ranges.
     public let configuration: Configuration
     private let state: HedgingState
+    /// A setting no range holds, refused at each call.
+    private let misconfiguration: SluiceError?
 
     /// A hedger with `configuration`.
     public init(configuration: Configuration = .default) {
-        self.configuration = configuration
+        switch configuration.checked() {
+        case .success(let checked): (self.configuration, misconfiguration) = (checked, nil)
+        case .failure(let error): (self.configuration, misconfiguration) = (configuration, error)
+        }
         state = HedgingState()
     }
 
-    /// Calls and hedges of the last 10 s, as the budget counts them.
-    public var counts: (calls: Int, hedges: Int) { state.counts(now: .now) }
+    /// Calls, hedges and hedges refused over the last 10 s, as the budget counts them.
+    public var status: Status { state.status(now: .now) }
 
+    /// - Throws: `.misconfigured` for a setting that is NaN, before anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        if let misconfiguration { throw misconfiguration }
         let origin = next.urlAsSent(request.url).origin
         let start = ContinuousClock.now
         state.countCall(now: start)
@@ -86,8 +138,10 @@ public struct HedgingMiddleware: Middleware {
         return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask { Outcome(result: await Result { try await next(request, context) }, isHedge: false) }
             group.addTask {
-                try await Task.sleep(for: delay)
-                guard state.mayHedge(ratio: configuration.maxExtraRatio, now: .now) else { return Outcome(result: nil, isHedge: true) }
+                try await Task.sleep(clamping: delay)
+                guard state.mayHedge(ratio: configuration.maxExtraRatio, minimumPerSecond: configuration.minimumPerSecond, now: .now) else {
+                    return Outcome(result: nil, isHedge: true)
+                }
                 hedgeSent.value.store(true, ordering: .sequentiallyConsistent)
                 var hedge = context
                 hedge.isHedge = true
@@ -183,6 +237,9 @@ final class HedgingState: Sendable {
         /// The window before this one's counts, which weigh less as this one goes on.
         var previousCalls = 0
         var previousHedges = 0
+        /// Hedges refused in this window and the last.
+        var refused = 0
+        var previousRefused = 0
 
         /// Calls and hedges over the last ``HedgingState/window``: this window's, and the share of
         /// the previous one's that the last 10 s still cover.
@@ -214,22 +271,33 @@ final class HedgingState: Sendable {
         }
     }
 
-    /// Whether one more hedge stays within `ratio` of the calls; counts it when it does.
-    func mayHedge(ratio: Double, now: ContinuousClock.Instant) -> Bool {
+    /// Whether one more hedge stays within `ratio` of the calls, or `minimumPerSecond` a second of
+    /// the window if that is more; counts it when it does, and counts a refusal when it does not.
+    func mayHedge(ratio: Double, minimumPerSecond: Double = 0, now: ContinuousClock.Instant) -> Bool {
         state.withLock { state in
             Self.roll(&state, now: now)
             let counted = state.counted(now: now)
-            guard counted.hedges + 1 <= ratio * counted.calls else { return false }
+            let allowed = max(ratio * counted.calls, minimumPerSecond * Self.window.timeInterval)
+            guard counted.hedges + 1 <= allowed else {
+                state.refused += 1
+                return false
+            }
             state.hedges += 1
             return true
         }
     }
 
     func counts(now: ContinuousClock.Instant) -> (calls: Int, hedges: Int) {
+        let status = status(now: now)
+        return (status.calls, status.hedges)
+    }
+
+    func status(now: ContinuousClock.Instant) -> HedgingMiddleware.Status {
         state.withLock { state in
             Self.roll(&state, now: now)
             let counted = state.counted(now: now)
-            return (Int(counted.calls.rounded()), Int(counted.hedges.rounded()))
+            return HedgingMiddleware.Status(
+                calls: Int(counted.calls.rounded()), hedges: Int(counted.hedges.rounded()), refused: state.refused + state.previousRefused)
         }
     }
 
@@ -268,7 +336,7 @@ final class HedgingState: Sendable {
             return nil
         }
         let sorted = samples.sorted()
-        let index = min(sorted.count - 1, max(0, Int((Double(sorted.count) * percentile).rounded(.up)) - 1))
+        let index = min(sorted.count - 1, max(0, Int(clamping: (Double(sorted.count) * percentile).rounded(.up)) - 1))
         let value = Duration.nanoseconds(sorted[index])
         state.withLock { state in
             guard var latencies = state.origins[origin] else { return }
@@ -286,6 +354,8 @@ final class HedgingState: Sendable {
         let adjacent = elapsed < window * 2
         state.previousCalls = adjacent ? state.calls : 0
         state.previousHedges = adjacent ? state.hedges : 0
+        state.previousRefused = adjacent ? state.refused : 0
+        state.refused = 0
         state.windowStart = adjacent ? state.windowStart + window : now
         state.calls = 0
         state.hedges = 0

@@ -44,7 +44,7 @@ public struct RetryMiddleware: Middleware {
                 if attempt > 1 { response.attempts = attempt }
                 return response
             }
-            try await Task.sleep(for: delay)
+            try await Task.sleep(clamping: delay)
             attempt += 1
             context.attempt += 1
         }

@@ -68,7 +68,7 @@ package final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(handle, Int32(clamping: busyTimeout.wholeMilliseconds))
         // Switching to WAL needs a lock that SQLite may refuse at once, without waiting, while
         // another process is opening the same new file: try again for up to the busy timeout.
-        let deadline = ContinuousClock.now + busyTimeout
+        let deadline = ContinuousClock.Instant.after(busyTimeout)
         while true {
             do {
                 try execute("PRAGMA journal_mode=WAL")

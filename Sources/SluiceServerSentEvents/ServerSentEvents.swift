@@ -157,7 +157,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             if let limit = events.configuration.maxReconnections, failedInARow > limit {
                 throw SluiceError(.connectionLost, "\(events.request): the event stream dropped \(failedInARow) times in a row without an event")
             }
-            try await Task.sleep(for: events.configuration.reconnectionDelay(attempt: failedInARow, retry: parser.retry))
+            try await Task.sleep(clamping: events.configuration.reconnectionDelay(attempt: failedInARow, retry: parser.retry))
         }
     }
 }

@@ -149,7 +149,7 @@ public final class MockTransport: HTTPTransport {
             state.withLock { $0.received.append(Received(request: request, context: context, body: body)) }
         }
         if let latency = configuration.latency {
-            try await Task.sleep(for: latency)
+            try await Task.sleep(clamping: latency)
         }
         let reply: Reply
         switch script {

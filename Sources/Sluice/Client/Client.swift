@@ -27,7 +27,8 @@ public struct Client: Sendable {
         public var baseURL: URL?
         /// A deadline for each call, the queue, redirects and retries included: a call still running
         /// then throws `.timedOut`. `nil` leaves timing to the transport (and to a per-call
-        /// `timeout:` or `deadline:`).
+        /// `timeout:` or `deadline:`); so does 100 years or more (`.seconds(.max)`). Zero or less
+        /// has passed already: every call is `.timedOut`, nothing sent.
         public var timeout: Duration?
         /// Whether each call records a ``PipelineTrace`` of per-middleware time.
         public var isTracing: Bool
@@ -127,15 +128,17 @@ public struct Client: Sendable {
 
     /// A fresh context for one call: the client's deadline and tracing switch.
     public func makeContext() -> RequestContext {
-        RequestContext(deadline: configuration.timeout.map { .now + $0 }, isTracing: configuration.isTracing)
+        RequestContext(deadline: configuration.timeout.flatMap { $0.isUnlimited ? nil : .after($0) }, isTracing: configuration.isTracing)
     }
 
     /// `context` (or a fresh one) with its deadline moved to the earliest of its own, `now +
     /// timeout` and `deadline`.
+    /// A timeout of 100 years or more is no limit (`.seconds(.max)` included), and one of zero or
+    /// less has passed already.
     func context(_ context: RequestContext?, timeout: Duration?, deadline: ContinuousClock.Instant?) -> RequestContext {
         var context = context ?? makeContext()
-        if let timeout {
-            let limit = ContinuousClock.now + timeout
+        if let timeout, !timeout.isUnlimited {
+            let limit = ContinuousClock.Instant.after(timeout)
             context.deadline = min(context.deadline ?? limit, limit)
         }
         if let deadline { context.deadline = min(context.deadline ?? deadline, deadline) }
@@ -156,7 +159,8 @@ public struct Client: Sendable {
     ///   - request: what to send.
     ///   - context: the call's context; by default ``makeContext()``.
     ///   - timeout: the whole call's limit from now: the queue, redirects, retries and their
-    ///     back-off included.
+    ///     back-off included. 100 years or more (`.seconds(.max)`) is no limit; zero or less has
+    ///     passed already (`.timedOut`, nothing sent).
     ///   - deadline: the instant the call ends by. The earliest of `timeout`, `deadline` and the
     ///     context's own deadline (the client's ``Configuration/timeout``) applies.
     ///   - extra: middleware for this call only. They run outside (before) the client's own, so a
@@ -190,6 +194,8 @@ public struct Client: Sendable {
         // are not the network's (the queue, a token refresh, a middleware of the app's own).
         let limit = Self.seconds(start.duration(to: deadline))
         let timedOut = { SluiceError(.timedOut, "\(request) did not finish within its deadline (\(limit) from the call's start)", stage: .client) }
+        // A deadline already past (a timeout of zero or less): nothing is sent.
+        guard ContinuousClock.now < deadline else { throw timedOut() }
         return try await Deadline.race(deadline, timedOut: timedOut) {
             try await self.dispatch(request, context: context, with: extra)
         }

@@ -22,8 +22,11 @@ public struct RequestContext: Sendable {
     /// Whether this copy of the attempt is a hedge: a second copy a hedging middleware sent while
     /// the first was still running. A span per attempt marks it; the first copy's is `false`.
     public var isHedge = false
-    /// When the whole call must be finished; transports and retry honour it.
-    public var deadline: ContinuousClock.Instant?
+    /// When the whole call must be finished; transports and retry honour it. A deadline more
+    /// than 100 years away is no deadline (`nil`): a caller's "no limit".
+    public var deadline: ContinuousClock.Instant? {
+        didSet { if let deadline, deadline.reachableDeadline == nil { self.deadline = nil } }
+    }
     /// Receives upload and download progress from the transport. It is called on the transport's
     /// own thread (for curl, the event thread every transfer shares): keep it short, and hand
     /// anything slow to another task.
@@ -59,7 +62,7 @@ public struct RequestContext: Sendable {
     ) {
         self.requestID = Self.nextID.add(1, ordering: .relaxed).newValue
         self.attempt = 1
-        self.deadline = deadline
+        self.deadline = deadline?.reachableDeadline
         self.progress = progress
         self.isTracing = isTracing
     }

@@ -11,7 +11,7 @@ package enum Deadline {
         try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await work() }
             group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
+                try await Task.sleep(clampingUntil: deadline)
                 return nil
             }
             defer { group.cancelAll() }
