@@ -50,7 +50,8 @@ public struct Client: Sendable {
         /// Encodes `json:` bodies.
         public var encoder: JSONEncoder
         /// The most calls the client runs at once; more wait in a queue, by
-        /// ``HTTPRequest/priority`` and then in arrival order. `nil` (the default): no limit.
+        /// ``HTTPRequest/priority`` and then in arrival order. `nil` (the default): no limit. Held
+        /// to at least 1.
         public var maxConcurrentRequests: Int?
         /// Whether a cancelled call throws `SluiceError` ``SluiceError/Code/cancelled`` (saying
         /// who cancelled it) instead of `CancellationError`, for callers that treat cancellation

@@ -27,7 +27,7 @@ public enum HTTPBody: Sendable {
     /// A body produced as a sequence of `Data` chunks.
     public struct Stream: Sendable {
         /// The total length, when the producer knows it; sent as `Content-Length`. With `nil`, HTTP/1.1
-        /// uses chunked transfer encoding.
+        /// uses chunked transfer encoding. A negative length given is `nil`: unknown.
         public let length: Int64?
         /// Whether ``makeChunks()`` can be called more than once.
         public let isReplayable: Bool
@@ -37,14 +37,14 @@ public enum HTTPBody: Sendable {
         /// A stream that can be read once. A second read throws `.invalidBody`, so a retry can never
         /// send a half-consumed or empty body by mistake.
         public static func oneShot(length: Int64?, _ chunks: AsyncThrowingStream<Data, any Error>) -> Stream {
-            Stream(length: length, isReplayable: false, make: { chunks }, once: Once())
+            Stream(length: length.flatMap { $0 < 0 ? nil : $0 }, isReplayable: false, make: { chunks }, once: Once())
         }
 
         /// A stream that is made afresh by `make` for each send, so it can be retried.
         public static func replayable(
             length: Int64?, _ make: @escaping @Sendable () -> AsyncThrowingStream<Data, any Error>
         ) -> Stream {
-            Stream(length: length, isReplayable: true, make: make, once: nil)
+            Stream(length: length.flatMap { $0 < 0 ? nil : $0 }, isReplayable: true, make: make, once: nil)
         }
 
         /// The chunks to send.

@@ -170,8 +170,10 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     // MARK: Changing
 
-    /// Makes room for `count` fields, so adding that many does not reallocate.
+    /// Makes room for `count` fields, so adding that many does not reallocate. A hint, held to
+    /// 0...4,096 (the standard library's arrays trap on a capacity they cannot allocate).
     public mutating func reserveCapacity(_ count: Int) {
+        let count = count.clamped(to: 0...4096)
         if block != nil {
             uniqueBlock().spans.reserveCapacity(count)
         } else {

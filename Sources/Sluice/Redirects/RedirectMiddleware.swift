@@ -67,9 +67,10 @@ public struct RedirectMiddleware: Middleware {
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        guard case .follow(let limit) = request.redirectPolicy ?? configuration.policy else {
+        guard case .follow(let most) = request.redirectPolicy ?? configuration.policy else {
             return try await next(request, context)
         }
+        let limit = max(0, most)
         var current = request
         var hops = 0
         while true {

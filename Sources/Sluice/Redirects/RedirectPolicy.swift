@@ -13,7 +13,7 @@
 public enum RedirectPolicy: Hashable, Sendable {
     /// Return 3xx responses as they are.
     case none
-    /// Follow up to `max` redirects.
+    /// Follow up to `max` redirects; 0 or less follows none (a redirect is `.tooManyRedirects`).
     case follow(max: Int)
 
     /// Follow up to 10, like browsers and curl's `-L` with its default limit.

@@ -17,7 +17,8 @@ public enum ParameterValue: Sendable, Hashable, ExpressibleByStringLiteral, Expr
     case string(String)
     /// A whole number.
     case integer(Int)
-    /// A number with a fraction.
+    /// A number with a fraction, in the shortest form that reads back the same; NaN and the
+    /// infinities are written `nan`, `inf` and `-inf`, as Python's `requests` writes them.
     case double(Double)
     /// A Boolean, written `true` or `false`.
     case bool(Bool)
