@@ -95,19 +95,27 @@ public struct CircuitBreakerMiddleware: Middleware {
     let breaker: CircuitBreaker
     private let subscribers: Subscribers
 
-    /// A breaker with `configuration`, its circuits all closed. A setting that cannot work (a
-    /// window of no calls, a threshold outside 0...1, no probes) is brought to the nearest that
-    /// can.
+    /// A setting no range holds (NaN), refused at each call.
+    private let misconfiguration: SluiceError?
+
+    /// A breaker with `configuration`, its circuits all closed. A setting that cannot work is
+    /// brought to the nearest that can: a window of calls to 1...100,000, a window of time to
+    /// 1 s...100 years, the threshold to 0...1, `minimumCalls` to 1...1,000,000, `openDuration` to
+    /// 0...100 years, probes to 1...1,000, origins to 1...1,000,000. A threshold that is NaN is
+    /// `.misconfigured` at the first call.
     public init(configuration: Configuration = .default) {
         var window = configuration.window
-        if case .calls(let size) = window, size < 1 { window = .calls(1) }
-        if case .duration(let length) = window, length <= .zero { window = .duration(.seconds(1)) }
+        if case .calls(let size) = window { window = .calls(size.clamped(to: 1...100_000)) }
+        if case .duration(let length) = window { window = .duration(max(.seconds(1), length.clampedWait)) }
         self.configuration = configuration
+        let threshold = configuration.failureRateThreshold.clamped(to: 0...1)
+        misconfiguration =
+            threshold == nil ? .notANumber("CircuitBreakerMiddleware.Configuration.failureRateThreshold", expected: "a share in 0...1") : nil
         breaker = CircuitBreaker(
             rules: .init(
-                window: window, failureRateThreshold: min(1, max(0, configuration.failureRateThreshold)),
-                minimumCalls: max(1, configuration.minimumCalls), openDuration: max(.zero, configuration.openDuration),
-                halfOpenProbes: max(1, configuration.halfOpenProbes), maxOrigins: max(1, configuration.maxOrigins)))
+                window: window, failureRateThreshold: threshold ?? 0.5,
+                minimumCalls: configuration.minimumCalls.clamped(to: 1...1_000_000), openDuration: configuration.openDuration.clampedWait,
+                halfOpenProbes: configuration.halfOpenProbes.clamped(to: 1...1000), maxOrigins: configuration.maxOrigins.clamped(to: 1...1_000_000)))
         subscribers = Subscribers()
     }
 
@@ -141,7 +149,10 @@ public struct CircuitBreakerMiddleware: Middleware {
         subscribers.stream()
     }
 
+    /// - Throws: `.circuitOpen` while the origin's circuit is open; `.misconfigured` for a
+    ///   threshold that is NaN, before anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        if let misconfiguration { throw misconfiguration }
         let origin = next.urlAsSent(request.url).origin
         let (admission, opened) = breaker.admit(origin, now: configuration.clock())
         if let opened { subscribers.send(opened) }

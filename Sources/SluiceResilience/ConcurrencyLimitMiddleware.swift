@@ -157,7 +157,7 @@ public struct ConcurrencyLimitMiddleware: Middleware {
         let (initial, low, high) = (
             configuration.initialLimit.clamped(to: limits), configuration.minLimit.clamped(to: limits), configuration.maxLimit.clamped(to: limits)
         )
-        limiters = ConcurrencyLimiters(maxOrigins: configuration.maxOrigins) { [rule] in
+        limiters = ConcurrencyLimiters(maxOrigins: configuration.maxOrigins.clamped(to: 1...1_000_000)) { [rule] in
             AdaptiveLimit(rule: rule, initial: initial, min: low, max: high)
         }
     }
