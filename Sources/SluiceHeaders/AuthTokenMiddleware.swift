@@ -62,7 +62,7 @@ public struct AuthTokenMiddleware: Middleware, CredentialSource {
         guard response.status.code == 401, request.body.isReplayable else { return response }
         let fresh = try await state.refreshed(after: token, configuration.refresh)
         var retry = context
-        retry.attempt += 1
+        retry.attempt = retry.attempt == .max ? .max : retry.attempt + 1
         return try await next(try authorized(request, fresh), retry)
     }
 

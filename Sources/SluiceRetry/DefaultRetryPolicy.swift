@@ -23,9 +23,10 @@ import Sluice
 public struct DefaultRetryPolicy: RetryPolicy {
     /// How often, after how long, and what is retried.
     public struct Configuration: Sendable {
-        /// Attempts at most, the first included.
+        /// Attempts at most, the first included; 1 or less retries nothing.
         public var maximumAttempts: Int
-        /// The wait before the first retry; it doubles after each.
+        /// The wait before the first retry; it doubles after each. Each delay is held to
+        /// 0...100 years.
         public var baseDelay: Duration
         /// The longest wait between attempts.
         public var maximumDelay: Duration
@@ -33,7 +34,7 @@ public struct DefaultRetryPolicy: RetryPolicy {
         public var retryAfterCap: Duration
         /// The statuses retried.
         public var retryableStatuses: Set<Int>
-        /// A number in [0, 1) for the jitter (injectable for tests).
+        /// A number in [0, 1) for the jitter (injectable for tests); held to 0...1, NaN is 0.
         public var random: @Sendable () -> Double
         /// The wall clock, for `Retry-After` dates (injectable for tests).
         public var clock: @Sendable () -> Date
@@ -98,9 +99,12 @@ public struct DefaultRetryPolicy: RetryPolicy {
 
     /// Full jitter: uniform in [0, min(cap, base × 2^(attempt−1))).
     public func backoff(attempt: Int) -> Duration {
-        let exponent = min(max(attempt - 1, 0), 40)
-        let ceiling = min(configuration.maximumDelay, configuration.baseDelay * (1 << exponent))
-        return ceiling * configuration.random()
+        // In seconds as Doubles: a base delay of years doubled 40 times overflows `Duration`.
+        let exponent = Double(min(max(attempt, 1) - 1, 40))
+        let base = configuration.baseDelay.clampedWait.timeInterval
+        let ceiling = min(configuration.maximumDelay.clampedWait.timeInterval, base * pow(2, exponent))
+        let random = configuration.random().clamped(to: 0...1) ?? 0
+        return .clampedSeconds(ceiling * random)
     }
 
     /// The delay a `Retry-After` value asks for, capped; nil when it is invalid.
@@ -108,17 +112,17 @@ public struct DefaultRetryPolicy: RetryPolicy {
         let text = value.trimmingOptionalWhitespace()
         let delay: Duration
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-            guard text.utf8.count <= 12, let seconds = Int64(text) else { return configuration.retryAfterCap }
+            guard text.utf8.count <= 12, let seconds = Int64(text) else { return configuration.retryAfterCap.clampedWait }
             delay = .seconds(seconds)
         } else if let date = HTTPDate.parse(text) {
             let seconds = date.timeIntervalSince(configuration.clock())
             // Compared as a Double first: a date far enough ahead overflows Int64 milliseconds.
-            let cap = configuration.retryAfterCap
+            let cap = configuration.retryAfterCap.clampedWait
             guard seconds < Double(cap.components.seconds) else { return cap }
             delay = seconds > 0 ? .milliseconds(Int64(seconds * 1_000)) : .zero
         } else {
             return nil
         }
-        return min(delay, configuration.retryAfterCap)
+        return min(delay, configuration.retryAfterCap.clampedWait)
     }
 }

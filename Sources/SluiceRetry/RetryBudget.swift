@@ -40,13 +40,27 @@ public final class RetryBudget: Sendable {
         var refused = 0
     }
 
-    /// How it behaves.
+    /// How it behaves: the settings as given, held to their ranges.
     public let configuration: Configuration
     private let state = Locked(State())
+    /// A setting no range holds (NaN): `RetryMiddleware` refuses each call with it.
+    let misconfiguration: SluiceError?
 
-    /// One with `configuration`.
+    /// One with `configuration`: the ratio held to 0...1,000, the minimum to 0...1,000,000 a
+    /// second, the window to 1 ms...100 years. A ratio or minimum that is NaN is `.misconfigured`
+    /// at each call of the retry middleware that uses the budget.
     public init(configuration: Configuration = .default) {
-        self.configuration = configuration
+        var checked = configuration
+        checked.window = max(.milliseconds(1), configuration.window.clampedWait)
+        let ratio = configuration.ratio.clamped(to: 0...1000)
+        let minimum = configuration.minimumPerSecond.clamped(to: 0...1_000_000)
+        checked.ratio = ratio ?? 0
+        checked.minimumPerSecond = minimum ?? 0
+        self.configuration = checked
+        misconfiguration =
+            ratio == nil
+            ? .notANumber("RetryBudget.Configuration.ratio", expected: "retries per request in 0...1000")
+            : minimum == nil ? .notANumber("RetryBudget.Configuration.minimumPerSecond", expected: "retries a second in 0...1000000") : nil
     }
 
     /// Counts a request (its first attempt).

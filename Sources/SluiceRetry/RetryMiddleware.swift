@@ -30,7 +30,10 @@ public struct RetryMiddleware: Middleware {
         self.budget = budget
     }
 
+    /// - Throws: what the last attempt threw; `.misconfigured` for a budget whose ratio or
+    ///   minimum is NaN, before anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        if let misconfiguration = budget.misconfiguration { throw misconfiguration }
         budget.recordRequest()
         var context = context
         var attempt = 1
@@ -46,7 +49,7 @@ public struct RetryMiddleware: Middleware {
             }
             try await Task.sleep(clamping: delay)
             attempt += 1
-            context.attempt += 1
+            context.attempt = context.attempt == .max ? .max : context.attempt + 1
         }
     }
 
