@@ -116,9 +116,19 @@ public struct CacheMiddleware: Middleware {
     /// Revalidations running in the background now. `package`: for tests of the cap.
     package var backgroundRevalidations: Int { revalidating.count }
 
-    /// A cache over `store`.
+    /// A setting no range holds (NaN), refused at each call.
+    private let misconfiguration: SluiceError?
+
+    /// A cache over `store`. The heuristic fraction is held to 0...1 and the background
+    /// revalidation timeout to 0...100 years; a fraction that is NaN is `.misconfigured` at each
+    /// call.
     public init(store: any CacheStore, configuration: Configuration = .default) {
         self.store = store
+        var configuration = configuration
+        configuration.backgroundRevalidationTimeout = configuration.backgroundRevalidationTimeout.clampedWait
+        misconfiguration =
+            configuration.heuristicFraction.isNaN
+            ? .notANumber("CacheMiddleware.Configuration.heuristicFraction", expected: "a fraction in 0...1 (0.1 by default)") : nil
         self.configuration = configuration
         revalidating = RevalidationSet()
         lifetime = RevalidationLifetime(revalidating)
@@ -126,8 +136,11 @@ public struct CacheMiddleware: Middleware {
             isShared: configuration.isShared, heuristicFraction: configuration.heuristicFraction, targetedFields: configuration.targetedFields)
     }
 
+    /// - Throws: what the network threw when no stored copy may answer; `.misconfigured` for a
+    ///   heuristic fraction that is NaN, before anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        try delivered(try await answer(request, context: context, next: next), to: request)
+        if let misconfiguration { throw misconfiguration }
+        return try delivered(try await answer(request, context: context, next: next), to: request)
     }
 
     /// A response whose body is in memory (from the store) for a request that asked for its body

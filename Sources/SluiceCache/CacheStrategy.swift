@@ -45,10 +45,11 @@ public struct CacheStrategy: Sendable {
     public let targetedFields: [String]
 
     /// A strategy for a private or shared cache, with the fraction of a response's age used as its
-    /// heuristic lifetime, obeying `targetedFields` (none by default).
+    /// heuristic lifetime (held to 0...1; NaN is 0, no heuristic lifetime), obeying
+    /// `targetedFields` (none by default).
     public init(isShared: Bool = false, heuristicFraction: Double = 0.1, targetedFields: [String] = []) {
         self.isShared = isShared
-        self.heuristicFraction = heuristicFraction
+        self.heuristicFraction = heuristicFraction.clamped(to: 0...1) ?? 0
         self.targetedFields = targetedFields
     }
 
@@ -156,16 +157,17 @@ public struct CacheStrategy: Sendable {
     // MARK: Freshness
 
     /// The freshness lifetime in seconds (RFC 9111 §4.2.1): `s-maxage` (shared), `max-age`,
-    /// `Expires` minus `Date`, or the heuristic; `ttl` overrides them all (0: forever, `Int.max`).
+    /// `Expires` minus `Date`, or the heuristic; `ttl` overrides them all (0 or 2^31 and more:
+    /// forever, `Int.max`; a negative `ttl` is stale at once, 0).
     public func freshnessLifetime(of entry: CachedResponse, ttl: Int? = nil) -> Int {
         freshnessLifetime(of: entry, directives: directives(of: entry.headers), ttl: ttl)
     }
 
     /// The same, with the entry's `Cache-Control` already parsed.
     func freshnessLifetime(of entry: CachedResponse, directives: CacheControl, ttl: Int?) -> Int {
-        if let ttl { return ttl == 0 ? Int.max : ttl }
-        if isShared, let sharedMaxAge = directives.sharedMaxAge { return sharedMaxAge }
-        if let maxAge = directives.maxAge { return maxAge }
+        if let ttl { return ttl == 0 || ttl >= CacheControl.maximumDeltaSeconds ? Int.max : max(0, ttl) }
+        if isShared, let sharedMaxAge = directives.sharedMaxAge { return max(0, sharedMaxAge) }
+        if let maxAge = directives.maxAge { return max(0, maxAge) }
         let date = Self.date(of: entry)
         if !directives.isTargeted, let expires = entry.headers["Expires"] {
             // An invalid Expires (such as "0") means already expired (RFC 9111 §5.3).

@@ -42,7 +42,8 @@ extension HTTPRequest {
     }
 
     /// A freshness lifetime in seconds for the response to this request, overriding its headers;
-    /// 0 keeps it fresh forever. `nil`: the headers decide.
+    /// 0 (or 2^31 and more) keeps it fresh forever, a negative one makes it stale at once. `nil`:
+    /// the headers decide.
     public var cacheTTL: Int? {
         get { options[CacheTTLKey.self] }
         set { options[CacheTTLKey.self] = newValue }

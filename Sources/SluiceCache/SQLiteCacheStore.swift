@@ -41,8 +41,12 @@ public final class SQLiteCacheStore: CacheStore {
         /// Where recoveries and dropped writes are reported (standard error by default).
         public var log: @Sendable (String) -> Void
         /// A hard cap on the database file in bytes (`PRAGMA max_page_count`); a write past it fails
-        /// as a full disk would, with `SQLITE_FULL`. `nil`: only the disk limits it.
+        /// as a full disk would, with `SQLITE_FULL`. `nil`: only the disk limits it. Less than
+        /// ``minimumFileSize`` is `.misconfigured`: the schema alone needs more.
         public var maximumFileSize: Int?
+
+        /// The smallest ``maximumFileSize`` a store opens with: 64 KiB.
+        public static let minimumFileSize = 64 << 10
 
         /// Settings with each value given, or its default.
         public init(
@@ -79,8 +83,15 @@ public final class SQLiteCacheStore: CacheStore {
     /// Opens (or creates) the store at `path`, recovering from a corrupt or foreign file.
     ///
     /// - Throws: ``SQLiteCacheError`` when the file cannot be opened or created at all (a missing
-    ///   folder, no permission).
+    ///   folder, no permission); `SluiceError` `.misconfigured` for a ``Configuration/maximumFileSize``
+    ///   under ``Configuration/minimumFileSize``.
     public init(path: String, configuration: Configuration = .default) throws {
+        if let cap = configuration.maximumFileSize, cap < Configuration.minimumFileSize {
+            throw SluiceError(
+                .misconfigured,
+                "SQLiteCacheStore.Configuration.maximumFileSize is \(cap) bytes; the cache's schema alone needs more: give at least "
+                    + "\(Configuration.minimumFileSize) (64 KiB), or nil for no cap")
+        }
         self.path = path
         self.configuration = configuration
         do {
