@@ -40,13 +40,15 @@ public struct CurlError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The stable Sluice code for this curl code.
     public var sluiceCode: SluiceError.Code {
+        // A code no curl has (negative, or past 32 bits) is a code of none of the kinds below.
+        guard let code = UInt32(exactly: code) else { return .other }
         // curl also reports replies it cannot read ("Received HTTP/0.9", "Unsupported HTTP version
         // in response", "Unsupported response code") as an unsupported protocol; only a scheme it
         // will not speak ("Protocol "ftp" not supported…", from a redirect) is a URL problem.
-        if UInt32(code) == CURLE_UNSUPPORTED_PROTOCOL.rawValue && !detail.isEmpty && !detail.hasPrefix("Protocol") {
+        if code == CURLE_UNSUPPORTED_PROTOCOL.rawValue && !detail.isEmpty && !detail.hasPrefix("Protocol") {
             return .invalidResponse
         }
-        return switch UInt32(code) {
+        return switch code {
         case CURLE_UNSUPPORTED_PROTOCOL.rawValue, CURLE_URL_MALFORMAT.rawValue: .invalidURL
         case CURLE_COULDNT_RESOLVE_HOST.rawValue, CURLE_COULDNT_RESOLVE_PROXY.rawValue: .dnsFailure
         case CURLE_COULDNT_CONNECT.rawValue: .cannotConnect

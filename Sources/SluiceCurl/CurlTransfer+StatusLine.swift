@@ -98,7 +98,7 @@ extension CurlTransfer {
     /// What to reserve for a body the server says is `declared` bytes long: never more than the
     /// limit, nor than 1 MiB, however large the claim (a lie would otherwise reserve gigabytes).
     static func initialBodyCapacity(declared: Int, limit: Int) -> Int {
-        min(declared, limit, 1 << 20)
+        max(0, min(declared, limit, 1 << 20))
     }
 
     /// Why these `Content-Length` values cannot frame a body, or nil when they agree: each must

@@ -122,9 +122,10 @@ public final class CurlTransport: HTTPTransport {
             public static let `default` = TLS()
         }
 
-        /// Longest wait for a connection (TCP and TLS).
+        /// Longest wait for a connection (TCP and TLS); zero or less is curl's own, 300 s.
         public var connectTimeout: Duration = .seconds(10)
-        /// Longest time for a whole exchange; `nil` for no limit beyond the context's deadline.
+        /// Longest time for a whole exchange; `nil` (or 100 years or more) for no limit beyond the
+        /// context's deadline. Zero or less has passed already: `.timedOut`, nothing sent.
         public var requestTimeout: Duration? = nil
         /// Abort with `.timedOut` when no byte moves either way for this long (whole seconds, at
         /// least 1), as OkHttp's read timeout does: a server that goes silent never hangs a call
@@ -247,12 +248,23 @@ public final class CurlTransport: HTTPTransport {
     let loops: [CurlEventLoop]
     let cookieJar: CurlCookieJar?
 
-    /// A transport with its own event threads and connection pools.
+    /// A transport with its own event threads and connection pools. Settings are held to what
+    /// curl and this machine can take: 1...64 event threads; timeouts to 0...100 years (a
+    /// `requestTimeout` of 100 years or more is none; a connect timeout of zero or less is curl's
+    /// own, 300 s); a low-speed limit to at least 0 bytes a second; sizes, counts and limits of 0
+    /// or less allow nothing (a body of one byte is `.bodyTooLarge`), and connection counts of 0
+    /// or less are curl's defaults.
     public init(configuration: Configuration = .default) {
+        var configuration = configuration
+        configuration.eventThreads = configuration.eventThreads.clamped(to: 1...64)
+        configuration.connectTimeout = configuration.connectTimeout.clampedWait
+        configuration.requestTimeout = configuration.requestTimeout.flatMap { $0.isUnlimited ? nil : $0.clampedWait }
+        configuration.idleTimeout = configuration.idleTimeout.map(\.clampedWait)
+        configuration.lowSpeedLimit = configuration.lowSpeedLimit.map { (max(0, $0.bytesPerSecond), $0.duration.clampedWait) }
         self.configuration = configuration
         let jar = configuration.cookieJar.map(CurlCookieJar.init)
         self.cookieJar = jar
-        self.loops = (0..<max(1, configuration.eventThreads)).map { CurlEventLoop(configuration: configuration, index: $0, cookieJar: jar) }
+        self.loops = (0..<configuration.eventThreads).map { CurlEventLoop(configuration: configuration, index: $0, cookieJar: jar) }
         for warning in configuration.insecurities { configuration.warningSink(warning) }
     }
 
@@ -345,6 +357,10 @@ public final class CurlTransport: HTTPTransport {
         try Self.validate(request)
         if context.isPastDeadline {
             throw SluiceError(.timedOut, "the deadline passed before \(request) was sent")
+        }
+        if let limit = configuration.requestTimeout, limit <= .zero {
+            throw SluiceError(
+                .timedOut, "CurlTransport.Configuration.requestTimeout is \(limit): no time at all, so \(request) was not sent (nil is no limit)")
         }
         let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: chooseLoop())
         do {

@@ -64,7 +64,8 @@ struct LineBuffer: ~Copyable {
         guard value.isFinite else { return append(UInt8(ascii: "0")) }
         var scale: UInt64 = 1
         for _ in 0..<places { scale *= 10 }
-        let scaled = UInt64((abs(value) * Double(scale)).rounded())
+        let product = (abs(value) * Double(scale)).rounded()
+        let scaled = product < 1.8e19 ? UInt64(product) : .max  // a finite value past UInt64 is held to it
         if value < 0 && scaled != 0 { append(UInt8(ascii: "-")) }
         append(fixed: scaled, scale: scale, places: places)
     }
