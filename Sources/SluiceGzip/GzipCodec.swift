@@ -29,9 +29,9 @@ public enum GzipCodec {
 
     /// Bounds on decompression, against decompression bombs.
     public struct Limits: Sendable, Hashable {
-        /// The most decoded bytes.
+        /// The most decoded bytes; 0 or less allows none.
         public var maximumSize: Int
-        /// The most decoded bytes per compressed byte.
+        /// The most decoded bytes per compressed byte; held to at least 1.
         public var maximumRatio: Int
 
         /// Limits of `maximumSize` decoded bytes and `maximumRatio` times the encoded size.
@@ -44,10 +44,11 @@ public enum GzipCodec {
         public static let `default` = Limits()
     }
 
-    /// `data` as one gzip member, at `level` (0–9; 6 is zlib's default balance).
+    /// `data` as one gzip member, at `level` (0–9, held to that range; 6 is zlib's default
+    /// balance).
     public static func compress(_ data: Data, level: Int32 = 6) throws(SluiceError) -> Data {
         var stream = z_stream()
-        guard sluice_deflate_init(&stream, level, 15 + 16) == Z_OK else {
+        guard sluice_deflate_init(&stream, level.clamped(to: 0...9), 15 + 16) == Z_OK else {
             throw SluiceError(.other, "zlib could not start compressing (out of memory?)")
         }
         defer { deflateEnd(&stream) }

@@ -26,9 +26,13 @@ public final class GzipInflater {
     private var output = 0
     private var name: String { format == .gzip ? "gzip" : "deflate" }
 
-    /// An inflater for `format`, within `limits`.
+    /// An inflater for `format`, within `limits` (held to their ranges: see
+    /// `GzipCodec.Limits`).
     public init(format: GzipCodec.Format, limits: GzipCodec.Limits = .default) {
         self.format = format
+        var limits = limits
+        limits.maximumSize = limits.maximumSize.clamped(to: 0...(Int.max - 1))
+        limits.maximumRatio = max(1, limits.maximumRatio)
         self.limits = limits
     }
 

@@ -47,7 +47,7 @@ public struct GzipMiddleware: Middleware {
         public var requestCompression: RequestCompression
         /// For `.hosts` and `.always`, bodies shorter than this are sent as they are.
         public var compressionThreshold: Int
-        /// zlib's level, 0–9.
+        /// zlib's level, 0–9 (held to that range).
         public var compressionLevel: Int32
         /// Ask for and decode compressed responses.
         public var decodesResponses: Bool

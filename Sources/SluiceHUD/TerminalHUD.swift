@@ -100,7 +100,7 @@ public final class TerminalHUD: HUDPresenter {
         }
         let fraction = min(1, max(0, Double(progress.completedBytes) / Double(total)))
         let filled = Int(fraction * 20)
-        let left = rate.flatMap { $0 > 0 ? Int(clamping: (Double(total - progress.completedBytes) / $0).rounded(.up)) : nil }
+        let left = rate.flatMap { $0 > 0 ? Int(clamping: ((Double(total) - Double(progress.completedBytes)) / $0).rounded(.up)) : nil }
         return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled) + "] "
             + "\(size(progress.completedBytes)) / \(size(total)), \(rateText)" + (left.map { ", \(max(0, $0)) s left" } ?? "")
     }

@@ -24,6 +24,7 @@ public final class HARRecorder: Sendable {
         /// (`HTTPRequest.redaction`, the client's), which is always added to it.
         public var redaction: Redaction
         /// The largest body kept per entry; longer ones are cut and the entry says so in `comment`.
+        /// 0 or less keeps none.
         public var bodyLimit: Int
 
         /// Settings with each value given, or its default.
@@ -168,9 +169,10 @@ public final class HARRecorder: Sendable {
     /// UTF-8 text as it is, other bytes as base64; cut at the limit with a note.
     private func encode(_ data: Data, note: String, notes: inout [String]) -> (String, String?) {
         var data = data
-        if data.count > configuration.bodyLimit {
-            notes.append("\(note) cut at \(configuration.bodyLimit) of \(data.count) bytes")
-            data = data.prefix(configuration.bodyLimit)
+        let limit = max(0, configuration.bodyLimit)  // a negative limit keeps nothing (`prefix` traps on it)
+        if data.count > limit {
+            notes.append("\(note) cut at \(limit) of \(data.count) bytes")
+            data = data.prefix(limit)
         }
         if let text = String(data: data, encoding: .utf8) { return (text, nil) }
         return (data.base64EncodedString(), "base64")

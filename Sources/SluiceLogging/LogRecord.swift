@@ -238,7 +238,7 @@ struct LogRecord {
     static func body(_ data: Data, contentType: String?, _ configuration: LoggingMiddleware.Configuration) -> [String] {
         guard !data.isEmpty else { return [] }
         let type = contentType?.lowercased() ?? ""
-        let limit = configuration.bodyLimit
+        let limit = max(0, configuration.bodyLimit)  // a negative limit shows nothing (`prefix` traps on it)
         let isJSON = type.hasPrefix("application/json") || type.contains("+json")
         if isJSON, !configuration.sink.isTerminal, data.count <= 1 << 22, let raw = String(data: data, encoding: .utf8) {
             guard let redacted = configuration.redaction.jsonText(raw) else {
@@ -270,7 +270,7 @@ struct LogRecord {
 
     /// UTF-8 text cut at `limit` bytes (at a character's start), in lines, with what was left out said.
     private static func lines(of data: Data, limit: Int) -> [String] {
-        var cut = min(limit, data.count)
+        var cut = max(0, min(limit, data.count))
         while cut > 0, cut < data.count, data[data.startIndex + cut] & 0xC0 == 0x80 { cut -= 1 }
         var lines = String(decoding: data.prefix(cut), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if data.count > cut { lines.append("… (\(data.count - cut) more bytes)") }

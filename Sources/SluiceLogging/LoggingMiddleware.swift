@@ -36,7 +36,7 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         public var redaction: Redaction
         /// Text or JSON lines.
         public var format: LogFormat
-        /// The most body bytes shown per body at ``LogLevel/body``.
+        /// The most body bytes shown per body at ``LogLevel/body``; 0 or less shows none.
         public var bodyLimit: Int
         /// Let `SLUICE_LOG` change the level in release builds too.
         public var honoursEnvironmentInRelease: Bool
