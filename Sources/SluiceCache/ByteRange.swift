@@ -40,14 +40,18 @@ public enum ByteRange: Sendable, Hashable {
         }
 
         /// The first and last byte offsets within a body of `length` bytes, or `nil` when the
-        /// range cannot be satisfied (it starts at or past the end, or asks for no bytes).
+        /// range cannot be satisfied (it starts at or past the end, before 0 or after its last byte,
+        /// or asks for no bytes).
         public func resolved(length: Int) -> (Int, Int)? {
+            // Bounds a caller made may be anything: negative, or past each other.
+            guard length > 0 else { return nil }
             if let suffix {
-                guard suffix > 0, length > 0 else { return nil }
+                guard suffix > 0 else { return nil }
                 return (max(0, length - suffix), length - 1)
             }
-            guard let first, first < length else { return nil }
-            return (first, min(last ?? (length - 1), length - 1))
+            guard let first, first >= 0, first < length else { return nil }
+            let end = min(last ?? (length - 1), length - 1)
+            return end >= first ? (first, end) : nil
         }
     }
 

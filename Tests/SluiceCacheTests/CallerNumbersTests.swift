@@ -168,4 +168,22 @@ struct CacheCallerNumbersTests {
         #expect(!set.isEmpty)
         #expect([set.maxAge, set.minFresh, set.sharedMaxAge, set.staleIfError, set.staleWhileRevalidate, set.maxStale ?? nil] == Array(repeating: number, count: 6))
     }
+
+    /// Bounds a caller makes may be anything: resolved, they are inside the body or `nil`.
+    @Test(
+        .covers(
+            "ByteRange.Bounds.init(first:last:) first", "ByteRange.Bounds.init(first:last:) last", "ByteRange.Bounds.init(suffix:) suffix",
+            "ByteRange.Bounds.resolved(length:) length"),
+        arguments: CallerNumbers.ints)
+    func byteRanges(_ number: Int) {
+        for length in CallerNumbers.ints {
+            for bounds in [ByteRange.Bounds(first: number, last: nil), ByteRange.Bounds(first: 0, last: number), ByteRange.Bounds(suffix: number),
+                ByteRange.Bounds(first: number, last: number)]
+            {
+                if let (first, last) = bounds.resolved(length: length) {
+                    #expect(0 <= first && first <= last && last < length)
+                }
+            }
+        }
+    }
 }
