@@ -20,8 +20,8 @@ import Sluice
 public struct AES128GCMContentCoding: PayloadCipher {
     /// How messages are cut into records.
     public struct Configuration: Sendable {
-        /// The record size, 18 bytes or more: each record carries up to this minus 17 bytes of
-        /// content.
+        /// The record size, 18 bytes to 2^31 − 1: each record carries up to this minus 17 bytes
+        /// of content. Outside that range, encrypting is `.misconfigured`.
         public var recordSize: Int
         /// The largest record accepted when decrypting (16 MiB by default, at most 2^31 − 1): a
         /// peer may declare any record size up to 2^32 − 1, and a record is held whole until it
@@ -86,7 +86,7 @@ public struct AES128GCMContentCoding: PayloadCipher {
                     RecordStream.stream(encoder: encoder, source: .file(url))
                 })
         case .stream(let stream):
-            let length = stream.length.map { AES128GCMRecords.encryptedLength(plaintext: $0, recordSize: recordSize, keyID: keyID) }
+            let length = stream.length.flatMap { AES128GCMRecords.encryptedLength(plaintext: $0, recordSize: recordSize, keyID: keyID) }
             request.body = .stream(
                 stream.isReplayable
                     ? .replayable(length: length) { RecordStream.stream(encoder: encoder, source: .stream(stream)) }

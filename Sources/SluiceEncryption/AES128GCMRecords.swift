@@ -28,17 +28,24 @@ enum AES128GCMRecords {
         return nonce
     }
 
-    /// The encrypted length of `plaintext` bytes: the header, plus 17 bytes per record.
-    static func encryptedLength(plaintext: Int64, recordSize: Int, keyID: Data) -> Int64 {
+    /// The encrypted length of `plaintext` bytes: the header, plus 17 bytes per record; `nil`
+    /// (unknown, sent chunked) when it does not fit in 63 bits, as a caller's claimed length may not.
+    static func encryptedLength(plaintext: Int64, recordSize: Int, keyID: Data) -> Int64? {
         let perRecord = Int64(recordSize - overhead)
-        let records = max(1, (plaintext + perRecord - 1) / perRecord)
-        return Int64(saltLength + 5 + keyID.count) + plaintext + records * Int64(overhead)
+        guard plaintext >= 0, perRecord > 0 else { return nil }
+        let records = max(1, plaintext / perRecord + (plaintext % perRecord == 0 ? 0 : 1))
+        let (tags, tagsOverflow) = records.multipliedReportingOverflow(by: Int64(overhead))
+        let (body, bodyOverflow) = plaintext.addingReportingOverflow(tags)
+        let (total, totalOverflow) = body.addingReportingOverflow(Int64(saltLength + 5 + keyID.count))
+        return tagsOverflow || bodyOverflow || totalOverflow ? nil : total
     }
 
     /// - Throws: `.misconfigured` for a record size or key id RFC 8188 does not allow.
     static func check(recordSize: Int, keyID: Data) throws(SluiceError) {
-        guard recordSize >= minimumRecordSize, recordSize <= Int(UInt32.max) else {
-            throw SluiceError(.misconfigured, "an aes128gcm record size is 18 to 2^32 − 1 bytes, not \(recordSize)")
+        // RFC 8188 allows up to 2^32 − 1; a record is sealed in one call of libcrypto, which
+        // takes at most 2^31 − 1 bytes.
+        guard recordSize >= minimumRecordSize, recordSize <= Int(Int32.max) else {
+            throw SluiceError(.misconfigured, "an aes128gcm record size is 18 to 2^31 − 1 bytes here, not \(recordSize)")
         }
         guard keyID.count <= 255 else { throw SluiceError(.misconfigured, "an aes128gcm key id has at most 255 bytes, not \(keyID.count)") }
     }

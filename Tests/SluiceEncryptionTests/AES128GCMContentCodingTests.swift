@@ -172,7 +172,7 @@ struct AES128GCMContentCodingTests {
         var message = Self.example2.message
         message[19] = 17
         expectInvalid(message, "its record size is 17, below the minimum of 18")
-        expectError(.misconfigured, "an aes128gcm record size is 18 to 2^32 − 1 bytes, not 17") {
+        expectError(.misconfigured, "an aes128gcm record size is 18 to 2^31 − 1 bytes here, not 17") {
             _ = try Self.encrypt(Data(), secret: Data(repeating: 1, count: 16), keyID: "", recordSize: 17, salt: Data(repeating: 0, count: 16))
         }
     }
