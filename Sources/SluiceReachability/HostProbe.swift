@@ -43,7 +43,7 @@ public struct HostProbe: Sendable {
         var results: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &results) == 0, let first = results else { return false }
         defer { freeaddrinfo(results) }
-        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
+        let milliseconds = Int32(clamping: max(0, timeout.wholeMilliseconds))  // poll waits forever on a negative one
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             defer { entry = current.pointee.ai_next }
