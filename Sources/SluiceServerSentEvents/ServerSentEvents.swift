@@ -51,9 +51,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// server's `retry:` or ``reconnectionDelay``, at least ``minReconnectionDelay``, doubled
         /// for each one before it, at most ``maxReconnectionDelay``.
         public func reconnectionDelay(attempt: Int, retry: Duration?) -> Duration {
-            var delay = Swift.max(retry ?? reconnectionDelay, minReconnectionDelay)
-            for _ in 1..<Swift.max(1, Swift.min(attempt, 32)) where delay < maxReconnectionDelay { delay *= 2 }
-            return Swift.min(delay, Swift.max(maxReconnectionDelay, minReconnectionDelay))
+            // Each held to 0...100 years first, so doubling never overflows `Duration`.
+            let minimum = minReconnectionDelay.clampedWait
+            let maximum = Swift.max(maxReconnectionDelay.clampedWait, minimum)
+            var delay = Swift.max((retry ?? reconnectionDelay).clampedWait, minimum)
+            for _ in 1..<Swift.max(1, Swift.min(attempt, 32)) where delay < maximum { delay *= 2 }
+            return Swift.min(delay, maximum)
         }
 
         /// 3 s, as browsers wait; reconnects for as long as it is read.
