@@ -90,8 +90,17 @@ public final class RedisCacheStore: CacheStore {
     public let configuration: Configuration
     private let pool: RedisConnectionPool
 
-    /// One with `configuration`.
+    /// One with `configuration`, held to what Redis and this process can take: the pool to
+    /// 1...64 connections, each duration to 0...100 years (an entry lifetime to at least a
+    /// second). A port outside 1...65535 makes every command fail with ``RedisCacheError`` naming
+    /// it (the cache is bypassed, as for a Redis that is down).
     public init(configuration: Configuration = .default) {
+        var configuration = configuration
+        configuration.poolSize = configuration.poolSize.clamped(to: 1...64)
+        configuration.entryLifetime = max(.seconds(1), configuration.entryLifetime.clampedWait)
+        configuration.connectTimeout = configuration.connectTimeout.clampedWait
+        configuration.commandTimeout = configuration.commandTimeout.clampedWait
+        configuration.retryInterval = configuration.retryInterval.clampedWait
         self.configuration = configuration
         self.pool = RedisConnectionPool(configuration: configuration)
     }

@@ -116,7 +116,11 @@ final class RedisConnectionPool: Sendable {
 
     private func connect() -> Result<UnsafeMutablePointer<redisContext>, RedisCacheError> {
         let timeout = Self.timeval(configuration.connectTimeout)
-        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port), timeout) else {
+        guard let port = Int32(exactly: configuration.port), (1...65_535).contains(port) else {
+            return .failure(
+                RedisCacheError("Redis at \(configuration.host):\(configuration.port): the port is not a TCP port (RedisCacheStore.Configuration.port, 1...65535)"))
+        }
+        guard let context = redisConnectWithTimeout(configuration.host, port, timeout) else {
             return .failure(RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable: out of memory"))
         }
         if context.pointee.err != 0 {
@@ -131,7 +135,7 @@ final class RedisConnectionPool: Sendable {
     /// Marks Redis down for the retry interval and reports the outage once.
     private func outage(_ error: RedisCacheError) -> RedisCacheError {
         let report = health.withLock { health -> Bool in
-            health.downUntil = ContinuousClock.now + configuration.retryInterval
+            health.downUntil = .after(configuration.retryInterval)
             defer { health.outageReported = true }
             return !health.outageReported
         }
@@ -153,7 +157,7 @@ final class RedisConnectionPool: Sendable {
     /// `configuration.maxReplySize` bytes: everything Redis sends is treated as a hostile peer's.
     /// A failure leaves the connection in an unknown state: the caller drops it.
     private func command(_ context: UnsafeMutablePointer<redisContext>, _ parts: [Data]) -> Result<RedisReply, RedisCacheError> {
-        let deadline = ContinuousClock.now + configuration.commandTimeout
+        let deadline = ContinuousClock.Instant.after(configuration.commandTimeout)
         let copies = parts.map { part -> UnsafeMutableRawBufferPointer in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, part.count), alignment: 1)
             _ = part.copyBytes(to: buffer.bindMemory(to: UInt8.self))
@@ -189,7 +193,7 @@ final class RedisConnectionPool: Sendable {
                 return .success(RedisReply(raw.assumingMemoryBound(to: redisReply.self)))
             }
             let left = ContinuousClock.now.duration(to: deadline)
-            let milliseconds = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = Int32(clamping: max(0, left.wholeMilliseconds))
             var ready = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
             let polled = left > .zero ? poll(&ready, 1, max(1, milliseconds)) : 0
             if polled < 0, errno == EINTR { continue }
