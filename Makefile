@@ -83,6 +83,7 @@ test: deps
 	.ci/check-snippets
 	.ci/check-readme-samples
 	.ci/check-doc-comments
+	.ci/check-caller-numbers
 	@for example in $(EXAMPLES); do swift build $(TRAITS) --product "$$example" || exit 1; done
 	.ci/check-new-middleware
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) Tests/Servers/with-servers.sh .ci/watchdog $(TEST_LIMIT) swift test $(TRAITS)

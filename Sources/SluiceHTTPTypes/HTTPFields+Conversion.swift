@@ -17,9 +17,14 @@
         ///
         /// - Throws: `SluiceError` `.invalidHeader` for the field of a literal that Sluice left out
         ///   (`HTTPFields.invalidLiteral`), or a name or value HTTPTypes refuses, rather
-        ///   than let HTTPTypes change a value (it turns bytes it refuses into spaces).
+        ///   than let HTTPTypes change a value (it turns bytes it refuses into spaces); for more
+        ///   fields than HTTPTypes holds (65,534: its precondition would stop the process).
         public init(_ fields: Sluice.HTTPFields) throws(SluiceError) {
             try fields.validated()
+            guard fields.count < Self.maximumCount else {
+                throw SluiceError(
+                    .invalidHeader, "\(fields.count) fields are more than swift-http-types' HTTPFields holds (at most \(Self.maximumCount - 1))")
+            }
             self.init()
             reserveCapacity(fields.count)
             for field in fields {
@@ -33,6 +38,10 @@
                 append(HTTPField(name: name, value: field.value))
             }
         }
+
+        /// One more than the fields swift-http-types' `HTTPFields` holds: it indexes them with
+        /// `UInt16` and stops the process (a precondition) at `UInt16.max`.
+        static let maximumCount = Int(UInt16.max)
     }
 
     extension Sluice.HTTPFields {

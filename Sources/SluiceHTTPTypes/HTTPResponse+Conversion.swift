@@ -23,7 +23,7 @@
         public init(_ response: Sluice.HTTPResponse) throws(SluiceError) {
             let status = response.status
             guard (0...999).contains(status.code) else {
-                throw SluiceError(.invalidResponse, "the status \(status.code) has more than three digits, which HTTPTypes.HTTPResponse cannot hold")
+                throw SluiceError(.invalidResponse, "the status \(status.code) is outside 0...999, which HTTPTypes.HTTPResponse cannot hold")
             }
             self.init(status: Status(code: status.code, reasonPhrase: status.reasonPhrase), headerFields: try HTTPTypes.HTTPFields(response.headers))
         }

@@ -36,7 +36,7 @@ public final class MockWebServer: Sendable {
             case disconnectBeforeResponse
             /// Send the head, then close.
             case disconnectAfterHeaders
-            /// Send the head and this many body bytes, then close (a reset mid-body).
+            /// Send the head and this many body bytes (0 or more), then close (a reset mid-body).
             case disconnectAfterBodyBytes(Int)
         }
 
@@ -48,15 +48,15 @@ public final class MockWebServer: Sendable {
         public var headers: [(String, String)]
         /// The body.
         public var body: Data
-        /// Send the body with `Transfer-Encoding: chunked`, in chunks of this size.
+        /// Send the body with `Transfer-Encoding: chunked`, in chunks of this size (at least 1).
         public var chunkSize: Int?
         /// Trailer fields sent after the last chunk (only with `chunkSize`).
         public var trailers: [(String, String)] = []
-        /// Wait this long before sending anything.
+        /// Wait this long before sending anything (held to 0...100 years).
         public var headersDelay: Duration?
-        /// Send the body in pieces of `bytes`, pausing `interval` after each.
+        /// Send the body in pieces of `bytes` (at least 1), pausing `interval` after each.
         public var throttle: (bytes: Int, interval: Duration)?
-        /// Stop sending the body after this many bytes until the gate opens.
+        /// Stop sending the body after this many bytes (0 or more) until the gate opens.
         public var stall: (afterBytes: Int, gate: TestGate)?
         /// How the server misbehaves, if it does.
         public var fault: Fault?
@@ -366,7 +366,7 @@ public final class MockWebServer: Sendable {
             var chunked = Data()
             var offset = 0
             while offset < payload.count {
-                let piece = payload[payload.startIndex + offset..<payload.startIndex + min(payload.count, offset + chunkSize)]
+                let piece = payload[payload.startIndex + offset..<payload.startIndex + offset + min(payload.count - offset, max(1, chunkSize))]
                 chunked.append(Data(String(piece.count, radix: 16).utf8) + Data("\r\n".utf8) + piece + Data("\r\n".utf8))
                 offset += piece.count
             }
@@ -375,8 +375,8 @@ public final class MockWebServer: Sendable {
             chunked.append(Data("\r\n".utf8))
             payload = chunked
         }
-        if let cutAfter { payload = payload.prefix(cutAfter) }
-        if let (bytes, gate) = response.stall, bytes < payload.count {
+        if let cutAfter { payload = payload.prefix(max(0, cutAfter)) }
+        if let (bytes, gate) = response.stall.map({ (max(0, $0.afterBytes), $0.gate) }), bytes < payload.count {
             guard write(fd, payload.prefix(bytes)) else { return false }
             gate.wait()
             payload = Data(payload.dropFirst(bytes))
@@ -384,7 +384,7 @@ public final class MockWebServer: Sendable {
         if let (bytes, interval) = response.throttle {
             var offset = 0
             while offset < payload.count {
-                let end = min(payload.count, offset + max(1, bytes))
+                let end = offset + min(payload.count - offset, max(1, bytes))
                 guard write(fd, payload[offset..<end]) else { return false }
                 offset = end
                 if offset < payload.count { Self.sleep(interval) }
@@ -424,7 +424,7 @@ public final class MockWebServer: Sendable {
     }
 
     private static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
+        let (seconds, attoseconds) = duration.clampedWait.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }

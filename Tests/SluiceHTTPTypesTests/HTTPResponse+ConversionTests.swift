@@ -26,7 +26,7 @@
         @Test func aStatusOfFourDigitsIsAnInvalidResponse() {
             let error = #expect(throws: SluiceError.self) { try HTTPTypes.HTTPResponse(Sluice.HTTPResponse(status: HTTPStatus(code: 1000))) }
             #expect(error?.code == .invalidResponse)
-            #expect(error?.message == "the status 1000 has more than three digits, which HTTPTypes.HTTPResponse cannot hold")
+            #expect(error?.message == "the status 1000 is outside 0...999, which HTTPTypes.HTTPResponse cannot hold")
         }
     }
 #endif
