@@ -118,7 +118,8 @@ final class RedisConnectionPool: Sendable {
         let timeout = Self.timeval(configuration.connectTimeout)
         guard let port = Int32(exactly: configuration.port), (1...65_535).contains(port) else {
             return .failure(
-                RedisCacheError("Redis at \(configuration.host):\(configuration.port): the port is not a TCP port (RedisCacheStore.Configuration.port, 1...65535)"))
+                RedisCacheError(
+                    "Redis at \(configuration.host):\(configuration.port): the port is not a TCP port (RedisCacheStore.Configuration.port, 1...65535)"))
         }
         guard let context = redisConnectWithTimeout(configuration.host, port, timeout) else {
             return .failure(RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable: out of memory"))

@@ -14,7 +14,8 @@ struct RedisCallerNumbersTests {
         try FakeRedis { command, piece in piece == 0 ? Data((command.first == "GET" ? "$-1\r\n" : "+OK\r\n").utf8) : nil }
     }
 
-    static let entry = CachedResponse(method: "GET", url: "https://api.example.com/x", status: 200, headers: [:], body: Data("b".utf8), requestTime: .now, responseTime: .now)
+    static let entry = CachedResponse(
+        method: "GET", url: "https://api.example.com/x", status: 200, headers: [:], body: Data("b".utf8), requestTime: .now, responseTime: .now)
 
     /// A get and a put through a store made with `change`: both succeed, or fail with a
     /// RedisCacheError whose message contains `naming` (`mayFail`: either).

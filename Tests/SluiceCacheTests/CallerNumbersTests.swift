@@ -15,7 +15,9 @@ struct CacheCallerNumbersTests {
     /// Two calls through a cache over `store`: the first fetches and stores, the second is
     /// served or fetched again; both answer 200 with the body.
     static func twoCalls(_ cache: CacheMiddleware, configure: (inout HTTPRequest) -> Void = { _ in }) async throws -> MockTransport {
-        let transport = MockTransport { _, _ in .status(.ok, headers: ["Cache-Control": "max-age=60", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], body: "body") }
+        let transport = MockTransport { _, _ in
+            .status(.ok, headers: ["Cache-Control": "max-age=60", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], body: "body")
+        }
         let client = Client(transport: transport, middlewares: [cache])
         for _ in 0..<2 {
             var request = HTTPRequest(url: url)
@@ -120,7 +122,8 @@ struct CacheCallerNumbersTests {
     func sqliteBusyTimeout(_ timeout: Duration) async throws {
         let folder = try TemporaryDirectory(prefix: "sluice-caller-numbers")
         let store = try SQLiteCacheStore(path: folder.filePath("cache.sqlite"), configuration: .init(busyTimeout: timeout))
-        let entry = CachedResponse(method: "GET", url: Self.url.absoluteString, status: 200, headers: [:], body: Data("b".utf8), requestTime: .now, responseTime: .now)
+        let entry = CachedResponse(
+            method: "GET", url: Self.url.absoluteString, status: 200, headers: [:], body: Data("b".utf8), requestTime: .now, responseTime: .now)
         try await store.put(entry, for: "k")
         #expect(try await store.get("k")?.body == Data("b".utf8))
     }
@@ -134,7 +137,8 @@ struct CacheCallerNumbersTests {
     func records(_ number: Int) {
         let item = CacheItem(key: "k", size: number, responseTime: .now)
         #expect(item.size == number)
-        var entry = CachedResponse(method: "GET", url: Self.url.absoluteString, status: number, headers: [:], body: Data(), requestTime: .now, responseTime: .now)
+        var entry = CachedResponse(
+            method: "GET", url: Self.url.absoluteString, status: number, headers: [:], body: Data(), requestTime: .now, responseTime: .now)
         entry.status = number
         #expect(entry.size > 0)
         #expect(CacheStrategy.Decision.serve(age: number) != .serveStaleAndRevalidate(age: number))
@@ -166,7 +170,8 @@ struct CacheCallerNumbersTests {
         set.staleIfError = number
         set.staleWhileRevalidate = number
         #expect(!set.isEmpty)
-        #expect([set.maxAge, set.minFresh, set.sharedMaxAge, set.staleIfError, set.staleWhileRevalidate, set.maxStale ?? nil] == Array(repeating: number, count: 6))
+        #expect(
+            [set.maxAge, set.minFresh, set.sharedMaxAge, set.staleIfError, set.staleWhileRevalidate, set.maxStale ?? nil] == Array(repeating: number, count: 6))
     }
 
     /// Bounds a caller makes may be anything: resolved, they are inside the body or `nil`.
@@ -177,9 +182,10 @@ struct CacheCallerNumbersTests {
         arguments: CallerNumbers.ints)
     func byteRanges(_ number: Int) {
         for length in CallerNumbers.ints {
-            for bounds in [ByteRange.Bounds(first: number, last: nil), ByteRange.Bounds(first: 0, last: number), ByteRange.Bounds(suffix: number),
-                ByteRange.Bounds(first: number, last: number)]
-            {
+            for bounds in [
+                ByteRange.Bounds(first: number, last: nil), ByteRange.Bounds(first: 0, last: number), ByteRange.Bounds(suffix: number),
+                ByteRange.Bounds(first: number, last: number),
+            ] {
                 if let (first, last) = bounds.resolved(length: length) {
                     #expect(0 <= first && first <= last && last < length)
                 }

@@ -177,7 +177,8 @@ struct ResilienceCallerNumbersTests {
         ]
         for algorithm in algorithms {
             if value.isNaN {
-                Self.expectRefused(await Self.run(ConcurrencyLimitMiddleware(configuration: .init(algorithm: algorithm)), calls: 2), naming: "ConcurrencyLimitMiddleware")
+                Self.expectRefused(
+                    await Self.run(ConcurrencyLimitMiddleware(configuration: .init(algorithm: algorithm)), calls: 2), naming: "ConcurrencyLimitMiddleware")
             } else {
                 _ = await Self.limitCase(.init(algorithm: algorithm))
             }
@@ -238,8 +239,14 @@ struct ResilienceCallerNumbersTests {
             let hedger = HedgingMiddleware(configuration: .init(delay: .fixed(.milliseconds(20)), minimumPerSecond: floor))
             let client = Client(transport: transport, middlewares: [hedger])
             for call in 0..<4 {
-                let outcome = await Result { try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/\(call)")!), timeout: floor > 0 ? .seconds(60) : .seconds(1)) }
-                if floor > 0 { #expect(try outcome.get().hedges == 1) } else { #expect { try outcome.get() } throws: { ($0 as? SluiceError)?.code == .timedOut } }
+                let outcome = await Result {
+                    try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/\(call)")!), timeout: floor > 0 ? .seconds(60) : .seconds(1))
+                }
+                if floor > 0 {
+                    #expect(try outcome.get().hedges == 1)
+                } else {
+                    #expect { try outcome.get() } throws: { ($0 as? SluiceError)?.code == .timedOut }
+                }
             }
             #expect(hedger.status.hedges == (floor > 0 ? 4 : 0))
             #expect(hedger.status.refused == (floor > 0 ? 0 : 4))

@@ -134,7 +134,9 @@ struct HedgingSlowTailTests {
             if first, call % 20 == 19 { held.wait(timeout: .seconds(300)) }
             return .init(status: 200, body: "ok")
         }
-        let client = Client(transport: CurlTransport(), middlewares: [HedgingMiddleware(configuration: .init(delay: .fixed(.seconds(1)), maxExtraRatio: 0.1, minimumPerSecond: 0))])
+        let client = Client(
+            transport: CurlTransport(),
+            middlewares: [HedgingMiddleware(configuration: .init(delay: .fixed(.seconds(1)), maxExtraRatio: 0.1, minimumPerSecond: 0))])
         var hedged: [Int] = []
         let start = ContinuousClock.now
         for call in 0..<100 {

@@ -51,7 +51,8 @@ struct RetryCallerNumbersTests {
             #expect(policy.backoff(attempt: attempt) == .zero)
         }
         let transport = MockTransport { _, _ in .status(.serviceUnavailable) }
-        let client = Client(transport: transport, middlewares: [RetryMiddleware(policy: policy, budget: RetryBudget(configuration: .init(minimumPerSecond: 0.5)))])
+        let client = Client(
+            transport: transport, middlewares: [RetryMiddleware(policy: policy, budget: RetryBudget(configuration: .init(minimumPerSecond: 0.5)))])
         let response = try await client.send(HTTPRequest(url: Self.url))
         #expect(response.status == .serviceUnavailable)
         #expect(transport.requests.count == min(max(count, 1), 6))  // the budget allows 5 retries in its 10 s

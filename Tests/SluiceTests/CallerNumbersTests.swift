@@ -251,8 +251,14 @@ struct CallerNumbersTests {
         let client = Client(transport: MockTransport.successful(), configuration: .init(baseURL: URL(string: "https://api.example.com/")))
         let response = try await client.get("x", query: ["n": .double(number)])
         let expected =
-            number.isNaN ? "nan" : number == .infinity ? "inf" : number == -.infinity ? "-inf" : number == number.rounded() && abs(number) < 1e15
-            ? String(Int(number)) : "\(number)".replacingOccurrences(of: "+", with: "%2B")
+            number.isNaN
+            ? "nan"
+            : number == .infinity
+                ? "inf"
+                : number == -.infinity
+                    ? "-inf"
+                    : number == number.rounded() && abs(number) < 1e15
+                        ? String(Int(number)) : "\(number)".replacingOccurrences(of: "+", with: "%2B")
         #expect(response.request?.url.query == "n=\(expected)")
         for integer in CallerNumbers.ints {
             let response = try await client.get("x", query: ["n": .integer(integer)])
