@@ -76,6 +76,23 @@
             #expect(entry.metadata["error.type"] == nil)
         }
 
+        /// Issue 41, item 6: a reason phrase and a field value with U+2028, U+2029, NEL and a
+        /// bidirectional control reach the handler escaped: one record stays one line.
+        @Test func lineBreakingScalarsFromAServerReachTheHandlerEscaped() async throws {
+            let harness = MiddlewareHarness(
+                LoggingMiddleware(logger: logger(.trace)),
+                replies: [
+                    .status(
+                        HTTPStatus(code: 200, reasonPhrase: "OK\u{2028}forged: line"), headers: ["X-Note": "a\u{2029}b\u{85}c\u{202E}d"],
+                        body: "hello")
+                ])
+            _ = try await harness.send(request())
+            let text = store.entries.withLock { $0.map { $0.message + $0.metadata.values.joined() }.joined() }
+            #expect(!text.isEmpty)
+            for scalar: Unicode.Scalar in ["\u{2028}", "\u{2029}", "\u{85}", "\u{202E}"] { #expect(!text.unicodeScalars.contains(scalar)) }
+            #expect(text.contains(#"OK\u{2028}forged: line"#))
+        }
+
         @Test func theLoggersLevelDecidesTheDetailAndNoSecretReachesTheHandler() async throws {
             // The server echoes the token and the bearer credential, as httpbin's /anything does.
             let echo = #"{"headers":{"Authorization":"Bearer abc123"},"url":"https://api.example.com/users?token=t0k3n"}"#

@@ -91,3 +91,20 @@ struct ControlCharacterTests {
         #expect("Café ✓".escapingControlCharacters() == "Café ✓")
     }
 }
+
+/// Issue 41, item 6: an echo is found whatever the case of the hex digits of its escapes.
+@Suite("Echoed secrets in any case of their escapes")
+struct SecretValuesCaseTests {
+    @Test func percentAndJSONEscapesMatchInEitherCase() {
+        var secrets = Redaction.SecretValues()
+        secrets.add("s3cr3t wörd")
+        // As the request encoded it (upper-case hex), and as an echo may write it (lower or mixed).
+        for echo in ["s3cr3t%20w%C3%B6rd", "s3cr3t%20w%c3%b6rd", "s3cr3t+w%c3%B6rd", #"s3cr3t w\u00f6rd"#, #"s3cr3t w\u00F6rd"#] {
+            #expect(secrets.masking("got \(echo)!") == "got \(Redaction.placeholder)!", "\(echo)")
+            #expect(secrets.occurs(in: Data("x\(echo)".utf8)))
+        }
+        // Only the hex digits of escapes match in either case: the rest of the value does not.
+        #expect(secrets.masking("S3CR3T%20W%C3%B6RD") == "S3CR3T%20W%C3%B6RD")
+        #expect(secrets.masking("s3cr3t%20w%c3%b7rd") == "s3cr3t%20w%c3%b7rd")
+    }
+}

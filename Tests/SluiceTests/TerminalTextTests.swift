@@ -6,14 +6,15 @@ import Testing
 /// terminal, covering C0, DEL, C1, the bidirectional controls and bytes in other encodings.
 @Suite("TerminalText: the one escaping on the way to a terminal")
 struct TerminalTextTests {
-    /// Every scalar that can drive a terminal, and none that cannot.
+    /// Every scalar that can drive a terminal or break a line, and none that cannot.
     @Test func itEscapesEveryControlAndNothingElse() {
         var unsafe: [UInt32] = []
         for value in UInt32(0)..<0x3000 {
             guard let scalar = Unicode.Scalar(value), TerminalText.isUnsafe(scalar) else { continue }
             unsafe.append(value)
         }
-        let expected = Array(0..<0x20) + Array(0x7F...0x9F) + [0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069)
+        let expected =
+            Array(0..<0x20) + Array(0x7F...0x9F) + [0x061C, 0x200E, 0x200F, 0x2028, 0x2029] + Array(0x202A...0x202E) + Array(0x2066...0x2069)
         #expect(unsafe == expected.map { UInt32($0) })
         #expect(TerminalText.isUnsafe("\n", keepingLineBreaks: true) == false && TerminalText.isUnsafe("\r", keepingLineBreaks: true))
     }
@@ -43,5 +44,20 @@ struct TerminalTextTests {
         #expect(!"\(error)".unicodeScalars.contains { TerminalText.isUnsafe($0, keepingLineBreaks: true) })
         let snippet = Redaction.default.snippet(of: Data("x\u{9B}[2J\u{202E}y".utf8), contentType: "text/plain")
         #expect(snippet == #""x\u{009B}[2J\u{202E}y""#)
+    }
+
+    /// Issue 41, item 6: every scalar that breaks a line is escaped where line breaks are not
+    /// kept: LF, CR, VT, FF, NEL and the line and paragraph separators U+2028 and U+2029 (a
+    /// swift-log handler or a reader that breaks on them would show one log line as two).
+    @Test func everyLineBreakingScalarIsEscaped() {
+        for scalar: Unicode.Scalar in ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"] {
+            #expect(TerminalText.isUnsafe(scalar), "U+\(String(scalar.value, radix: 16))")
+            #expect(!TerminalText.escape("a\(scalar)b").unicodeScalars.contains(scalar))
+        }
+        #expect(TerminalText.escape("a\u{2028}b\u{2029}c") == #"a\u{2028}b\u{2029}c"#)
+        #expect(TerminalText.escape("a\u{2028}b", style: .json) == #"a\u2028b"#)
+        #expect(TerminalText.escape(bytes: [0x61, 0xE2, 0x80, 0xA8, 0x62]) == #"a\u{2028}b"#)
+        // Kept line breaks keep LF and tab only.
+        #expect(TerminalText.escape("a\nb\u{2028}c", keepingLineBreaks: true) == "a\nb\\u{2028}c")
     }
 }

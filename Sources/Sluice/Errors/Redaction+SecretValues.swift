@@ -22,6 +22,10 @@ extension Redaction {
 
         /// Every spelling, longest first, so that a longer one is replaced before a part of it.
         package private(set) var spellings: [String] = []
+        /// Each spelling's bytes, and which of them match in either case: the two hex digits of
+        /// a percent escape and the four of a JSON `\u` escape, so an echo that writes `%2f` or
+        /// `\u00E9` where the request had `%2F` or `\u00e9` is found too.
+        private var patterns: [(bytes: [UInt8], caseFree: [Bool])] = []
 
         package init(minimumLength: Int = Self.minimumLength) {
             self.minimumLength = minimumLength
@@ -40,55 +44,97 @@ extension Redaction {
             new.append(Self.jsonEscaped(value, asciiOnly: true))
             for spelling in new where !spellings.contains(spelling) { spellings.append(spelling) }
             spellings.sort { $0.utf8.count > $1.utf8.count }
+            patterns = spellings.map { Self.pattern($0) }
         }
 
         /// `text` with every spelling of every value replaced by ``Redaction/placeholder``. Text
         /// that holds none (nearly all) comes back as it is after one byte search per spelling.
         package func masking(_ text: String) -> String {
             var text = text
-            for spelling in spellings where Self.contains(text, spelling) {
-                text = text.replacingOccurrences(of: spelling, with: Redaction.placeholder)
+            let found = text.withUTF8 { haystack in patterns.contains { Self.find($0, in: UnsafeRawBufferPointer(haystack), from: 0) != nil } }
+            guard found else { return text }
+            let bytes = Array(text.utf8)
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            let placeholder = Array(Redaction.placeholder.utf8)
+            bytes.withUnsafeBytes { haystack in
+                var index = 0
+                while index < bytes.count {
+                    // The longest spelling that starts here wins.
+                    if let pattern = patterns.first(where: { Self.matches($0, in: haystack, at: index) }) {
+                        output += placeholder
+                        index += pattern.bytes.count
+                    } else {
+                        output.append(bytes[index])
+                        index += 1
+                    }
+                }
             }
-            return text
+            return String(decoding: output, as: UTF8.self)
         }
 
         /// Whether some spelling of some value is in `data`: a body a cache would keep on disk.
         package func occurs(in data: Data) -> Bool {
-            !spellings.isEmpty
-                && data.withUnsafeBytes { bytes in
-                    spellings.contains { spelling in
-                        var spelling = spelling
-                        return spelling.withUTF8 { Self.contains(UnsafeRawBufferPointer(bytes), UnsafeRawBufferPointer($0)) }
-                    }
-                }
+            !patterns.isEmpty
+                && data.withUnsafeBytes { bytes in patterns.contains { Self.find($0, in: bytes, from: 0) != nil } }
         }
 
         /// Whether some spelling of some value is in a field's value.
         package func occurs(in fields: HTTPFields) -> Bool {
-            !spellings.isEmpty && fields.contains { field in spellings.contains { Self.contains(field.value, $0) } }
+            !patterns.isEmpty
+                && fields.contains { field in
+                    var value = field.value
+                    return value.withUTF8 { haystack in patterns.contains { Self.find($0, in: UnsafeRawBufferPointer(haystack), from: 0) != nil } }
+                }
         }
 
-        private static func contains(_ text: String, _ part: String) -> Bool {
-            var text = text, part = part
-            return text.withUTF8 { haystack in
-                part.withUTF8 { needle in Self.contains(UnsafeRawBufferPointer(haystack), UnsafeRawBufferPointer(needle)) }
+        /// `spelling`'s bytes, the hex digits of its escapes marked to match in either case.
+        static func pattern(_ spelling: String) -> (bytes: [UInt8], caseFree: [Bool]) {
+            let bytes = Array(spelling.utf8)
+            var caseFree = Array(repeating: false, count: bytes.count)
+            func isHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) }
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) {
+                    caseFree[index + 1] = true
+                    caseFree[index + 2] = true
+                    index += 3
+                } else if bytes[index] == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] == UInt8(ascii: "u"),
+                    (2...5).allSatisfy({ isHex(bytes[index + $0]) })
+                {
+                    for offset in 2...5 { caseFree[index + offset] = true }
+                    index += 6
+                } else {
+                    index += 1
+                }
             }
+            return (bytes, caseFree)
         }
 
-        private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: UnsafeRawBufferPointer) -> Bool {
-            guard let base = haystack.baseAddress, let wanted = needle.baseAddress, !needle.isEmpty, needle.count <= haystack.count else {
-                return false
+        /// Whether `pattern` stands in `haystack` at `offset`.
+        private static func matches(_ pattern: (bytes: [UInt8], caseFree: [Bool]), in haystack: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+            guard offset + pattern.bytes.count <= haystack.count else { return false }
+            for (index, wanted) in pattern.bytes.enumerated() {
+                let byte = haystack[offset + index]
+                if byte == wanted { continue }
+                // A hex letter of an escape, in the other case.
+                guard pattern.caseFree[index], byte | 0x20 == wanted | 0x20, (0x61...0x66).contains(byte | 0x20) else { return false }
             }
-            // memchr for each candidate start, then memcmp: no Foundation string search.
-            var offset = 0
-            let last = haystack.count - needle.count
-            let first = Int32(needle[0])
-            while offset <= last, let found = memchr(base + offset, first, last - offset + 1) {
-                let start = UnsafeRawPointer(found) - base
-                if memcmp(base + start, wanted, needle.count) == 0 { return true }
-                offset = start + 1
+            return true
+        }
+
+        /// Where `pattern` first stands in `haystack` from `start`: memchr for each candidate
+        /// start (a spelling never begins with a case-free byte), then a byte comparison.
+        private static func find(_ pattern: (bytes: [UInt8], caseFree: [Bool]), in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
+            guard let base = haystack.baseAddress, let first = pattern.bytes.first, pattern.bytes.count <= haystack.count else { return nil }
+            var offset = start
+            let last = haystack.count - pattern.bytes.count
+            while offset <= last, let found = memchr(base + offset, Int32(first), last - offset + 1) {
+                let candidate = UnsafeRawPointer(found) - base
+                if matches(pattern, in: haystack, at: candidate) { return candidate }
+                offset = candidate + 1
             }
-            return false
+            return nil
         }
 
         /// `value` as the inside of a JSON string: quotes, backslashes and controls escaped; with

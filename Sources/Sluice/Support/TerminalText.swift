@@ -6,8 +6,10 @@
 /// `package`: for Sluice's own modules.
 ///
 /// What is escaped: C0 controls (ESC, BEL, CR, NUL…; LF and tab too unless line breaks are kept),
-/// DEL, C1 controls (U+0080–U+009F, CSI U+009B among them) and the bidirectional controls
-/// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, the "Trojan Source" characters). Bytes
+/// DEL, C1 controls (U+0080–U+009F, CSI U+009B and NEL U+0085 among them), the line and paragraph
+/// separators (U+2028, U+2029: with LF, CR, VT, FF and NEL, every scalar that breaks a line) and
+/// the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, the "Trojan
+/// Source" characters). Bytes
 /// are read as UTF-8 first, so other encodings cannot smuggle a control through: a lone 0x9B
 /// byte (CSI in an 8-bit terminal), an overlong form of ESC and any invalid sequence become
 /// U+FFFD.
@@ -28,15 +30,19 @@ package enum TerminalText {
         case json
     }
 
-    /// Whether `scalar` can drive a terminal: C0 (less LF and tab when `keepingLineBreaks`), DEL,
-    /// C1 or a bidirectional control.
+    /// Whether `scalar` can drive a terminal or break a line: C0 (less LF and tab when
+    /// `keepingLineBreaks`), DEL, C1, U+2028, U+2029 or a bidirectional control.
     @inline(__always)
     package static func isUnsafe(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool = false) -> Bool {
         let value = scalar.value
         if value < 0x20 { return !(keepingLineBreaks && (value == 0x0A || value == 0x09)) }
         if value < 0x7F { return false }
         if value <= 0x9F { return true }
-        return value == 0x061C || value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+        // The bidirectional controls, and U+2028 and U+2029, the line and paragraph separators
+        // (Unicode's other mandatory breaks, VT, FF and NEL, are C0 and C1): a log line with one
+        // reads as two to a reader that breaks on them.
+        return value == 0x061C || value == 0x200E || value == 0x200F || value == 0x2028 || value == 0x2029
+            || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 
     /// `text` with every character that can drive a terminal escaped in `style`.
