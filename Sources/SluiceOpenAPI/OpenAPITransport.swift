@@ -67,12 +67,26 @@
 
         /// The operation's URL: `baseURL` (joined to the client's base URL when relative) with
         /// `path` (the `:path` pseudo-field: path and query) after its own path.
+        ///
+        /// - Throws: `.invalidURL` for a path with a `.` or `..` segment, however it is encoded
+        ///   (`..`, `%2e%2E`): a path parameter that is one would leave the operation's path once
+        ///   curl (or the server) resolves it. An encoded slash (`%2F`) stays inside its segment.
         package static func url(path: String?, baseURL: URL, clientBaseURL: URL?) throws(SluiceError) -> URL {
             let server = try Sluice.Client.join(base: clientBaseURL, path: baseURL.absoluteString)
             let path = path ?? "/"
             if path.hasPrefix("/"), var components = URLComponents(url: server, resolvingAgainstBaseURL: true),
                 let operation = URLComponents(string: path)
             {
+                let dotSegment = operation.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).first { segment in
+                    let decoded = segment.removingPercentEncoding ?? String(segment)
+                    return decoded == "." || decoded == ".."
+                }
+                if let dotSegment {
+                    throw SluiceError(
+                        .invalidURL,
+                        "the operation's path \(String(reflecting: Redaction.default.url(text: path))) has the segment "
+                            + "\(String(reflecting: String(dotSegment))), which would leave the operation's path: a path parameter may not be . or ..")
+                }
                 var serverPath = components.percentEncodedPath
                 while serverPath.hasSuffix("/") { serverPath.removeLast() }
                 components.percentEncodedPath = serverPath + operation.percentEncodedPath

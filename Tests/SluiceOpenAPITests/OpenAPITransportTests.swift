@@ -40,6 +40,28 @@
             #expect(url.absoluteString == expected)
         }
 
+        /// Issue 41, item 3: a path parameter stays inside its operation. A `.` or `..` segment,
+        /// however it is encoded, is refused before curl (or a server) could resolve it; an
+        /// encoded slash stays one segment, and a dot inside a segment is a dot.
+        @Test(arguments: ["/users/..", "/users/../admin", "/users/.", "/users/%2e%2e/admin", "/users/%2E%2e", "/users/.%2E/x?q=1", "/users/%2e"])
+        func aDotSegmentIsRefused(path: String) {
+            let error = #expect(throws: SluiceError.self) {
+                try OpenAPITransport.url(path: path, baseURL: URL(string: "https://api.example.com/v2")!, clientBaseURL: nil)
+            }
+            #expect(error?.code == .invalidURL)
+            #expect(error?.message.hasSuffix("which would leave the operation's path: a path parameter may not be . or ..") == true)
+        }
+
+        @Test func encodedSlashesAndDotsInsideASegmentStay() throws {
+            for (path, expected) in [
+                ("/users/a%2F..%2Fb", "https://api.example.com/v2/users/a%2F..%2Fb"), ("/users/v1.2", "https://api.example.com/v2/users/v1.2"),
+                ("/users/...", "https://api.example.com/v2/users/..."), ("/files/.hidden", "https://api.example.com/v2/files/.hidden"),
+            ] {
+                #expect(
+                    try OpenAPITransport.url(path: path, baseURL: URL(string: "https://api.example.com/v2")!, clientBaseURL: nil).absoluteString == expected)
+            }
+        }
+
         @Test func aRelativeServerURLNeedsAClientBaseURL() {
             let error = #expect(throws: SluiceError.self) {
                 try OpenAPITransport.url(path: "/users", baseURL: URL(string: "/v2")!, clientBaseURL: nil)
