@@ -69,9 +69,10 @@
         /// ```
         ///
         /// - Throws: `SluiceError` `.invalidURL` for a head with no scheme or authority (an HTTP/1
-        ///   origin-form request, or `CONNECT`), a path that does not start with `/` (`OPTIONS *`),
-        ///   or parts that make no URL; `.invalidHeader` for a field Sluice refuses (a control
-        ///   character in a value).
+        ///   origin-form request, or `CONNECT`), a scheme other than http or https, an authority
+        ///   that is not `host[:port]` (a path, query, fragment or userinfo in it), a path that
+        ///   does not start with `/` (`OPTIONS *`) or carries a fragment, or parts that make no
+        ///   URL; `.invalidHeader` for a field Sluice refuses (a control character in a value).
         public init(_ head: HTTPTypes.HTTPRequest, body: HTTPBody = .empty) throws(SluiceError) {
             guard let scheme = head.scheme, let authority = head.authority, !authority.isEmpty else {
                 throw SluiceError(
@@ -82,6 +83,25 @@
             guard path.hasPrefix("/") else {
                 throw SluiceError(.invalidURL, "the path \(String(reflecting: Redaction.default.url(text: path))) does not start with \"/\"")
             }
+            // Each part stays in its place: the authority is host[:port] (a path, query, fragment
+            // or userinfo in it would be pasted into the URL as something else), the path carries
+            // no fragment (it is never sent), and the scheme is one curl speaks.
+            guard Self.isHostAndPort(authority) else {
+                // Userinfo may be a password: the authority is then not quoted.
+                let quoted = authority.contains("@") ? "" : " " + String(reflecting: authority).escapingControlCharacters()
+                throw SluiceError(
+                    .invalidURL,
+                    ":authority\(quoted) is not host[:port]: it may hold no path, query, fragment, userinfo or space"
+                        + (quoted.isEmpty ? " (it holds userinfo, not repeated here)" : ""))
+            }
+            guard !path.contains("#") else {
+                throw SluiceError(
+                    .invalidURL,
+                    "the path \(String(reflecting: Redaction.default.url(text: path)).escapingControlCharacters()) carries a fragment, which is never sent")
+            }
+            guard ["http", "https"].contains(scheme.lowercased()) else {
+                throw SluiceError(.invalidURL, ":scheme \(String(reflecting: scheme).escapingControlCharacters()) is not http or https")
+            }
             let text = "\(scheme)://\(authority)\(path)"
             guard let url = URL(string: text), url.host != nil else {
                 throw SluiceError(
@@ -90,6 +110,35 @@
             self.init(method: try HTTPMethod(head.method), url: url, headers: try Sluice.HTTPFields(head.headerFields), body: body)
         }
     }
+    extension Sluice.HTTPRequest {
+        /// Whether `authority` is `host[:port]`: a registered name or IPv4 address (unreserved
+        /// characters, sub-delimiters and percent escapes), or an IPv6 literal in brackets, then at
+        /// most one `:` and up to five digits.
+        static func isHostAndPort(_ authority: String) -> Bool {
+            var host = Substring(authority)
+            var port: Substring?
+            if host.hasPrefix("[") {
+                guard let close = host.firstIndex(of: "]") else { return false }
+                let literal = host[host.index(after: host.startIndex)..<close]
+                guard !literal.isEmpty, literal.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+                let rest = host[host.index(after: close)...]
+                if !rest.isEmpty {
+                    guard rest.hasPrefix(":") else { return false }
+                    port = rest.dropFirst()
+                }
+                host = ""
+            } else if let colon = host.firstIndex(of: ":") {
+                port = host[host.index(after: colon)...]
+                host = host[..<colon]
+                guard !host.isEmpty else { return false }
+            }
+            if let port, port.isEmpty || port.count > 5 || !port.allSatisfy({ $0.isASCII && $0.isNumber }) { return false }
+            return host.unicodeScalars.allSatisfy { scalar in
+                scalar.properties.isAlphabetic && scalar.isASCII || ("0"..."9").contains(scalar) || "-._~!$&'()*+,;=%".unicodeScalars.contains(scalar)
+            }
+        }
+    }
+
     extension HTTPMethod {
         /// swift-http-types' method as Sluice's: both are RFC 9110 tokens, so this throws only if
         /// one side's rules change.

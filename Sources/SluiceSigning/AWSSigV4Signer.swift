@@ -241,9 +241,11 @@ public struct AWSSigV4Signer: Signer {
 
     static func day(_ date: Date) -> String { String(timestamp(date).prefix(8)) }
 
-    /// `host[:port]`, the port only when it is not the scheme's default.
+    /// `host[:port]`, the port only when it is not the scheme's default, the host as curl sends
+    /// it (`127.1` is `127.0.0.1`): signed alone, with no transport to ask, a request is still
+    /// signed for the host that goes on the wire.
     static func host(_ url: URL) -> String {
-        var host = (url.host ?? "").lowercased()
+        var host = url.hostAsSent ?? ""
         // An IPv6 literal goes in `Host` in brackets, as curl sends it.
         if host.contains(":"), !host.hasPrefix("[") { host = "[" + host + "]" }
         guard let port = url.port else { return host }

@@ -47,4 +47,19 @@ struct CurlTransportURLAsSentTests {
         }
         #expect(checked > 100)
     }
+
+    /// Issue 41, item 4: the core's rule for a numeric host (`URL.hostAsSent`, which a signer used
+    /// alone signs) agrees with curl's own parser on every form.
+    @Test func theCoresNumericHostRuleAgreesWithCurl() throws {
+        let hosts = [
+            "127.1", "127.0.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "0x7f000001", "10.0.0.1", "1.2.3", "0", "017700000001",
+            "api.example.com", "example", "cafe.example", "Api.Example.COM",
+        ]
+        for host in hosts {
+            let url = try #require(URL(string: "http://\(host):8080/x"))
+            let written = try #require(CurlTransport.curlWritten(url.absoluteString))
+            let curl = try #require(URL(string: written))
+            #expect(url.hostAsSent == curl.host?.lowercased(), "\(host)")  // a name's case, which curl keeps, changes nothing
+        }
+    }
 }

@@ -154,6 +154,16 @@ struct AWSSigV4Tests {
         #expect(normalised.split(separator: "\n", omittingEmptySubsequences: false)[1] == "/a/b/c/")
     }
 
+    /// Issue 41, item 4: a signer used alone signs the host curl sends (`127.1` is `127.0.0.1`).
+    @Test func aSignerUsedAloneSignsTheHostCurlSends() throws {
+        for host in ["127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1"] {
+            let canonical = try signer.canonicalRequest(for: request(.get, "http://\(host):8080/items"), date: date)
+            #expect(canonical.contains("\nhost:127.0.0.1:8080\n"), "\(host)")
+        }
+        let named = try signer.canonicalRequest(for: request(.get, "http://Api.Example.com/items"), date: date)
+        #expect(named.contains("\nhost:api.example.com\n"))
+    }
+
     @Test func badInputsAreClearErrors() throws {
         #expect {
             _ = try s3.presign(request(.get, "https://b.s3.amazonaws.com/x"), date: may24, expires: 0)
