@@ -106,6 +106,9 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
         return configured.configuration.level == .none ? nil : configured
     }
 
+    /// The bad `SLUICE_LOG` values warned about so far in this process.
+    static let warnedValues = Locked(Set<String>())
+
     #if DEBUG
         static let isReleaseBuild = false
     #else
@@ -125,8 +128,13 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
             return nil
         }
         guard let level = LogLevel(name: value.trimmingCharacters(in: .whitespaces)) else {
-            configuration.sink.write(
-                "sluice: \(Self.environmentVariable)=\(value) is not one of off, basic, headers, body; logging stays \(configuration.level)")
+            // Once per value and process: a client built twice (or a builder asked twice) does
+            // not repeat it.
+            if Self.warnedValues.withLock({ $0.insert(value).inserted }) {
+                configuration.sink.write(
+                    "sluice: \(Self.environmentVariable)=\(value.escapingControlCharacters()) is not one of off, basic, headers, body; "
+                        + "logging stays \(configuration.level)")
+            }
             return nil
         }
         var copy = configuration

@@ -325,11 +325,16 @@ let loginReply = MockTransport.Reply.response(
         #expect(records.all.isEmpty)
     }
 
+    /// Said once per value and process (issue 41, item 8: a client's build asked twice, and the
+    /// user read the warning twice), however often the environment is read.
     @Test func anUnknownValueIsSaidOnceAndLeavesItOff() {
         let records = Records()
-        let middleware = LoggingMiddleware.fromEnvironment(["SLUICE_LOG": "verbose"], sink: records.sink())
+        let value = "verbose-\(UInt32.random(in: 0...UInt32.max))"  // no other test warns about it first
+        let middleware = LoggingMiddleware.fromEnvironment(["SLUICE_LOG": value], sink: records.sink())
         #expect(middleware.configuration.level == .none)
-        #expect(records.all == ["sluice: SLUICE_LOG=verbose is not one of off, basic, headers, body; logging stays off"])
+        _ = LoggingMiddleware.fromEnvironment(["SLUICE_LOG": value], sink: records.sink())
+        _ = LoggingMiddleware(level: .basic, sink: records.sink()).configured(by: ["SLUICE_LOG": value])
+        #expect(records.all == ["sluice: SLUICE_LOG=\(value) is not one of off, basic, headers, body; logging stays off"])
     }
 
     @Test func theBuilderAppliesItWithoutACodeChange() async throws {
