@@ -183,6 +183,7 @@ final class RedisConnectionPool: Sendable {
         }
         guard written else { return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))")) }
         var received = 0
+        var scanner = RedisReplyScanner(limit: configuration.maxReplySize)
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             var raw: UnsafeMutableRawPointer?
@@ -216,6 +217,11 @@ final class RedisConnectionPool: Sendable {
                     RedisCacheError(
                         "\(origin) sent a reply to \(verb) larger than the limit of "
                             + "\(configuration.maxReplySize) bytes (RedisCacheStore.Configuration.maxReplySize)"))
+            }
+            // The counts it declares are checked before hiredis reserves or parses anything for them.
+            if let problem = chunk.withUnsafeBufferPointer({ scanner.scan(UnsafeBufferPointer(rebasing: $0.prefix(count))) }) {
+                return .failure(
+                    RedisCacheError("\(origin) sent \(problem) in its reply to \(verb)"))
             }
             let fed = chunk.withUnsafeBytes { redisReaderFeed(context.pointee.reader, $0.baseAddress!.assumingMemoryBound(to: CChar.self), count) }
             guard fed == REDIS_OK else { return .failure(RedisCacheError("\(origin) failed: out of memory")) }

@@ -16,6 +16,11 @@ struct RedisCacheStoreHostileTests {
         return RedisCacheStore(configuration: configuration)
     }
 
+    /// One bulk string of `size` bytes, framed.
+    static func blob(_ size: Int) -> Data {
+        Data("$\(size)\r\n".utf8) + Data(repeating: 0x41, count: size) + Data("\r\n".utf8)
+    }
+
     static func expectMessage(_ expected: String, _ call: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
             try await call()
@@ -25,10 +30,11 @@ struct RedisCacheStoreHostileTests {
         }
     }
 
-    /// A bulk string that says it is a terabyte and never ends: refused once the limit is read,
-    /// before more is held. (Before: hiredis read until the command timeout, holding it all.)
-    @Test func anEndlessBulkReplyStopsAtTheLimit() async throws {
-        let redis = try FakeRedis { _, piece in piece == 0 ? Data("$1099511627776\r\n".utf8) : Data(repeating: 0x41, count: 64 << 10) }
+    /// A reply of a thousand 64 KiB strings, 64 MiB in all (each count within the limit): refused
+    /// once the limit is read, before more is held. (Before: hiredis read until the command
+    /// timeout, holding it all.)
+    @Test func aReplyLargerThanTheLimitStopsAtTheLimit() async throws {
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data("*1000\r\n".utf8) : Self.blob(64 << 10) }
         defer { redis.shutdown() }
         let store = Self.store(redis)
         await Self.expectMessage(
@@ -42,7 +48,7 @@ struct RedisCacheStoreHostileTests {
     /// as fast as loopback goes for up to the 10 s command timeout, leaves the reader's peak
     /// within a few times the 16 MiB limit (before: everything sent in those 10 s, gigabytes).
     @Test func anEndlessReplyLeavesAProcessItsLimitNotMore() async throws {
-        let redis = try FakeRedis { _, piece in piece == 0 ? Data("$1099511627776\r\n".utf8) : Data(repeating: 0x41, count: 1 << 20) }
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data("*1000\r\n".utf8) : Self.blob(1 << 20) }
         defer { redis.shutdown() }
         let process = Process()
         process.executableURL = try BuiltProducts.executable("sluice-cache-stress")
@@ -62,12 +68,42 @@ struct RedisCacheStoreHostileTests {
     /// Many tiny elements: the limit counts every byte of the reply, not one buffer.
     @Test func anArrayOfEndlessTinyElementsStopsAtTheLimit() async throws {
         let redis = try FakeRedis { _, piece in
-            piece == 0 ? Data("*2147483647\r\n".utf8) : Data(String(repeating: ":1\r\n", count: 4096).utf8)
+            piece == 0 ? Data("*65536\r\n".utf8) : Data(String(repeating: ":1\r\n", count: 4096).utf8)
         }
         defer { redis.shutdown() }
         await Self.expectMessage(
             "Redis at 127.0.0.1:\(redis.port) sent a reply to GET larger than the limit of 262144 bytes (RedisCacheStore.Configuration.maxReplySize)"
         ) { _ = try await Self.store(redis, maxReplySize: 256 << 10).get("k") }
+    }
+
+    /// Issue 41, item 9: the counts a reply declares are checked against the limit before hiredis
+    /// reserves or parses anything: `*2147483647` with nothing after it, a terabyte string, and
+    /// nested arrays whose counts add up past it end at once, well inside a 0.5 s command timeout
+    /// (before: `*2147483647` spun a core for 12 s past it).
+    @Test(arguments: [
+        ("*2147483647\r\n", "a reply that declares 2147483647 elements, which need more than the limit of 262144 bytes"),
+        ("$1099511627776\r\n", "a reply that declares a 1099511627776-byte string, more than the limit of 262144 bytes"),
+        ("%9223372036854775807\r\n", "a reply that declares 9223372036854775807 elements, which need more than the limit of 262144 bytes"),
+        ("*2\r\n*90000\r\n", "a reply that declares 90000 elements, which need more than the limit of 262144 bytes"),
+    ])
+    func aDeclaredCountPastTheLimitIsRefusedAtOnce(header: String, problem: String) async throws {
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data(header.utf8) : nil }
+        defer { redis.shutdown() }
+        let started = ContinuousClock.now
+        await Self.expectMessage(
+            "Redis at 127.0.0.1:\(redis.port) sent \(problem) (RedisCacheStore.Configuration.maxReplySize) in its reply to GET"
+        ) { _ = try await Self.store(redis, maxReplySize: 256 << 10, commandTimeout: .milliseconds(500)).get("k") }
+        #expect(started.duration(to: .now) < TestTiming.scaled(.seconds(30)))
+    }
+
+    /// A simple string that never ends is refused at 64 KiB: hiredis looks for a line's end from
+    /// its start again at each read, so an endless one would cost time in the square of its length.
+    @Test func anEndlessLineIsRefusedAtALinesLength() async throws {
+        let redis = try FakeRedis { _, piece in piece == 0 ? Data("+".utf8) : Data(repeating: 0x41, count: 16 << 10) }
+        defer { redis.shutdown() }
+        await Self.expectMessage(
+            "Redis at 127.0.0.1:\(redis.port) sent a reply line longer than 65536 bytes (no Redis reply has one) in its reply to GET"
+        ) { _ = try await Self.store(redis).get("k") }
     }
 
     /// A reply that trickles in, a byte every 120 ms (five minutes in all), never trips a per-read
