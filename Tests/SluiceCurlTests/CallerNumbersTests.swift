@@ -106,9 +106,3 @@ struct CurlCallerNumbersTests {
         _ = error.sluiceCode
     }
 }
-
-extension Result where Failure == any Error {
-    fileprivate init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-}

@@ -74,9 +74,3 @@ struct TestingCallerNumbersTests {
         #expect(gate.wait(timeout: duration))
     }
 }
-
-extension Result where Failure == any Error {
-    fileprivate init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-}

@@ -64,9 +64,3 @@ struct EncryptionCallerNumbersTests {
         String(decoding: try result.get().body, as: UTF8.self)
     }
 }
-
-extension Result where Failure == any Error {
-    fileprivate init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-}

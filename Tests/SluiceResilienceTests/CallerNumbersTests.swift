@@ -265,14 +265,3 @@ struct ResilienceCallerNumbersTests {
         #expect(DeadlineHeaderMiddleware.value(.seconds(1e16), .milliseconds) == String(Int.max))
     }
 }
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
-    }
-}

@@ -106,9 +106,3 @@ struct RetryCallerNumbersTests {
         #expect(started.duration(to: .now) < .seconds(30))
     }
 }
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-}

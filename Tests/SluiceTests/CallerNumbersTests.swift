@@ -311,14 +311,3 @@ struct CallerNumbersTests {
         }
     }
 }
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
-    }
-}

@@ -52,3 +52,17 @@ extension Trait where Self == CallerNumbersCoverage {
     /// The public numbers this test drives with every hostile value (see ``CallerNumbers``).
     package static func covers(_ names: String...) -> Self { CallerNumbersCoverage(names: names) }
 }
+
+extension Result where Failure == any Error {
+    /// The outcome of an async `body`, for a test that asserts a success or the exact error of
+    /// each hostile value.
+    package init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+
+    /// Whether it is a success.
+    package var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}
