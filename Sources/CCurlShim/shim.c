@@ -277,6 +277,9 @@ int sluice_socket_consumed(int fd, unsigned long long *consumed) {
     if (length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received) return 0;
     int unread = 0;
     if (ioctl(fd, FIONREAD, &unread) != 0 || unread < 0) unread = 0;
-    *consumed = (unsigned long long)info.tcpi_bytes_received - (unsigned long long)unread;
+    /* Bytes that arrived between the two calls are counted as unread but not as received: never
+       let that make the count wrap below zero (it read as 2^64 - n, framing past any limit). */
+    unsigned long long received = (unsigned long long)info.tcpi_bytes_received;
+    *consumed = received > (unsigned long long)unread ? received - (unsigned long long)unread : 0;
     return 1;
 }
