@@ -55,6 +55,10 @@ void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info) {
     curl_easy_getinfo(handle, CURLINFO_PRIMARY_IP, &info->primary_ip);
 }
 
+int sluice_easy_size_download(CURL *handle, curl_off_t *received) {
+    return curl_easy_getinfo(handle, CURLINFO_SIZE_DOWNLOAD_T, received) == CURLE_OK ? 1 : 0;
+}
+
 typedef struct {
     curl_socket_t fd;
     int addresses_known;

@@ -220,6 +220,7 @@ extension CurlTransfer {
     var receivedCookies: Bool { headers.contains("Set-Cookie") }
 
     func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if bodyIsDecoded, !decodingWithinRatio(adding: count) { return 0 }
         if let bodyWriter {
             switch bodyWriter.write(Data(bytes: buffer, count: count)) {
             case .accepted:
@@ -261,6 +262,26 @@ extension CurlTransfer {
         bodyBytes += Int64(count)
         return count
     }
+
+    /// Whether the body curl decodes, `count` more bytes included, stays within
+    /// ``Limits/decodingRatio`` times the body bytes received (curl's download count, taken
+    /// before it decodes); the first MiB always does. False, with `failure` set, when it does not.
+    func decodingWithinRatio(adding count: Int) -> Bool {
+        let decoded = bodyBytes + Int64(count)
+        guard decoded > Self.decodingAllowance, let handle else { return true }
+        var received: curl_off_t = 0
+        guard sluice_easy_size_download(handle, &received) == 1 else { return true }
+        let allowed = Int64(received).multipliedReportingOverflow(by: limits.decodingRatio)
+        guard !allowed.overflow, decoded > max(Self.decodingAllowance, allowed.partialValue) else { return true }
+        failure = SluiceError(
+            .bodyTooLarge,
+            "the response body of \(request) decodes to more than \(limits.decodingRatio)× the \(received) bytes received "
+                + "(CurlTransport.Configuration.maxDecodingRatio)")
+        return false
+    }
+
+    /// What a decoded body may reach whatever its ratio: 1 MiB.
+    static let decodingAllowance: Int64 = 1 << 20
 
     func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
         if framingBaseline != nil, !framingWithinLimit() { return 1 }

@@ -287,6 +287,7 @@ extension CurlTransfer {
         let trailerCount: Int
         let chunkExtensions: Int
         let decodedFile: Int64
+        let decodingRatio: Int64
         let decodesContentEncoding: Bool
 
         init(_ configuration: CurlTransport.Configuration) {
@@ -296,6 +297,7 @@ extension CurlTransfer {
             trailerCount = max(0, configuration.maxTrailerCount)
             chunkExtensions = max(0, configuration.maxChunkExtensionSize)
             decodedFile = max(0, configuration.maxDecodedFileSize)
+            decodingRatio = Int64(max(1, configuration.maxDecodingRatio))
         }
     }
 }

@@ -142,6 +142,12 @@ public final class CurlTransport: HTTPTransport {
         /// ``decodesContentEncoding``): 1 GiB by default, so 1 KB of nested gzip cannot fill a disk.
         /// A body written as it came has no limit (the caller asked for that file).
         public var maxDecodedFileSize: Int64 = 1 << 30
+        /// Most decoded bytes per byte received when curl undoes a coding (a `Transfer-Encoding`
+        /// such as `gzip`, which curl undoes unasked, or a `Content-Encoding` with
+        /// ``decodesContentEncoding``), wherever the body goes: memory, a file or a stream. The
+        /// first MiB is always allowed; past it, `.bodyTooLarge` at once. 1,000 by default (what
+        /// deflate reaches at best); held to at least 1.
+        public var maxDecodingRatio: Int = 1_000
         /// Largest header section of a response, its field lines together (interim 1xx sections
         /// included): 256 KiB by default, as OkHttp's; more fails at once with `.responseTooLarge`.
         public var maxHeaderSectionSize: Int = 256 << 10

@@ -28,19 +28,29 @@ public enum GzipCodec {
     }
 
     /// Bounds on decompression, against decompression bombs.
+    ///
+    /// A body decoded whole (``GzipCodec/decompress(_:format:limits:)``, a response read into
+    /// memory) is bounded by ``maximumSize``; a body decoded as it is read (``GzipInflater``, a
+    /// streamed response) by ``maximumStreamedSize`` instead, since streaming exists for bodies
+    /// larger than memory. Both by ``maximumRatio``, which is what stops a bomb.
     public struct Limits: Sendable, Hashable {
-        /// The most decoded bytes; 0 or less allows none.
+        /// The most decoded bytes of a body decoded whole; 0 or less allows none.
         public var maximumSize: Int
-        /// The most decoded bytes per compressed byte; held to at least 1.
+        /// The most decoded bytes per compressed byte, counted over the body so far; held to at
+        /// least 1.
         public var maximumRatio: Int
+        /// The most decoded bytes of a body decoded as it is read; 0 or less allows none.
+        public var maximumStreamedSize: Int
 
-        /// Limits of `maximumSize` decoded bytes and `maximumRatio` times the encoded size.
-        public init(maximumSize: Int = 64 << 20, maximumRatio: Int = 1_000) {
+        /// Limits of `maximumSize` decoded bytes read whole, `maximumStreamedSize` read as a
+        /// stream, and `maximumRatio` times the encoded size.
+        public init(maximumSize: Int = 64 << 20, maximumRatio: Int = 1_000, maximumStreamedSize: Int = 1 << 30) {
             self.maximumSize = maximumSize
             self.maximumRatio = maximumRatio
+            self.maximumStreamedSize = maximumStreamedSize
         }
 
-        /// 64 MiB, at most 1,000× the compressed size.
+        /// 64 MiB read whole, 1 GiB read as a stream, at most 1,000× the compressed size.
         public static let `default` = Limits()
     }
 
@@ -76,7 +86,7 @@ public enum GzipCodec {
     public static func decompress(_ data: Data, format: Format, limits: Limits = .default) throws(SluiceError) -> Data {
         if data.isEmpty { return data }
         // The same decoder a streamed body goes through, fed the whole body at once.
-        let inflater = GzipInflater(format: format, limits: limits)
+        let inflater = GzipInflater(format: format, limits: limits, whole: true)
         let output = try inflater.decode(data)
         try inflater.finish()
         return output

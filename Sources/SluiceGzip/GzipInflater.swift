@@ -3,8 +3,10 @@ import CZlibShim
 import Foundation
 import Sluice
 
-/// Decodes a gzip or deflate body chunk by chunk, as it arrives, with the same limits and the
-/// same errors as ``GzipCodec/decompress(_:format:limits:)``: what a streamed response needs.
+/// Decodes a gzip or deflate body chunk by chunk, as it arrives, with the same errors as
+/// ``GzipCodec/decompress(_:format:limits:)``: what a streamed response needs. Its size bound is
+/// `GzipCodec.Limits.maximumStreamedSize` (1 GiB by default), not the whole-body
+/// `maximumSize`; the ratio bounds both.
 ///
 /// ```swift
 /// import Foundation
@@ -19,6 +21,9 @@ public final class GzipInflater {
     private var stream = z_stream()
     private let format: GzipCodec.Format
     private let limits: GzipCodec.Limits
+    /// The most decoded bytes, and the setting that says so (for the error).
+    private let maximumSize: Int
+    private let sizeSetting: String
     private var started = false
     /// Whether the last member ended exactly at the end of the input so far.
     private var atEnd = false
@@ -26,14 +31,21 @@ public final class GzipInflater {
     private var output = 0
     private var name: String { format == .gzip ? "gzip" : "deflate" }
 
-    /// An inflater for `format`, within `limits` (held to their ranges: see
-    /// `GzipCodec.Limits`).
-    public init(format: GzipCodec.Format, limits: GzipCodec.Limits = .default) {
+    /// An inflater for `format`, within `limits`' ratio and streamed size (held to their ranges:
+    /// see `GzipCodec.Limits`).
+    public convenience init(format: GzipCodec.Format, limits: GzipCodec.Limits = .default) {
+        self.init(format: format, limits: limits, whole: false)
+    }
+
+    /// An inflater bounded by `limits.maximumSize` when it decodes a `whole` body, else by
+    /// `limits.maximumStreamedSize`.
+    package init(format: GzipCodec.Format, limits: GzipCodec.Limits, whole: Bool) {
         self.format = format
         var limits = limits
-        limits.maximumSize = limits.maximumSize.clamped(to: 0...(Int.max - 1))
         limits.maximumRatio = max(1, limits.maximumRatio)
         self.limits = limits
+        maximumSize = (whole ? limits.maximumSize : limits.maximumStreamedSize).clamped(to: 0...(Int.max - 1))
+        sizeSetting = whole ? "GzipCodec.Limits.maximumSize" : "GzipCodec.Limits.maximumStreamedSize"
     }
 
     deinit {
@@ -74,7 +86,7 @@ public final class GzipInflater {
             stream.avail_in = uInt(bytes.count)
             while failure == nil {
                 if written == decoded.count { decoded.count += min(64 << 10, max(4 << 10, written)) }
-                let free = decoded.count - written, allowed = limits.maximumSize - output
+                let free = decoded.count - written, allowed = maximumSize - output
                 let room = allowed < free ? allowed + 1 : free
                 let (status, produced) = decoded.withUnsafeMutableBytes { out -> (Int32, Int) in
                     stream.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
@@ -124,12 +136,13 @@ public final class GzipInflater {
     }
 
     private func exceededLimit() -> SluiceError? {
-        if output > limits.maximumSize {
-            return SluiceError(.bodyTooLarge, "decompression limit: the \(name) body decodes to more than \(limits.maximumSize) bytes")
+        if output > maximumSize {
+            return SluiceError(.bodyTooLarge, "decompression limit: the \(name) body decodes to more than \(maximumSize) bytes (\(sizeSetting))")
         }
         let ratio = input.multipliedReportingOverflow(by: limits.maximumRatio)
         if !ratio.overflow, output > ratio.partialValue {
-            return SluiceError(.bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(input) bytes")
+            return SluiceError(
+                .bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(input) bytes (GzipCodec.Limits.maximumRatio)")
         }
         return nil
     }

@@ -15,9 +15,10 @@ import Sluice
 /// - **Responses:** sends `Accept-Encoding: gzip, deflate` (unless the request sets its own) and
 ///   decodes `gzip`, `x-gzip` and `deflate` bodies, then removes `Content-Encoding` and sets
 ///   `Content-Length` to the decoded size. Bodies written to a file are left encoded.
-/// - **Limits:** ``Configuration/limits`` bounds the decoded size and the expansion ratio; past
-///   either, `.bodyTooLarge` ("decompression limit: …"). Corrupt, truncated or badly checksummed
-///   bodies fail with `.invalidResponse`.
+/// - **Limits:** ``Configuration/limits`` bounds the expansion ratio and the decoded size: 64 MiB
+///   for a body read whole, 1 GiB for one read as a stream (`client.stream`), which exists for
+///   bodies larger than memory; past either, `.bodyTooLarge` ("decompression limit: …", naming
+///   the setting). Corrupt, truncated or badly checksummed bodies fail with `.invalidResponse`.
 ///
 /// ```swift
 /// import Sluice

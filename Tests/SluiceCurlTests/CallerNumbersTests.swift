@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceCurl
+import SluiceGzip
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -69,6 +70,20 @@ struct CurlCallerNumbersTests {
     func decodedFileSize(_ size: Int64) async throws {
         let server = try Self.server()
         Self.expectServedOrRefused(await Self.fetch(server) { $0.maxDecodedFileSize = size }, naming: "", refused: false)
+    }
+
+    /// A body in `Transfer-Encoding: gzip` (which curl undoes): every ratio is held to at least 1,
+    /// and the first MiB always passes, so 4 bytes are served whatever the ratio.
+    @Test(.covers("CurlTransport.Configuration.maxDecodingRatio"), arguments: CallerNumbers.ints)
+    func decodingRatio(_ ratio: Int) async throws {
+        let server = try MockWebServer()
+        let coded = try GzipCodec.compress(Data("body".utf8))
+        server.setHandler { _ in
+            .raw { index in
+                index == 0 ? Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n".utf8) + coded : nil
+            }
+        }
+        Self.expectServedOrRefused(await Self.fetch(server) { $0.maxDecodingRatio = ratio }, naming: "", refused: false)
     }
 
     @Test(

@@ -95,6 +95,7 @@ struct CurlTransportLimitsTests {
         request.responseBodyFile = folder.url.appendingPathComponent("bomb.bin")
         var configuration = CurlTransport.Configuration()
         configuration.maxDecodedFileSize = 4 << 20
+        configuration.maxDecodingRatio = .max  // the file's own limit alone
         let error = try await error(request, configuration)
         #expect(error.code == .bodyTooLarge)
         #expect(
@@ -102,6 +103,70 @@ struct CurlTransportLimitsTests {
                 "is larger than the limit of 4194304 bytes for a coded body written to a file (CurlTransport.Configuration.maxDecodedFileSize)"))
         let written = try FileManager.default.attributesOfItem(atPath: folder.filePath("bomb.bin"))[.size] as? Int ?? 0
         #expect(written <= 4 << 20)
+    }
+
+    /// Serves `body` raw after a head with `Transfer-Encoding: gzip, gzip`, ended by the close.
+    func nestedGzip(_ body: Data) throws -> URL {
+        let outer = try GzipCodec.compress(try GzipCodec.compress(body, level: 9), level: 9)
+        server.setHandler { _ in
+            .raw { index in
+                index == 0 ? Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, gzip\r\nConnection: close\r\n\r\n".utf8) + outer : nil
+            }
+        }
+        return server.url("/bomb")
+    }
+
+    /// The ratio's error, whatever count of bytes had arrived.
+    static func isRatioError(_ message: String) -> Bool {
+        message.wholeMatch(of: /.* decodes to more than 1000× the \d+ bytes received \(CurlTransport.Configuration.maxDecodingRatio\)/) != nil
+    }
+
+    /// Issue 41, item 9: a coding curl undoes unasked counts against a ratio wherever the body
+    /// goes. 64 MiB of zeros in two gzip layers is a few hundred bytes: in memory (under the 64 MiB
+    /// body limit), to a file (under the 1 GiB decoded-file limit) and as a stream (no size limit),
+    /// it stops once past the first MiB, at 1,000× what came.
+    @Test(arguments: ["memory", "file", "stream"])
+    func aNestedTransferCodingStopsAtTheDecodingRatioWhereverItGoes(_ destination: String) async throws {
+        let url = try nestedGzip(Data(count: 64 << 20))
+        let folder = try TemporaryDirectory(prefix: "sluice-ratio")
+        var request = HTTPRequest(url: url)
+        let error: SluiceError
+        switch destination {
+        case "file":
+            request.responseBodyFile = folder.url.appendingPathComponent("bomb.bin")
+            error = try await self.error(request)
+            let written = try FileManager.default.attributesOfItem(atPath: folder.filePath("bomb.bin"))[.size] as? Int ?? 0
+            #expect(written <= (1 << 20) + (64 << 10))
+        case "stream":
+            let response = try await Client(transport: CurlTransport()).stream(request)
+            var read = 0
+            do {
+                for try await chunk in try #require(response.bodyStream) { read += chunk.count }
+                Issue.record("the stream ended after \(read) bytes")
+                return
+            } catch let caught as SluiceError {
+                error = caught
+            }
+            #expect(read <= (1 << 20) + (64 << 10))
+        default:
+            error = try await self.error(request)
+        }
+        #expect(error.code == .bodyTooLarge)
+        #expect(Self.isRatioError(error.message), "\(error.message)")
+    }
+
+    /// A coded body of an ordinary ratio passes whole: the ratio is no size limit.
+    @Test func aTransferCodingOfAnOrdinaryRatioPassesWhole() async throws {
+        // 8 MiB of letters from a linear congruential sequence: about 1.7× smaller coded.
+        var state: UInt64 = 7
+        let text = Data(
+            (0..<(8 << 20)).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(0x61 + (state >> 33) % 26)
+            })
+        let url = try nestedGzip(text)
+        let response = try await CurlTransport().send(HTTPRequest(url: url), context: RequestContext())
+        #expect(response.body == text)
     }
 
     @Test func aStatusLineInsideTheHeaderSectionIsAnInvalidResponse() async throws {

@@ -30,27 +30,30 @@ struct GzipCallerNumbersTests {
         #expect(compressed == (Self.text.count >= threshold))
     }
 
-    /// A size limit of 0 or less allows no decoded byte; a ratio under 1 is 1.
-    @Test(.covers("GzipCodec.Limits.maximumSize", "GzipCodec.Limits.maximumRatio"), arguments: CallerNumbers.ints)
+    /// A size limit of 0 or less allows no decoded byte; a ratio under 1 is 1. A body decoded
+    /// whole has `maximumSize`, one decoded as a stream `maximumStreamedSize`.
+    @Test(.covers("GzipCodec.Limits.maximumSize", "GzipCodec.Limits.maximumRatio", "GzipCodec.Limits.maximumStreamedSize"), arguments: CallerNumbers.ints)
     func limits(_ number: Int) throws {
         let compressed = try GzipCodec.compress(Self.text)
-        for limits in [GzipCodec.Limits(maximumSize: number), GzipCodec.Limits(maximumRatio: number)] {
+        for limits in [GzipCodec.Limits(maximumSize: number), GzipCodec.Limits(maximumRatio: number), GzipCodec.Limits(maximumStreamedSize: number)] {
             let ratio = max(1, limits.maximumRatio).multipliedReportingOverflow(by: compressed.count)
-            let fits = limits.maximumSize >= Self.text.count && (ratio.overflow || ratio.partialValue >= Self.text.count)
+            let ratioFits = ratio.overflow || ratio.partialValue >= Self.text.count
+            let fits = limits.maximumSize >= Self.text.count && ratioFits
             let outcome = Result { () throws(SluiceError) -> Data in try GzipCodec.decompress(compressed, format: .gzip, limits: limits) }
             if fits {
                 #expect(try outcome.get() == Self.text)
             } else {
                 #expect { try outcome.get() } throws: { ($0 as? SluiceError)?.code == .bodyTooLarge && "\($0)".contains("decompression limit") }
             }
-            // The streaming inflater keeps the same limits.
+            // The streaming inflater keeps the ratio, and its own size limit.
             let inflater = GzipInflater(format: .gzip, limits: limits)
             let streamed = Result { () throws(SluiceError) -> Data in
                 let decoded = try inflater.decode(compressed)
                 try inflater.finish()
                 return decoded
             }
-            #expect((try? streamed.get()) == (fits ? Self.text : nil))
+            let streamFits = limits.maximumStreamedSize >= Self.text.count && ratioFits
+            #expect((try? streamed.get()) == (streamFits ? Self.text : nil))
         }
     }
 }

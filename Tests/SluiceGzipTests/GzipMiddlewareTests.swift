@@ -173,14 +173,59 @@ struct GzipStreamingTests {
         }
     }
 
-    @Test func aStreamedBombStopsAtTheLimit() async throws {
-        let bomb = try GzipCodec.compress(Data(count: 10 << 20))
+    /// 4 MiB of letters from a linear congruential sequence: about 1.7× smaller gzipped.
+    static let letters: Data = {
+        var state: UInt64 = 11
+        return Data(
+            (0..<(4 << 20)).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(0x61 + (state >> 33) % 26)
+            })
+    }()
+
+    /// The decoded bytes of `response`'s stream, or the error that ended it and how many came first.
+    func read(_ response: HTTPResponse) async -> (read: Int, error: SluiceError?) {
+        var read = 0
+        do {
+            for try await chunk in response.bodyStream! { read += chunk.count }
+            return (read, nil)
+        } catch {
+            return (read, error as? SluiceError)
+        }
+    }
+
+    /// Issue 41, item 9: streaming exists for bodies larger than memory, so a streamed body is not
+    /// cut at the whole-body limit: 4 MiB through a middleware whose `maximumSize` is 1 MiB.
+    @Test func aStreamedBodyIsNotCutAtTheWholeBodyLimit() async throws {
         let middleware = GzipMiddleware(configuration: .init(limits: .init(maximumSize: 1 << 20)))
-        let harness = MiddlewareHarness(middleware, replies: [.response(chunkedResponse(bomb, size: 512, headers: ["Content-Encoding": "gzip"]))])
-        let response = try await harness.send(streamed)
-        await #expect {
-            _ = try await response.bodyStream!.collect()
-        } throws: { ($0 as? SluiceError)?.code == .bodyTooLarge }
+        let packed = try GzipCodec.compress(Self.letters)
+        let harness = MiddlewareHarness(middleware, replies: [.response(chunkedResponse(packed, size: 16 << 10, headers: ["Content-Encoding": "gzip"]))])
+        #expect(try await harness.send(streamed).bodyStream!.collect() == Self.letters)
+    }
+
+    /// A bomb read as a stream stops at the ratio, at once: 64 MiB of zeros in 64 KB.
+    @Test func aStreamedBombStopsAtTheRatio() async throws {
+        let bomb = try GzipCodec.compress(Data(count: 64 << 20), level: 9)
+        let harness = MiddlewareHarness(GzipMiddleware(), replies: [.response(chunkedResponse(bomb, size: 512, headers: ["Content-Encoding": "gzip"]))])
+        let (read, error) = await read(try await harness.send(streamed))
+        #expect(error?.code == .bodyTooLarge)
+        #expect(
+            error?.message.wholeMatch(
+                of: /GET https:\/\/api.example.com\/export: decompression limit: the gzip body expands more than 1000× its \d+ bytes \(GzipCodec.Limits.maximumRatio\)/)
+                != nil, "\(String(describing: error))")
+        #expect(read < 1_000 * bomb.count)
+    }
+
+    /// A stream has its own size limit, named in its error.
+    @Test func aStreamedBodyStopsAtItsOwnLimit() async throws {
+        let middleware = GzipMiddleware(configuration: .init(limits: .init(maximumStreamedSize: 1 << 20)))
+        let packed = try GzipCodec.compress(Self.letters)
+        let harness = MiddlewareHarness(middleware, replies: [.response(chunkedResponse(packed, size: 16 << 10, headers: ["Content-Encoding": "gzip"]))])
+        let (read, error) = await read(try await harness.send(streamed))
+        #expect(error?.code == .bodyTooLarge)
+        #expect(
+            error?.message == "\(streamed): decompression limit: the gzip body decodes to more than 1048576 bytes (GzipCodec.Limits.maximumStreamedSize)")
+        #expect(read <= 1 << 20)
     }
 }
 

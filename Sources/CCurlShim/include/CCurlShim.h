@@ -63,6 +63,10 @@ typedef struct {
 
 void sluice_easy_transfer_info(CURL *handle, sluice_transfer_info *info);
 
+/// The body bytes curl has received so far on `handle`, before it undoes any coding
+/// (`CURLINFO_SIZE_DOWNLOAD_T`); 1 with `received` set, 0 when curl cannot say.
+int sluice_easy_size_download(CURL *handle, curl_off_t *received);
+
 /* An event loop's record of the sockets its handles opened, used on the loop's thread only.
    Right before a request is sent on a reused HTTP/1.x connection (CURLOPT_PREREQFUNCTION), a
    connection that already has bytes to read is shut down: those bytes belong to no request (a
