@@ -142,7 +142,8 @@ public final class GzipInflater {
         let ratio = input.multipliedReportingOverflow(by: limits.maximumRatio)
         if !ratio.overflow, output > ratio.partialValue {
             return SluiceError(
-                .bodyTooLarge, "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(input) bytes (GzipCodec.Limits.maximumRatio)")
+                .bodyTooLarge,
+                "decompression limit: the \(name) body expands more than \(limits.maximumRatio)× its \(input) bytes (GzipCodec.Limits.maximumRatio)")
         }
         return nil
     }

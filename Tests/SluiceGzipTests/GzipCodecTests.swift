@@ -79,7 +79,8 @@ struct GzipCodecTests {
             _ = try GzipCodec.decompress(bomb, format: .gzip, limits: .init(maximumSize: 1 << 30, maximumRatio: 100))
         } throws: { error in
             (error as? SluiceError)?.code == .bodyTooLarge
-                && (error as? SluiceError)?.message == "decompression limit: the gzip body expands more than 100× its \(bomb.count) bytes (GzipCodec.Limits.maximumRatio)"
+                && (error as? SluiceError)?.message
+                    == "decompression limit: the gzip body expands more than 100× its \(bomb.count) bytes (GzipCodec.Limits.maximumRatio)"
         }
         #expect(try GzipCodec.decompress(bomb, format: .gzip, limits: .init(maximumSize: 10 << 20, maximumRatio: 2_000)).count == 10 << 20)
     }

@@ -211,7 +211,9 @@ struct GzipStreamingTests {
         #expect(error?.code == .bodyTooLarge)
         #expect(
             error?.message.wholeMatch(
-                of: /GET https:\/\/api.example.com\/export: decompression limit: the gzip body expands more than 1000× its \d+ bytes \(GzipCodec.Limits.maximumRatio\)/)
+                of:
+                    /GET https:\/\/api.example.com\/export: decompression limit: the gzip body expands more than 1000× its \d+ bytes \(GzipCodec.Limits.maximumRatio\)/
+            )
                 != nil, "\(String(describing: error))")
         #expect(read < 1_000 * bomb.count)
     }
