@@ -20,9 +20,14 @@ struct JSONPrettyPrinter {
     var indent = 4
 
     /// `json` laid out, or nil when it is not one valid JSON text (it is then shown as text).
+    /// JSON in UTF-16 or UTF-32 (told by its byte-order mark or by where its first bytes have
+    /// zeros, as RFC 4627 §3 says) is decoded to UTF-8 first, so each token is read, and its
+    /// controls escaped, as the characters it holds, never as the bytes that encode them.
     func format(_ json: Data) -> String? {
-        guard (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil else { return nil }
-        let bytes = [UInt8](json)
+        guard let utf8 = Self.utf8(json), (try? JSONSerialization.jsonObject(with: utf8, options: [.fragmentsAllowed])) != nil else {
+            return nil
+        }
+        let bytes = [UInt8](utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         var depth = 0
@@ -85,7 +90,7 @@ struct JSONPrettyPrinter {
                 // JSON lets C1 and bidirectional controls stand raw in a string: they are written
                 // as JSON escapes, so the text still reads as the same JSON.
                 let token = bytes[index..<end]
-                if token.allSatisfy({ $0 < 0x7F }) {
+                if token.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
                     paint(isKey ? "34" : "33", token)
                 } else {
                     paint(isKey ? "34" : "33", ArraySlice(TerminalText.escape(bytes: token, style: .json).utf8))
@@ -101,5 +106,22 @@ struct JSONPrettyPrinter {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `json` as UTF-8: as it is when it is UTF-8, else decoded from the UTF-16 or UTF-32 its
+    /// byte-order mark or zeros say (the mark dropped); nil when it does not decode.
+    static func utf8(_ json: Data) -> Data? {
+        let head = [UInt8](json.prefix(4)) + [1, 1, 1, 1]
+        let encoding: String.Encoding
+        switch (head[0], head[1], head[2], head[3]) {
+        case (0, 0, 0xFE, 0xFF), (0, 0, 0, _): encoding = .utf32BigEndian
+        case (0xFF, 0xFE, 0, 0), (_, 0, 0, 0): encoding = .utf32LittleEndian
+        case (0xFE, 0xFF, _, _), (0, _, _, _): encoding = .utf16BigEndian
+        case (0xFF, 0xFE, _, _), (_, 0, _, _): encoding = .utf16LittleEndian
+        default: return json
+        }
+        guard var text = String(data: json, encoding: encoding) else { return nil }
+        if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
+        return Data(text.utf8)
     }
 }
