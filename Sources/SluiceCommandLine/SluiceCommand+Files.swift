@@ -22,14 +22,28 @@ extension SluiceCommand {
         return "\(name)-\(suffix)"
     }
 
-    /// Writes the body of `response` (read to its end when it is a stream) to `path`.
+    /// Writes the body of `response` to `path`; a stream chunk by chunk as it arrives, never
+    /// gathered in memory.
     static func save(_ response: HTTPResponse, to path: String) async throws {
-        var body = response.body
-        if let stream = response.bodyStream { for try await chunk in stream { body.append(chunk) } }
+        func failed(_ error: any Error) -> SluiceError {
+            SluiceError(.writeFailed, "cannot write \(path): \((error as NSError).localizedDescription)")
+        }
+        guard let stream = response.bodyStream else {
+            do { return try response.body.write(to: URL(fileURLWithPath: path)) } catch { throw failed(error) }
+        }
+        let file: FileHandle
         do {
-            try body.write(to: URL(fileURLWithPath: path))
+            guard FileManager.default.createFile(atPath: path, contents: response.body) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+            file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try file.seekToEnd()
         } catch {
-            throw SluiceError(.writeFailed, "cannot write \(path): \((error as NSError).localizedDescription)")
+            throw failed(error)
+        }
+        defer { try? file.close() }
+        for try await chunk in stream {
+            do { try file.write(contentsOf: chunk) } catch { throw failed(error) }
         }
     }
 

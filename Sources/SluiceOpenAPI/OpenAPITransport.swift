@@ -37,6 +37,19 @@
     ///   `ClientError`, whose `underlyingError` is the `SluiceError`, so a caller can still switch
     ///   on its `SluiceError.Code`. Any status comes back as a response: the generated
     ///   code decides what it means.
+    /// - **Bounded answers.** Generated code collects a JSON or text answer whole, with no limit
+    ///   of its own, so the body it is handed counts against the client's
+    ///   `Client.Configuration.maxResponseBodySize` (64 MiB by default): `.bodyTooLarge` before a
+    ///   byte is read when `Content-Length` says more, else as the count crosses it. An
+    ///   operation whose answer the caller streams (a download) says so with
+    ///   ``withResponseBodyLimit(_:_:)``:
+    ///
+    /// ```swift
+    /// import OpenAPIRuntime
+    /// import SluiceOpenAPI
+    ///
+    /// // let export = try await OpenAPITransport.withResponseBodyLimit(nil) { try await api.downloadExport() }
+    /// ```
     public struct OpenAPITransport: ClientTransport {
         /// The client every operation is sent through.
         public let client: Sluice.Client
@@ -62,7 +75,31 @@
             sluiceRequest.operationName = operationID
             let response = try await client.stream(sluiceRequest)
             let head = try HTTPTypes.HTTPResponse(response)
-            return (head, Self.body(of: response, method: method))
+            let limit = Self.responseBodyLimit.map { $0 ?? Int.max } ?? max(0, client.configuration.maxResponseBodySize)
+            return (head, try Self.body(of: response, method: method, limit: limit))
+        }
+
+        /// The limit on answers that ``withResponseBodyLimit(_:_:)`` set for the calls in its
+        /// scope: `.some(nil)` for none; `nil` outside any, for the client's.
+        @TaskLocal static var responseBodyLimit: Int?? = nil
+
+        /// Runs `operation` with the answers of the generated calls it makes bounded by `bytes`
+        /// instead of the client's `Client.Configuration.maxResponseBodySize`; `nil` for no
+        /// limit, for a caller that reads the body as it arrives (a download written to a file).
+        /// The limit a call gets is the one in force when it is sent, so a body read after
+        /// `operation` returns keeps it. Negative counts are 0.
+        ///
+        /// ```swift
+        /// import OpenAPIRuntime
+        /// import SluiceOpenAPI
+        ///
+        /// // let export = try await OpenAPITransport.withResponseBodyLimit(nil) { try await api.downloadExport() }
+        /// // for try await chunk in try export.ok.body.binary { … }
+        /// ```
+        public static func withResponseBodyLimit<Result>(
+            _ bytes: Int?, _ operation: () async throws -> Result, isolation: isolated (any Actor)? = #isolation
+        ) async rethrows -> Result {
+            try await $responseBodyLimit.withValue(.some(bytes.map { max(0, $0) }), operation: operation, isolation: isolation)
         }
 
         /// The operation's URL: `baseURL` (joined to the client's base URL when relative) with
@@ -112,13 +149,36 @@
         }
 
         /// The response body as it arrives, with the length the server gave when no decoding
-        /// changed it; `nil` when the status or method says there is none.
-        static func body(of response: Sluice.HTTPResponse, method: HTTPMethod) -> OpenAPIRuntime.HTTPBody? {
+        /// changed it; `nil` when the status or method says there is none. At most `limit` bytes
+        /// pass: the next chunk past it ends the body with `.bodyTooLarge`.
+        ///
+        /// - Throws: `.bodyTooLarge` when the declared length is already past `limit`.
+        static func body(of response: Sluice.HTTPResponse, method: HTTPMethod, limit: Int) throws(SluiceError) -> OpenAPIRuntime.HTTPBody? {
             let code = response.status.code
             guard method != .head, code != 204, code != 304, !(100..<200).contains(code), let stream = response.bodyStream else { return nil }
             let declared = response.headers.contains("Content-Encoding") ? nil : response.headers["Content-Length"].flatMap { Int64($0) }
+            if let declared, declared > limit {
+                throw Sluice.Client.tooLarge(response, limit: limit)
+            }
+            var bounded = stream
+            if limit < Int.max {
+                let head = { () -> Sluice.HTTPResponse in  // what the error names, without the stream it would hold
+                    var head = response
+                    head.bodyStream = nil
+                    return head
+                }()
+                let count = Locked(0)
+                bounded = stream.map { chunk in
+                    let total = count.withLock { total in
+                        total += chunk.count
+                        return total
+                    }
+                    guard total <= limit else { throw Sluice.Client.tooLarge(head, limit: limit) }
+                    return chunk
+                }
+            }
             return OpenAPIRuntime.HTTPBody(
-                stream.map { ArraySlice($0) }, length: declared.map { .known($0) } ?? .unknown, iterationBehavior: .single)
+                bounded.map { ArraySlice($0) }, length: declared.map { .known($0) } ?? .unknown, iterationBehavior: .single)
         }
     }
 

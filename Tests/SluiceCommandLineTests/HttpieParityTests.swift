@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceCommandLine
+import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -121,6 +122,12 @@ struct HttpieParityTests {
         #expect(ours.stdout.isEmpty)
         let written = try Data(contentsOf: URL(fileURLWithPath: scratch.filePath("ours.json")))
         #expect(written == (try Data(contentsOf: URL(fileURLWithPath: scratch.filePath("theirs.json")))))
+        // With --stream, the body goes to the file as it arrives (written chunk by chunk, not
+        // gathered first), the same bytes the server sent.
+        let expected = try await CurlTransport().send(HTTPRequest(url: try #require(URL(string: "\(httpbin)/range/70000"))), context: RequestContext()).body
+        let streamed = try await Sluice.run(["-S", "-o", "streamed.bin", "\(httpbin)/range/70000"], directory: scratch.path)
+        #expect(streamed.status == 0 && streamed.stdout.isEmpty)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.filePath("streamed.bin"))) == expected)
     }
 
     /// --timeout bounds the whole call: a throttled download that would finish through automatic

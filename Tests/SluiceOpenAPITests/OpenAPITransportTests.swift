@@ -6,6 +6,7 @@
     import SluiceCurl
     import SluiceOpenAPI
     import SluiceTestSupport
+    import SluiceTesting
     import Testing
 
     @Suite struct OpenAPITransportTests {
@@ -153,6 +154,74 @@
             } catch let error as SluiceError {
                 #expect(error.code == .cannotConnect)
             }
+        }
+    }
+
+    /// Issue 41, item 2: what a generated client collects (whole, with no limit of its own) is
+    /// bounded by the client's `maxResponseBodySize`, with a per-call way out for a caller that
+    /// streams.
+    @Suite struct OpenAPIAnswerLimitTests {
+        let server: MockWebServer
+        let body = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+        init() throws { server = try MockWebServer() }
+
+        func transport(limit: Int = 1 << 20) -> OpenAPITransport {
+            OpenAPITransport(client: Sluice.Client(transport: CurlTransport(), configuration: .init(maxResponseBodySize: limit)))
+        }
+
+        func send(_ transport: OpenAPITransport, chunked: Bool) async throws -> OpenAPIRuntime.HTTPBody? {
+            server.enqueue(.init(status: 200, headers: [("Content-Type", "application/octet-stream")], body: body, chunkSize: chunked ? 16 << 10 : nil))
+            let head = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/export")
+            return try await transport.send(head, body: nil, baseURL: server.url(""), operationID: "export").1
+        }
+
+        var expectedMessage: String {
+            "the response body of GET \(server.url("/export").absoluteString) is larger than the limit of 1048576 bytes "
+                + "(Client.Configuration.maxResponseBodySize)"
+        }
+
+        /// A `Content-Length` past the limit: refused before a byte of the body is handed over.
+        @Test func aDeclaredLengthPastTheLimitIsRefusedAtOnce() async throws {
+            await #expect {
+                _ = try await send(transport(), chunked: false)
+            } throws: { error in
+                (error as? SluiceError)?.code == .bodyTooLarge && (error as? SluiceError)?.message == expectedMessage
+            }
+        }
+
+        /// No length: the body generated code collects (`upTo: .max`, as its converter does) ends
+        /// with `.bodyTooLarge` as the count crosses the limit.
+        @Test func anUndeclaredLengthStopsAsTheCountCrossesTheLimit() async throws {
+            let answer = try #require(try await send(transport(), chunked: true))
+            await #expect {
+                _ = try await Data(collecting: answer, upTo: .max)
+            } throws: { error in
+                (error as? SluiceError)?.code == .bodyTooLarge && (error as? SluiceError)?.message == expectedMessage
+            }
+            // Read chunk by chunk: no more than the limit passes.
+            let again = try #require(try await send(transport(), chunked: true))
+            var read = 0
+            do {
+                for try await chunk in again { read += chunk.count }
+                Issue.record("read \(read) bytes past the limit")
+            } catch {}
+            #expect(read <= 1 << 20)
+        }
+
+        /// `withResponseBodyLimit(nil)` lets the calls in its scope read a body of any size, read
+        /// after the scope ends too; a number replaces the client's.
+        @Test func aCallerThatStreamsSaysSoForItsCalls() async throws {
+            let transport = transport()
+            let answer = try await OpenAPITransport.withResponseBodyLimit(nil) { try await send(transport, chunked: false) }
+            #expect(try await Data(collecting: try #require(answer), upTo: .max) == body)
+            let chunked = try await OpenAPITransport.withResponseBodyLimit(nil) { try await send(transport, chunked: true) }
+            #expect(try await Data(collecting: try #require(chunked), upTo: .max) == body)
+            await #expect {
+                _ = try await OpenAPITransport.withResponseBodyLimit(4_096) { try await send(transport, chunked: false) }
+            } throws: { ($0 as? SluiceError)?.message.contains("larger than the limit of 4096 bytes") == true }
+            let bigger = try await OpenAPITransport.withResponseBodyLimit(4 << 20) { try await send(transport, chunked: false) }
+            #expect(try await Data(collecting: try #require(bigger), upTo: .max).count == body.count)
         }
     }
 #endif

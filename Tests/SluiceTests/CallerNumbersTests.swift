@@ -132,6 +132,19 @@ struct CallerNumbersTests {
         #expect(try await [first.status, second.status] == [.ok, .ok])
     }
 
+    /// A body limit of 0 or less takes no byte; any other takes a body within it.
+    @Test(.covers("Client.Configuration.maxResponseBodySize"), arguments: CallerNumbers.ints)
+    func maxResponseBodySize(_ limit: Int) async throws {
+        let transport = MockTransport(replies: [.status(.ok, headers: ["Content-Type": "text/plain"], body: "body")])
+        let client = Client(transport: transport, configuration: .init(maxResponseBodySize: limit))
+        let outcome = await Result { try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/1")!), decoder: StringResponseDecoder()) }
+        if limit >= 4 {
+            #expect(try outcome.get() == "body")
+        } else {
+            #expect { try outcome.get() } throws: { ($0 as? SluiceError)?.code == .bodyTooLarge }
+        }
+    }
+
     /// Any range of statuses, empty or whole.
     @Test(.covers("Client.Configuration.acceptableStatusCodes"))
     func acceptableStatusCodes() async throws {

@@ -117,3 +117,58 @@ import Testing
         #expect(try await client(transport) { $0.acceptableContentTypes = nil }.send(Greeting()) == "a")
     }
 }
+
+/// Issue 41, item 2: every body a typed call collects is bounded by the client's
+/// `maxResponseBodySize`, whatever transport made it and whether it came whole or as a stream.
+@Suite struct TypedCallBodyLimitTests {
+    static let url = URL(string: "https://api.example.com/report")!
+
+    func client(_ transport: MockTransport, limit: Int) -> Client {
+        Client(transport: transport, configuration: .init(maxResponseBodySize: limit))
+    }
+
+    @Test func aBufferedBodyPastTheLimitIsBodyTooLargeBeforeItIsDecoded() async throws {
+        let body = "[" + String(repeating: "1,", count: 1_000) + "1]"
+        let transport = MockTransport(replies: [.status(.ok, headers: ["Content-Type": "application/json"], body: body)])
+        await #expect {
+            _ = try await client(transport, limit: 1_024).send(HTTPRequest(url: Self.url), decoding: [Int].self)
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .bodyTooLarge
+                && error?.message
+                    == "the response body of GET https://api.example.com/report is larger than the limit of 1024 bytes (Client.Configuration.maxResponseBodySize)"
+        }
+        // Within the limit, the same body decodes.
+        let fits = MockTransport(replies: [.status(.ok, headers: ["Content-Type": "application/json"], body: body)])
+        #expect(try await client(fits, limit: body.utf8.count).send(HTTPRequest(url: Self.url), decoding: [Int].self).count == 1_001)
+    }
+
+    /// A streamed answer a typed call decodes is read whole first, and stops as it crosses the
+    /// limit: the stream is never read past it.
+    @Test func aStreamedBodyIsReadWholeWithinTheLimitAndStoppedPastIt() async throws {
+        let pulled = Locked(0)
+        func streamed(chunks: Int) -> MockTransport {
+            MockTransport { _, _ in
+                var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"])
+                let left = Locked(chunks)
+                response.bodyStream = ResponseBodyStream(pull: {
+                    left.withLock { left in
+                        guard left > 0 else { return nil }
+                        left -= 1
+                        pulled.withLock { $0 += 1 }
+                        return Data(repeating: 0x61, count: 1_000)
+                    }
+                })
+                return .response(response)
+            }
+        }
+        var request = HTTPRequest(url: Self.url)
+        request.streamsResponseBody = true
+        #expect(try await client(streamed(chunks: 3), limit: 4_000).send(request, decoder: StringResponseDecoder()).count == 3_000)
+        pulled.withLock { $0 = 0 }
+        await #expect {
+            _ = try await client(streamed(chunks: 100), limit: 4_000).send(request, decoder: StringResponseDecoder())
+        } throws: { ($0 as? SluiceError)?.code == .bodyTooLarge }
+        #expect(pulled.withLock { $0 } == 5)
+    }
+}

@@ -88,19 +88,55 @@ extension Client {
     ///
     /// let text = try await client.send(request, decoder: StringResponseDecoder())
     /// ```
+    ///
+    /// - Throws: `.bodyTooLarge` for a body past ``Configuration/maxResponseBodySize``, before the
+    ///   decoder sees it.
     public func send<Decoder: ResponseDecoder>(
         _ request: HTTPRequest, decoder: Decoder, context: RequestContext? = nil, timeout: Duration? = nil,
         deadline: ContinuousClock.Instant? = nil
     ) async throws -> Decoder.Output {
-        try decoder.decode(validate(try await send(request, context: context, timeout: timeout, deadline: deadline)))
+        try decoder.decode(validate(try await collected(send(request, context: context, timeout: timeout, deadline: deadline))))
     }
 
     /// Sends `request`, validates the response, and decodes the body as `T`; `timeout` and
     /// `deadline` as ``send(_:context:timeout:deadline:with:)`` takes them.
+    ///
+    /// - Throws: `.bodyTooLarge` for a body past ``Configuration/maxResponseBodySize``, before it
+    ///   is decoded.
     public func send<T: Decodable>(
         _ request: HTTPRequest, decoding type: T.Type, context: RequestContext? = nil, timeout: Duration? = nil,
         deadline: ContinuousClock.Instant? = nil
     ) async throws -> T {
-        try decode(T.self, from: validate(try await send(request, context: context, timeout: timeout, deadline: deadline)))
+        try decode(T.self, from: validate(try await collected(send(request, context: context, timeout: timeout, deadline: deadline))))
+    }
+
+    /// `response` with its whole body in memory, within ``Configuration/maxResponseBodySize``: a
+    /// streamed body is read to its end (stopped at once past the limit), a buffered one is
+    /// checked, whatever transport made it.
+    ///
+    /// - Throws: `.bodyTooLarge` naming the request and the setting.
+    package func collected(_ response: HTTPResponse) async throws -> HTTPResponse {
+        let limit = max(0, configuration.maxResponseBodySize)
+        var response = response
+        if let stream = response.bodyStream {
+            response.bodyStream = nil
+            var body = response.body
+            while let chunk = try await stream.next() {
+                guard body.count + chunk.count <= limit else { throw Self.tooLarge(response, limit: limit) }
+                body.append(chunk)
+            }
+            response.body = body
+        } else if response.body.count > limit {
+            throw Self.tooLarge(response, limit: limit)
+        }
+        return response
+    }
+
+    /// The error for a body past `limit`, naming the request and the setting.
+    package static func tooLarge(_ response: HTTPResponse, limit: Int) -> SluiceError {
+        let what = response.request.map { "\($0)" } ?? "the request"
+        return SluiceError(
+            .bodyTooLarge, "the response body of \(what) is larger than the limit of \(limit) bytes (Client.Configuration.maxResponseBodySize)",
+            stage: .client)
     }
 }

@@ -57,6 +57,12 @@ public struct Client: Sendable {
         /// who cancelled it) instead of `CancellationError`, for callers that treat cancellation
         /// as one more failure.
         public var reportsCancellationAsError: Bool
+        /// The most bytes of a response body the client collects for a consumer: the typed calls
+        /// (`get(_:as:)`, `send(_:decoding:)`, `send(_:decoder:)`) and what `OpenAPITransport`
+        /// hands to generated code. Past it, `.bodyTooLarge` at once: before a byte is read when
+        /// `Content-Length` says more, else as the count crosses it. 64 MiB by default; held to at
+        /// least 0. A body the caller reads chunk by chunk (`stream(_:)`) is not bounded by it.
+        public var maxResponseBodySize: Int
 
         /// Settings with each value given, or its default.
         public init(
@@ -64,7 +70,7 @@ public struct Client: Sendable {
             acceptableStatusCodes: Range<Int> = 200..<300,
             acceptableContentTypes: [String]? = Configuration.defaultAcceptableContentTypes, redaction: Redaction = .default,
             decoder: JSONDecoder = JSONDecoder(), encoder: JSONEncoder = JSONEncoder(),
-            maxConcurrentRequests: Int? = nil, reportsCancellationAsError: Bool = false
+            maxConcurrentRequests: Int? = nil, reportsCancellationAsError: Bool = false, maxResponseBodySize: Int = 64 << 20
         ) {
             self.baseURL = baseURL
             self.timeout = timeout
@@ -76,6 +82,7 @@ public struct Client: Sendable {
             self.encoder = encoder
             self.maxConcurrentRequests = maxConcurrentRequests
             self.reportsCancellationAsError = reportsCancellationAsError
+            self.maxResponseBodySize = maxResponseBodySize
         }
 
         /// JSON, HTML, plain text, JavaScript, XML (`application/xml`, `text/xml`) and images; a
@@ -88,7 +95,7 @@ public struct Client: Sendable {
 
         /// No base URL, no client deadline, tracing off, 2xx and the default media types accepted,
         /// secrets hidden in error messages, default JSON coders, no
-        /// concurrency limit, cancellation as `CancellationError`.
+        /// concurrency limit, cancellation as `CancellationError`, bodies collected up to 64 MiB.
         public static let `default` = Configuration()
     }
 
