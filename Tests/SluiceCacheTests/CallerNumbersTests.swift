@@ -32,8 +32,13 @@ struct CacheCallerNumbersTests {
     @Test(.covers("HTTPRequest.cacheTTL"), arguments: CallerNumbers.ints)
     func ttl(_ ttl: Int) async throws {
         let transport = try await Self.twoCalls(CacheMiddleware(store: MemoryCacheStore())) { $0.cacheTTL = ttl }
-        // Fresh for the second call unless the TTL made it stale at once.
-        #expect(transport.requests.count == (ttl < 0 ? 2 : 1))
+        // Fresh for the second call unless the TTL made it stale at once. A TTL of 1 s may also
+        // have passed between the two calls on a loaded machine; its lifetime is checked below.
+        if ttl == 1 {
+            #expect((1...2).contains(transport.requests.count))
+        } else {
+            #expect(transport.requests.count == (ttl < 0 ? 2 : 1))
+        }
         let strategy = CacheStrategy()
         let entry = CachedResponse(method: "GET", url: Self.url.absoluteString, status: 200, headers: [:], body: Data(), requestTime: .now, responseTime: .now)
         let lifetime = strategy.freshnessLifetime(of: entry, ttl: ttl)

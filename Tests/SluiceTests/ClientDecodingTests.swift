@@ -172,3 +172,63 @@ import Testing
         #expect(pulled.withLock { $0 } == 5)
     }
 }
+
+/// Issue 41, item 8: every verb checks the status, with or without `as:`; `send(_:)` is the one
+/// way to take any status as an answer.
+@Suite struct VerbStatusTests {
+    static let base = URL(string: "https://api.example.com/")!
+
+    func client(_ status: HTTPStatus, acceptable: Range<Int> = 200..<300) -> Client {
+        Client(
+            transport: MockTransport { _, _ in .status(status, headers: ["Content-Type": "text/plain"], body: "no such user") },
+            configuration: .init(baseURL: Self.base, acceptableStatusCodes: acceptable))
+    }
+
+    struct Name: Encodable { let name: String }
+
+    @Test func everyVerbWithoutAsThrowsOnAStatusOutsideTheAcceptedRange() async throws {
+        let client = client(.notFound)
+        let calls: [(String, @Sendable () async throws -> HTTPResponse)] = [
+            ("GET", { try await client.get("users/42") }), ("POST", { try await client.post("users", body: .bytes(Data("x".utf8))) }),
+            ("POST", { try await client.post("users", json: Name(name: "Ada")) }), ("PUT", { try await client.put("users/42") }),
+            ("PUT", { try await client.put("users/42", json: Name(name: "Ada")) }), ("PATCH", { try await client.patch("users/42") }),
+            ("PATCH", { try await client.patch("users/42", json: Name(name: "Ada")) }), ("DELETE", { try await client.delete("users/42") }),
+            ("DELETE", { try await client.delete("users/42", json: Name(name: "Ada")) }),
+        ]
+        for (method, call) in calls {
+            do {
+                _ = try await call()
+                Issue.record("\(method) returned a 404")
+            } catch let error as SluiceError {
+                #expect(error.code == .unacceptableStatus)
+                #expect(error.message.hasPrefix("\(method) https://api.example.com/users"))
+                #expect(error.message.contains("answered 404 Not Found; accepted: 200..<300; body: "), "\(error.message)")
+                #expect(error.response?.status == .notFound && error.response?.text == "no such user")
+            }
+        }
+    }
+
+    @Test func aServerErrorFromAJSONPostThrows() async throws {
+        await #expect {
+            _ = try await client(.internalServerError).post("users", json: Name(name: "Ada"))
+        } throws: { ($0 as? SluiceError)?.code == .unacceptableStatus && ($0 as? SluiceError)?.response?.status == .internalServerError }
+    }
+
+    /// The statuses the client accepts are the verbs' too; and a verb without `as:` checks no media
+    /// type (it returns the response as it is).
+    @Test func theClientsAcceptedStatusesApplyAndNoMediaTypeIsChecked() async throws {
+        #expect(try await client(.notFound, acceptable: 200..<500).delete("users/42").status == .notFound)
+        let image = Client(
+            transport: MockTransport { _, _ in .status(.ok, headers: ["Content-Type": "application/x-unheard-of"], body: "x") },
+            configuration: .init(baseURL: Self.base))
+        #expect(try await image.get("blob").text == "x")
+    }
+
+    /// `send(_:)` returns any status: the documented way to take a 404 as an answer.
+    @Test func sendReturnsAnyStatus() async throws {
+        let client = client(.notFound)
+        let response = try await client.send(client.makeRequest(.delete, "users/42"))
+        #expect(response.status == .notFound)
+    }
+}
+

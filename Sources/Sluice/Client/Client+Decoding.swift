@@ -27,16 +27,7 @@ extension Client {
     public func validate(_ response: HTTPResponse) throws(SluiceError) -> HTTPResponse {
         let what = response.request.map { "\($0)" } ?? "the request"
         let contentType = response.headers["Content-Type"]
-        guard configuration.acceptableStatusCodes.contains(response.status.code) else {
-            var error = SluiceError(
-                .unacceptableStatus,
-                "\(what) answered \(response.status); accepted: \(configuration.acceptableStatusCodes); body: "
-                    + configuration.redaction.snippet(of: response.body, in: response),
-                stage: .client, response: response
-            )
-            if ProblemDetails.isProblem(contentType: contentType) { error.problem = ProblemDetails(json: response.body) }
-            throw error
-        }
+        try checkStatus(response)
         if let acceptable = configuration.acceptableContentTypes, !Self.accepts(response, acceptable) {
             let named = contentType.map { "Content-Type \(String(reflecting: $0))" } ?? "no Content-Type"
             throw SluiceError(
@@ -47,6 +38,26 @@ extension Client {
             )
         }
         return response
+    }
+
+    /// `response` when its status is in ``Configuration/acceptableStatusCodes``: what every verb
+    /// checks, with or without `as:`.
+    ///
+    /// - Throws: `.unacceptableStatus` naming the request and the status, showing the start of
+    ///   the body with secrets hidden, with a problem document read into ``SluiceError/problem``;
+    ///   the response is the error's ``SluiceError/response``.
+    @discardableResult
+    package func checkStatus(_ response: HTTPResponse) throws(SluiceError) -> HTTPResponse {
+        guard !configuration.acceptableStatusCodes.contains(response.status.code) else { return response }
+        let what = response.request.map { "\($0)" } ?? "the request"
+        var error = SluiceError(
+            .unacceptableStatus,
+            "\(what) answered \(response.status); accepted: \(configuration.acceptableStatusCodes); body: "
+                + configuration.redaction.snippet(of: response.body, in: response),
+            stage: .client, response: response
+        )
+        if ProblemDetails.isProblem(contentType: response.headers["Content-Type"]) { error.problem = ProblemDetails(json: response.body) }
+        throw error
     }
 
     /// Whether the response's media type matches one of `acceptable` (`type/subtype`, `type/*`,

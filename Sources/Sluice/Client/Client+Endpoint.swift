@@ -34,7 +34,7 @@ extension Client {
     public func send<E: Endpoint>(
         _ endpoint: E, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil
     ) async throws -> E.Response {
-        let response = try validate(try await send(try request(for: endpoint), context: context, timeout: timeout, deadline: deadline))
+        let response = try validate(try await collected(send(try request(for: endpoint), context: context, timeout: timeout, deadline: deadline)))
         return try endpoint.decode(response, with: self)
     }
 }
