@@ -231,4 +231,3 @@ import Testing
         #expect(response.status == .notFound)
     }
 }
-
