@@ -157,7 +157,9 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
                     chunk: { chunk in counted.withLock { $0 += Int64(chunk.count) } },
                     finish: { [configuration] error in
                         let elapsed = configuration.now() - start
-                        let outcome: LogRecord.Outcome = error.map { $0 is CancellationError ? .cancelled : .failure($0) } ?? .response(head)
+                        let outcome: LogRecord.Outcome =
+                            error.map { context.recorded($0, for: head.request ?? request) }.map { $0 is CancellationError ? .cancelled : .failure($0) }
+                            ?? .response(head)
                         var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
                         record.streamedBytes = counted.withLock { $0 }
                         record.requestID = context.requestID
@@ -172,10 +174,13 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
             emit(record)
             return response
         } catch {
-            let cancelled = error is CancellationError || Task.isCancelled
             let sent = (error as? SluiceError)?.response?.request ?? request
+            // Past the deadline, a cancellation and any stage's .timedOut are the deadline's one
+            // .timedOut: one line, one level, one outcome, whichever stage noticed first.
+            let recorded = context.recorded(error, for: sent)
+            let cancelled = recorded is CancellationError || (Task.isCancelled && (recorded as? SluiceError)?.code != .timedOut)
             var record = LogRecord(
-                request: sent, outcome: cancelled ? .cancelled : .failure(error),
+                request: sent, outcome: cancelled ? .cancelled : .failure(recorded),
                 elapsed: configuration.now() - start, trace: nil)
             record.requestID = context.requestID
             emit(record)

@@ -83,14 +83,16 @@
                     chunk: { counted.add(Int64($0.count), ordering: .relaxed) },
                     finish: { [self] error in
                         if let error {
-                            recordFailure(request, error: error, since: start)
+                            recordFailure(request, error: context.recorded(error, for: request), since: start)
                         } else {
                             record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
                         }
                     })
                 return response
             } catch {
-                recordFailure(request, error: error, since: start)
+                // Past the deadline, a cancellation is the deadline's .timedOut: "failed", as a
+                // transport's timeout is, whichever stage noticed first.
+                recordFailure(request, error: context.recorded(error, for: request), since: start)
                 throw error
             }
         }

@@ -38,12 +38,16 @@
     /// Ends a span when its call is over: when the answer returns, or, for a streamed body, when
     /// the body has been read, its reading failed, or its reader let it go (cancelled).
     enum SpanEnding {
-        static func run(_ span: any Span, _ call: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        /// Runs `call` under `span`; a failure is recorded as `context` tells it (past the
+        /// deadline, a cancellation and any stage's `.timedOut` are the deadline's one `.timedOut`).
+        static func run(
+            _ span: any Span, _ request: HTTPRequest, _ context: RequestContext, _ call: () async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
             var response: HTTPResponse
             do {
                 response = try await call()
             } catch {
-                span.fail(error)
+                span.fail(context.recorded(error, for: request))
                 span.end()
                 throw error
             }
@@ -53,7 +57,7 @@
                 return response
             }
             response.bodyStream = stream.observingEnd { error in
-                if let error { span.fail(error) }
+                if let error { span.fail(context.recorded(error, for: request)) }
                 span.end()
             }
             return response

@@ -67,7 +67,7 @@
 
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
             guard let span = configuration.startSpan(for: request)?.span else { return try await next(request, context) }
-            return try await SpanEnding.run(span) {
+            return try await SpanEnding.run(span, request, context) {
                 try await ServiceContext.withValue(span.context) { try await next(request, context) }
             }
         }
@@ -120,7 +120,7 @@
                 span.end()
                 throw error
             }
-            return try await SpanEnding.run(span) {
+            return try await SpanEnding.run(span, request, context) {
                 try await ServiceContext.withValue(span.context) { try await next(request, context) }
             }
         }
