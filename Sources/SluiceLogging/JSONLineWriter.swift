@@ -19,6 +19,11 @@ struct JSONLineWriter: ~Copyable {
         quote(value)
     }
 
+    mutating func bool(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        buffer.append(contentsOf: value ? "true" : "false")
+    }
+
     mutating func number(_ key: StaticString, _ value: some BinaryInteger) {
         self.key(key)
         buffer.append(integer: Int64(value))

@@ -16,6 +16,9 @@ struct LogRecord {
     let trace: PipelineTrace?
     /// For a streamed body, the bytes the reader got.
     var streamedBytes: Int64? = nil
+    /// Whether the reader let a streamed body go (or was cancelled) before its end: the answer
+    /// still came, and its status is what the line says.
+    var bodyLetGo = false
     /// The call's ``RequestContext/requestID``.
     var requestID: UInt64 = 0
 
@@ -58,6 +61,7 @@ struct LogRecord {
                 line.append(" attempts, ")
             }
             line.append(contentsOf: response.source.description)
+            if bodyLetGo { line.append(", body let go before its end") }
         case .failure(let error):
             line.paint("31", colours) {
                 $0.append("failed: "); $0.append(contentsOf: Self.describe(error).escapingControlCharacters())
@@ -130,6 +134,7 @@ struct LogRecord {
         var json = JSONLineWriter()
         let response: HTTPResponse? = if case .response(let response) = outcome { response } else { nil }
         if let response { json.number("attempts", response.attempts) }
+        if response != nil, bodyLetGo { json.bool("bodyLetGo", true) }
         if let response { json.number("bytes", byteCount(response)) }
         switch outcome {
         case .failure(let error as SluiceError):

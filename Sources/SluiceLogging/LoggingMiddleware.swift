@@ -149,7 +149,9 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
             var response = try await next(request, context)
             if let stream = response.bodyStream {
                 // A streamed body: one entry when it has been read (or failed, or was let go before
-                // its end: cancelled), with the bytes the reader got.
+                // its end), with the bytes the reader got. A body let go keeps its status: the
+                // answer came (a generated client that ignores an undocumented 503's body, a 201
+                // whose body nobody reads); only the deadline makes it a failure.
                 let counted = Locked<Int64>(0)
                 let head = response
                 let trace = context.traceSoFar
@@ -157,10 +159,11 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
                     chunk: { chunk in counted.withLock { $0 += Int64(chunk.count) } },
                     finish: { [configuration] error in
                         let elapsed = configuration.now() - start
-                        let outcome: LogRecord.Outcome =
-                            error.map { context.recorded($0, for: head.request ?? request) }.map { $0 is CancellationError ? .cancelled : .failure($0) }
-                            ?? .response(head)
+                        let recorded = error.map { context.recorded($0, for: head.request ?? request) }
+                        let letGo = recorded.map(SluiceError.isCancellation) ?? false
+                        let outcome: LogRecord.Outcome = recorded.map { letGo ? .response(head) : .failure($0) } ?? .response(head)
                         var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
+                        record.bodyLetGo = letGo
                         record.streamedBytes = counted.withLock { $0 }
                         record.requestID = context.requestID
                         emit(record)

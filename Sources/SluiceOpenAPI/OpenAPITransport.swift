@@ -76,7 +76,7 @@
             let response = try await client.stream(sluiceRequest)
             let head = try HTTPTypes.HTTPResponse(response)
             let limit = Self.responseBodyLimit.map { $0 ?? Int.max } ?? max(0, client.configuration.maxResponseBodySize)
-            return (head, try Self.body(of: response, method: method, limit: limit))
+            return (head, try await Self.body(of: response, method: method, limit: limit))
         }
 
         /// The limit on answers that ``withResponseBodyLimit(_:_:)`` set for the calls in its
@@ -152,11 +152,22 @@
         /// changed it; `nil` when the status or method says there is none. At most `limit` bytes
         /// pass: the next chunk past it ends the body with `.bodyTooLarge`.
         ///
+        /// An answer with no body (by its status or method, or a `Content-Length` of 0) has its
+        /// stream read to its end here, so the stages that record a call (the log line, the
+        /// metric, the span) see it end, not let go by generated code that never reads it.
+        ///
         /// - Throws: `.bodyTooLarge` when the declared length is already past `limit`.
-        static func body(of response: Sluice.HTTPResponse, method: HTTPMethod, limit: Int) throws(SluiceError) -> OpenAPIRuntime.HTTPBody? {
+        static func body(of response: Sluice.HTTPResponse, method: HTTPMethod, limit: Int) async throws -> OpenAPIRuntime.HTTPBody? {
             let code = response.status.code
-            guard method != .head, code != 204, code != 304, !(100..<200).contains(code), let stream = response.bodyStream else { return nil }
+            guard let stream = response.bodyStream else { return nil }
             let declared = response.headers.contains("Content-Encoding") ? nil : response.headers["Content-Length"].flatMap { Int64($0) }
+            let hasNoBody = method == .head || code == 204 || code == 304 || (100..<200).contains(code)
+            if hasNoBody || declared == 0 {
+                // At most a few bytes a server should not have sent; more is let go unread.
+                var drained = 0
+                while drained <= 64 << 10, let chunk = try await stream.next() { drained += chunk.count }
+                return hasNoBody ? nil : OpenAPIRuntime.HTTPBody()
+            }
             if let declared, declared > limit {
                 throw Sluice.Client.tooLarge(response, limit: limit)
             }

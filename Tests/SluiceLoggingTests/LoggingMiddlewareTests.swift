@@ -282,17 +282,29 @@ let loginReply = MockTransport.Reply.response(
         #expect(records.all == ["GET https://example.com/feed -> 200 OK, 8 B, 35 ms, 1 attempt, network"])
     }
 
-    @Test func aStreamedBodyLetGoBeforeItsEndIsLoggedAsCancelled() async throws {
+    /// Issue 41, item 8: the answer came, so the line keeps its status (a generated client that
+    /// ignores an undocumented 503's body logged `cancelled` and lost it), and says the body was
+    /// let go.
+    @Test(arguments: [LogFormat.text, .jsonLines])
+    func aStreamedBodyLetGoBeforeItsEndKeepsItsStatus(_ format: LogFormat) async throws {
         let records = Records()
-        var streamed = HTTPResponse(status: .ok)
+        var streamed = HTTPResponse(status: .serviceUnavailable)
         streamed.bodyStream = ResponseBodyStream(pull: { Data("more".utf8) })  // never ends
-        let logger = LoggingMiddleware(configuration: .init(level: .basic, sink: records.sink(), now: steppingClock()))
+        let logger = LoggingMiddleware(configuration: .init(level: .basic, sink: records.sink(), format: format, now: steppingClock()))
         var request = HTTPRequest(url: URL(string: "https://example.com/feed")!)
         request.streamsResponseBody = true
         var response: HTTPResponse? = try await MiddlewareHarness(logger, replies: [.response(streamed)]).send(request)
         #expect(try await response?.bodyStream?.next() == Data("more".utf8))
         response = nil  // the reader lets the stream go
-        #expect(records.all == ["GET https://example.com/feed -> cancelled after 35 ms"])
+        switch format {
+        case .text:
+            #expect(records.all == ["GET https://example.com/feed -> 503 Service Unavailable, 4 B, 35 ms, 1 attempt, network, body let go before its end"])
+        case .jsonLines:
+            #expect(
+                records.all == [
+                    #"{"attempts":1,"bodyLetGo":true,"bytes":4,"method":"GET","milliseconds":35,"outcome":"ok","source":"network","status":503,"url":"https://example.com/feed"}"#
+                ])
+        }
     }
 }
 

@@ -4,6 +4,8 @@
     import OpenAPIRuntime
     import Sluice
     import SluiceCurl
+    import SluiceLogging
+    import SluiceRetry
     import SluiceOpenAPI
     import SluiceTestSupport
     import SluiceTesting
@@ -154,6 +156,43 @@
             } catch let error as SluiceError {
                 #expect(error.code == .cannotConnect)
             }
+        }
+    }
+
+    /// Issue 41, item 8: a generated call is logged as it ended: a successful call with no body
+    /// is never `cancelled`, and one whose body the generated code ignores (an undocumented 503
+    /// after retries) keeps its status.
+    @Suite struct OpenAPILoggingTests {
+        final class Lines: Sendable {
+            let all = Locked<[String]>([])
+        }
+
+        @Test func eachCallIsLoggedWithItsStatus() async throws {
+            let server = try MockWebServer()
+            let lines = Lines()
+            let logging = LoggingMiddleware(configuration: .init(level: .basic, sink: .closure { line in lines.all.withLock { $0.append(line) } }))
+            var builder = Sluice.Client.Builder(transport: CurlTransport())
+            builder.add(logging)
+            builder.add(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(maximumAttempts: 2, baseDelay: .zero))))
+            let transport = OpenAPITransport(client: builder.build())
+            func call(_ path: String, method: HTTPTypes.HTTPRequest.Method = .get) async throws -> OpenAPIRuntime.HTTPBody? {
+                let head = HTTPTypes.HTTPRequest(method: method, scheme: nil, authority: nil, path: path)
+                return try await transport.send(head, body: nil, baseURL: server.url(""), operationID: String(path.dropFirst())).1
+            }
+            server.enqueue(.init(status: 204, body: Data()))
+            #expect(try await call("/deleted", method: .delete) == nil)
+            server.enqueue(.init(status: 201, headers: [("Content-Length", "0")], body: Data()))
+            _ = try await call("/created", method: .post)  // generated code that never reads it
+            server.enqueue(.init(status: 503, headers: [("Content-Type", "text/plain")], body: Data("busy".utf8)))
+            server.enqueue(.init(status: 503, headers: [("Content-Type", "text/plain")], body: Data("busy".utf8)))
+            _ = try await call("/busy")  // undocumented: its body is ignored
+            try await Task.sleep(for: .milliseconds(100))  // a let-go stream is logged as it is freed
+            let logged = lines.all.withLock { $0 }
+            #expect(logged.count == 3, "\(logged)")
+            #expect(logged.contains { $0.contains("DELETE ") && $0.contains("(deleted) -> 204 No Content, 0 B,") && !$0.contains("let go") }, "\(logged)")
+            #expect(logged.contains { $0.contains("(created) -> 201 Created, 0 B,") && !$0.contains("let go") }, "\(logged)")
+            #expect(logged.contains { $0.contains("(busy) -> 503 Service Unavailable,") && $0.contains("2 attempts") }, "\(logged)")
+            #expect(!logged.contains { $0.contains("cancelled") }, "\(logged)")
         }
     }
 
