@@ -66,6 +66,11 @@ public struct CacheMiddleware: Middleware {
         /// How long one background revalidation may take before it is given up (30 s by default):
         /// it has no caller whose deadline would end it.
         public var backgroundRevalidationTimeout: Duration = .seconds(30)
+        /// The ``CachePolicy`` of a request that sets none (`HTTPRequest.cachePolicy` unset):
+        /// `.useProtocol` by default. `.offlineFallback` makes a whole client answer from a stale
+        /// copy when the network fails, as an app that reads offline wants; a request's own
+        /// policy still wins.
+        public var defaultPolicy: CachePolicy = .useProtocol
 
         /// Settings with each value given, or its default.
         public init(
@@ -140,6 +145,11 @@ public struct CacheMiddleware: Middleware {
     ///   heuristic fraction that is NaN, before anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         if let misconfiguration { throw misconfiguration }
+        guard configuration.defaultPolicy != .useProtocol, !request.options.contains(CachePolicyKey.self) else {
+            return try delivered(try await answer(request, context: context, next: next), to: request)
+        }
+        var request = request
+        request.cachePolicy = configuration.defaultPolicy
         return try delivered(try await answer(request, context: context, next: next), to: request)
     }
 

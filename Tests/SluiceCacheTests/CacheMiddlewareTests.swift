@@ -362,6 +362,23 @@ struct CacheMiddlewareTests {
         await #expect { _ = try await cache.send(get()) } throws: { ($0 as? SluiceError)?.code == .offline }
     }
 
+    /// Issue 41, item 8: a client-wide default policy serves offline reads without a word on each
+    /// request; a request's own policy still wins.
+    @Test func theDefaultPolicyServesOfflineReadsForRequestsThatSetNone() async throws {
+        let down = SluiceError(.offline, "no route")
+        let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=1"), ("ETag", "\"1\"")]), .error(down), .error(down)]) {
+            $0.defaultPolicy = .offlineFallback
+        }
+        let plain = HTTPRequest(url: url)  // no policy of its own
+        _ = try await cache.send(plain)
+        clock.advance(100)
+        let fallback = try await cache.send(plain)
+        #expect(fallback.source == .cache && fallback.text == "v1" && fallback.headers["Age"] == "100")
+        // Its own .useProtocol: the failure is the caller's.
+        await #expect { _ = try await cache.send(get(policy: .useProtocol)) } throws: { ($0 as? SluiceError)?.code == .offline }
+        #expect(CacheMiddleware.Configuration.default.defaultPolicy == .useProtocol)
+    }
+
     @Test func cancellationIsNeverCoveredByAStaleCopy() async throws {
         let cache = harness([Self.ok("v1", [("Cache-Control", "max-age=1"), ("ETag", "\"1\"")]), .error(CancellationError())])
         _ = try await cache.send(get())
