@@ -21,6 +21,12 @@ CURLcode sluice_easy_setopt_share(CURL *handle, CURLSH *share) { return curl_eas
 CURLcode sluice_easy_setopt_data_callback(CURL *handle, CURLoption option, sluice_data_callback callback) { return curl_easy_setopt(handle, option, callback); }
 CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback callback) { return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback); }
 CURLcode sluice_easy_setopt_seek(CURL *handle, sluice_seek_callback callback) { return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback); }
+CURLcode sluice_easy_setopt_trailer(CURL *handle, sluice_trailer_callback callback, void *user) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_TRAILERFUNCTION, callback);
+    return code == CURLE_OK ? curl_easy_setopt(handle, CURLOPT_TRAILERDATA, user) : code;
+}
+int sluice_trailerfunc_ok(void) { return CURL_TRAILERFUNC_OK; }
+int sluice_trailerfunc_abort(void) { return CURL_TRAILERFUNC_ABORT; }
 CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
     if (code != CURLE_OK) return code;

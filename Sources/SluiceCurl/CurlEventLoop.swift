@@ -255,8 +255,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         let code = curl_multi_add_handle(multi, handle)
         if code != CURLM_OK {
             active[handle] = nil
-            transfer.releaseResources()
-            recycle(handle)
+            if transfer.releaseResources() { recycle(handle) } else { destroy(handle) }
             transfer.fail(with: SluiceError(.other, "curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(code)))"))
         }
     }
@@ -265,8 +264,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         guard let handle = transfer.handle, active[handle] === transfer else { return }
         curl_multi_remove_handle(multi, handle)
         active[handle] = nil
-        transfer.releaseResources()
-        recycle(handle)
+        if transfer.releaseResources() { recycle(handle) } else { destroy(handle) }
         transfer.fail(with: CancellationError())
     }
 
@@ -297,8 +295,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             // A failure here is not the request's: saveCookies() reports it.
             if let cookieJar, cookieJar.file != nil, transfer.receivedCookies { try? cookieJar.save() }
             transfer.complete(result, errorBuffer: errorBuffers[handle]!)
-            transfer.releaseResources()
-            recycle(handle)
+            if transfer.releaseResources() { recycle(handle) } else { destroy(handle) }
         }
     }
 

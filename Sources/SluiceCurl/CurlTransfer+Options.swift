@@ -26,13 +26,7 @@ extension CurlTransfer {
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, idle.wholeMilliseconds / 1000))
         }
-        let version: Int =
-            switch configuration.httpVersion {
-            case .http1_1: CURL_HTTP_VERSION_1_1
-            case .http2: CURL_HTTP_VERSION_2TLS
-            case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
-            }
-        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
+        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, httpVersion(configuration.httpVersion))
         if configuration.httpVersion == .http2PriorKnowledge && sluice_curl_version_num() < 0x08_00_00 {
             // libcurl before 8.0.0 breaks a reused h2c prior-knowledge connection ("Error in the
             // HTTP2 framing layer", curl issue #10634, fixed in 8.0.0): use a new one each time.
@@ -133,10 +127,11 @@ extension CurlTransfer {
             bodySource = .file(file, path: url.path)
             length = request.body.length
         case .stream(let stream):
+            if stream.trailers != nil { try configureTrailers(handle) }
             let chunks = try stream.makeChunks()
             bodySource = .stream
             length = stream.length
-            startPump(chunks)
+            startPump(chunks, trailers: stream.trailers)
         }
 
         // Every method option is set, so nothing of the handle's previous request survives.
@@ -163,6 +158,37 @@ extension CurlTransfer {
         sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
         sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1))
         if method != .post { try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+    }
+
+    /// curl's `CURLOPT_HTTP_VERSION` for `version`.
+    static func httpVersion(_ version: CurlTransport.Configuration.HTTPVersion) -> Int {
+        switch version {
+        case .http1_1: CURL_HTTP_VERSION_1_1
+        case .http2: CURL_HTTP_VERSION_2TLS
+        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        }
+    }
+
+    /// A stream body with trailer fields: curl asks for them before the chunked body's last
+    /// line. Trailers need chunked HTTP/1.1, so this request is sent over HTTP/1.1 (a transport
+    /// that speaks HTTP/2 by prior knowledge cannot send them: `.invalidBody`).
+    func configureTrailers(_ handle: UnsafeMutableRawPointer) throws {
+        if httpVersion == .http2PriorKnowledge {
+            throw SluiceError(
+                .invalidBody, "a request body with trailers needs HTTP/1.1, and this transport speaks HTTP/2 with prior knowledge (CurlTransport.Configuration.httpVersion)")
+        }
+        sendsTrailers = true
+        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        sluice_easy_setopt_trailer(handle, trailerCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Appends the trailer fields the body's stream gave to `list` (curl frees it); called by
+    /// curl on the loop's thread, after the stream's end was fed.
+    func appendTrailers(to list: UnsafeMutablePointer<UnsafeMutablePointer<curl_slist>?>) -> Int32 {
+        for field in requestTrailers ?? [:] {
+            list.pointee = curl_slist_append(list.pointee, "\(field.name): \(field.value)")
+        }
+        return sluice_trailerfunc_ok()
     }
 
     func configureHeaders(_ handle: UnsafeMutableRawPointer) throws {

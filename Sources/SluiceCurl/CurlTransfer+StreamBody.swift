@@ -11,7 +11,7 @@ import Synchronization
 /// A stream body: a task pulls chunks and hands each to the loop, which feeds curl's read callback
 /// and pauses curl while it waits for the next.
 extension CurlTransfer {
-    func startPump(_ chunks: AsyncThrowingStream<Data, any Error>) {
+    func startPump(_ chunks: AsyncThrowingStream<Data, any Error>, trailers: (@Sendable () async throws -> HTTPFields)? = nil) {
         pump = Task { [self] in
             do {
                 for try await chunk in chunks where !chunk.isEmpty {
@@ -19,7 +19,17 @@ extension CurlTransfer {
                         loop.submit(.perform { self.feed(chunk, sent: sent) })
                     }
                 }
-                loop.submit(.perform { self.feedEnd(nil) })
+                // The trailers are asked for once the chunks have ended, and handed to the loop
+                // with the end: curl asks for them only after the read callback says so.
+                let fields = try await trailers?()
+                if let fields, let refused = fields.first(where: { HTTPBody.Stream.fieldsNotAllowedInTrailers.contains($0.name.lowercased()) }) {
+                    throw SluiceError(
+                        .invalidBody, "the request body's trailers may not carry \(refused.name): it frames, routes or authenticates the message (RFC 9110 §6.5.1)")
+                }
+                loop.submit(.perform {
+                    self.requestTrailers = fields
+                    self.feedEnd(nil)
+                })
             } catch {
                 loop.submit(.perform { self.feedEnd(error) })
             }
@@ -36,7 +46,9 @@ extension CurlTransfer {
 
     func feedEnd(_ error: (any Error)?) {
         streamEnded = true
-        if let error, !(error is CancellationError), failure == nil {
+        if let error = error as? SluiceError, error.code == .invalidBody, failure == nil {
+            failure = error
+        } else if let error, !(error is CancellationError), failure == nil {
             failure = SluiceError(.invalidBody, "the request body stream failed: \(error)", underlying: error)
         }
         resumeIfPaused()
@@ -48,4 +60,9 @@ extension CurlTransfer {
             loop.unpause(self)
         }
     }
+}
+
+/// curl asks for a chunked request body's trailer fields: `user` is the unretained CurlTransfer.
+let trailerCallback: sluice_trailer_callback = { list, user in
+    Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue().appendTrailers(to: list!)
 }

@@ -112,6 +112,13 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var streamOffset = 0
     @exclusivity(unchecked) var streamChunkSent: CheckedContinuation<Void, Never>?
     @exclusivity(unchecked) var streamEnded = false
+    /// The trailer fields of a stream body, handed over with its end (``startPump(_:trailers:)``).
+    @exclusivity(unchecked) var requestTrailers: HTTPFields?
+    /// Whether this request turned curl's trailer callback on (and HTTP/1.1): its handle is not
+    /// reused.
+    @exclusivity(unchecked) var sendsTrailers = false
+    /// The transport's HTTP version, which a request with trailers sets aside for HTTP/1.1.
+    let httpVersion: CurlTransport.Configuration.HTTPVersion
     @exclusivity(unchecked) var streamPaused = false
     @exclusivity(unchecked) var pump: Task<Void, Never>?
 
@@ -123,6 +130,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.context = context
         self.loop = loop
         self.requestTimeout = configuration.requestTimeout
+        self.httpVersion = configuration.httpVersion
         self.recordsRequestHead = configuration.recordsRequestHeads
         self.digestCredentials = configuration.digestCredentials
         self.omittedDefaultFields = configuration.omittedDefaultFields
@@ -263,7 +271,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Frees what the transfer holds: header list, files, the stream pump.
-    func releaseResources() {
+    /// Frees what the transfer held; whether its handle may serve another transfer.
+    @discardableResult
+    func releaseResources() -> Bool {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
         if case .file(let file, _) = bodySource { fclose(file) }
@@ -275,7 +285,12 @@ final class CurlTransfer: @unchecked Sendable {
         streamChunkSent?.resume()
         streamChunkSent = nil
         streamOwner = nil
+        requestTrailers = nil
         handle = nil
+        // libcurl 7.88 corrupts the heap on a handle's next upload once it has sent trailers
+        // (a crash in free() on the loop's thread, seen in CurlTransportTrailerTests): a handle
+        // that sent trailers is not reused. Its connection stays in the shared cache.
+        return !sendsTrailers
     }
 }
 

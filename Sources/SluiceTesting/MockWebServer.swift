@@ -136,6 +136,8 @@ public final class MockWebServer: Sendable {
         public let bodyLength: Int
         /// Which accepted connection (from 0) carried it.
         public let connection: Int
+        /// The trailer fields after a chunked body, in order, exactly as received.
+        public var trailers: [(name: String, value: String)] = []
 
         /// The first value of header `name` (any case).
         public func header(_ name: String) -> String? {

@@ -52,13 +52,17 @@ enum RequestParser {
 
         var body = [UInt8]()
         var bodyLength = 0
+        var trailers: [(name: String, value: String)] = []
         if header("transfer-encoding")?.lowercased().contains("chunked") == true {
             while true {
                 let line = try readLine(&reader)
                 let sizeText = line.split(separator: ";").first.map(String.init) ?? ""
                 guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else { throw .badChunk }
                 if size == 0 {
-                    while try !readLine(&reader).isEmpty {}  // trailers
+                    while case let trailer = try readLine(&reader), !trailer.isEmpty {
+                        guard let colon = trailer.firstIndex(of: ":"), colon != trailer.startIndex else { throw .badHeader(trailer) }
+                        trailers.append((String(trailer[..<colon]), trailer[trailer.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                    }
                     break
                 }
                 try readBytes(&reader, count: size, into: &body, keeping: bodyLimit)
@@ -70,10 +74,12 @@ enum RequestParser {
             try readBytes(&reader, count: length, into: &body, keeping: bodyLimit)
             bodyLength = length
         }
-        return MockWebServer.RecordedRequest(
+        var recorded = MockWebServer.RecordedRequest(
             method: String(parts[0]), target: String(parts[1]), version: String(parts[2]), headers: headers,
             body: Data(body), bodyLength: bodyLength, connection: connection
         )
+        recorded.trailers = trailers
+        return recorded
     }
 
     private static func readLine(_ reader: inout SocketReader) throws(Failure) -> String {

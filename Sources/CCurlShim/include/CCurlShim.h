@@ -18,6 +18,13 @@ CURLcode sluice_easy_setopt_xferinfo(CURL *handle, sluice_xferinfo_callback call
 typedef int (*sluice_seek_callback)(void *user, curl_off_t offset, int origin);
 /* CURLOPT_SEEKFUNCTION: curl rewinds the request body through it when it must send it again. */
 CURLcode sluice_easy_setopt_seek(CURL *handle, sluice_seek_callback callback);
+typedef int (*sluice_trailer_callback)(struct curl_slist **list, void *user);
+/* CURLOPT_TRAILERFUNCTION and CURLOPT_TRAILERDATA: curl asks for a chunked request body's trailer
+   fields once, before its last line, and frees the list. NULL for both turns it off. */
+CURLcode sluice_easy_setopt_trailer(CURL *handle, sluice_trailer_callback callback, void *user);
+/* CURL_TRAILERFUNC_OK and CURL_TRAILERFUNC_ABORT, which are macros. */
+int sluice_trailerfunc_ok(void);
+int sluice_trailerfunc_abort(void);
 typedef int (*sluice_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *user);
 /* CURLOPT_DEBUGFUNCTION with CURLOPT_VERBOSE on (curl calls it only then), or both off for NULL. */
 CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback);

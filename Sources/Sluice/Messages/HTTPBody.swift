@@ -33,6 +33,45 @@ public enum HTTPBody: Sendable {
         public let isReplayable: Bool
         private let make: @Sendable () -> AsyncThrowingStream<Data, any Error>
         private let once: Once?
+        /// The trailer fields sent after the last chunk, asked for once the chunks have ended
+        /// (``withTrailers(_:)``); `nil` for none.
+        package let trailers: (@Sendable () async throws -> HTTPFields)?
+
+        private init(
+            length: Int64?, isReplayable: Bool, make: @escaping @Sendable () -> AsyncThrowingStream<Data, any Error>, once: Once?,
+            trailers: (@Sendable () async throws -> HTTPFields)? = nil
+        ) {
+            self.length = length
+            self.isReplayable = isReplayable
+            self.make = make
+            self.once = once
+            self.trailers = trailers
+        }
+
+        /// This stream with trailer fields after its last chunk: `trailers` is called once the
+        /// chunks have ended (so a checksum or a signature of what was sent can go in it), for
+        /// each send. A body with trailers is sent chunked over HTTP/1.1 (its length is not sent),
+        /// as trailers need. Fields that frame or route the message (`Content-Length`,
+        /// `Transfer-Encoding`, `Host`, `Trailer`, `Content-Encoding`, `Content-Type`,
+        /// `Authorization`, …) are refused with `.invalidBody`, as RFC 9110 §6.5.1 says.
+        ///
+        /// ```swift
+        /// import Foundation
+        /// import Sluice
+        ///
+        /// // checksum: your own running digest, filled as the chunks go
+        /// request.body = .stream(.oneShot(length: nil, chunks).withTrailers { ["X-Checksum": await checksum.hex] })
+        /// ```
+        public func withTrailers(_ trailers: @escaping @Sendable () async throws -> HTTPFields) -> Stream {
+            Stream(length: nil, isReplayable: isReplayable, make: make, once: once, trailers: trailers)
+        }
+
+        /// The fields a request body's trailers may not carry: framing, routing, authentication,
+        /// and what says how to read the body (RFC 9110 §6.5.1).
+        package static let fieldsNotAllowedInTrailers: Set<String> = [
+            "content-length", "transfer-encoding", "host", "trailer", "te", "content-encoding", "content-type", "content-range",
+            "authorization", "proxy-authorization", "cookie", "expect", "connection", "keep-alive", "upgrade", "cache-control", "max-forwards",
+        ]
 
         /// A stream that can be read once. A second read throws `.invalidBody`, so a retry can never
         /// send a half-consumed or empty body by mistake.
