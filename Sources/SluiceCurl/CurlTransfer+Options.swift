@@ -175,7 +175,8 @@ extension CurlTransfer {
     func configureTrailers(_ handle: UnsafeMutableRawPointer) throws {
         if httpVersion == .http2PriorKnowledge {
             throw SluiceError(
-                .invalidBody, "a request body with trailers needs HTTP/1.1, and this transport speaks HTTP/2 with prior knowledge (CurlTransport.Configuration.httpVersion)")
+                .invalidBody,
+                "a request body with trailers needs HTTP/1.1, and this transport speaks HTTP/2 with prior knowledge (CurlTransport.Configuration.httpVersion)")
         }
         sendsTrailers = true
         sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)

@@ -24,12 +24,14 @@ extension CurlTransfer {
                 let fields = try await trailers?()
                 if let fields, let refused = fields.first(where: { HTTPBody.Stream.fieldsNotAllowedInTrailers.contains($0.name.lowercased()) }) {
                     throw SluiceError(
-                        .invalidBody, "the request body's trailers may not carry \(refused.name): it frames, routes or authenticates the message (RFC 9110 §6.5.1)")
+                        .invalidBody,
+                        "the request body's trailers may not carry \(refused.name): it frames, routes or authenticates the message (RFC 9110 §6.5.1)")
                 }
-                loop.submit(.perform {
-                    self.requestTrailers = fields
-                    self.feedEnd(nil)
-                })
+                loop.submit(
+                    .perform {
+                        self.requestTrailers = fields
+                        self.feedEnd(nil)
+                    })
             } catch {
                 loop.submit(.perform { self.feedEnd(error) })
             }
