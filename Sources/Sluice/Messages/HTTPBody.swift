@@ -59,8 +59,8 @@ public enum HTTPBody: Sendable {
         /// import Foundation
         /// import Sluice
         ///
-        /// // checksum: your own running digest, filled as the chunks go
-        /// request.body = .stream(.oneShot(length: nil, chunks).withTrailers { ["X-Checksum": await checksum.hex] })
+        /// // checksum: the hex digest of what was sent, worked out as the chunks went
+        /// request.body = .stream(.oneShot(length: nil, chunks).withTrailers { ["X-Checksum": checksum] })
         /// ```
         public func withTrailers(_ trailers: @escaping @Sendable () async throws -> HTTPFields) -> Stream {
             Stream(length: nil, isReplayable: isReplayable, make: make, once: once, trailers: trailers)
