@@ -42,7 +42,7 @@
     ///   `Client.Configuration.maxResponseBodySize` (64 MiB by default): `.bodyTooLarge` before a
     ///   byte is read when `Content-Length` says more, else as the count crosses it. An
     ///   operation whose answer the caller streams (a download) says so with
-    ///   ``withResponseBodyLimit(_:_:)``:
+    ///   ``withResponseBodyLimit(_:_:isolation:)``:
     ///
     /// ```swift
     /// import OpenAPIRuntime
@@ -79,7 +79,7 @@
             return (head, try await Self.body(of: response, method: method, limit: limit))
         }
 
-        /// The limit on answers that ``withResponseBodyLimit(_:_:)`` set for the calls in its
+        /// The limit on answers that ``withResponseBodyLimit(_:_:isolation:)`` set for the calls in its
         /// scope: `.some(nil)` for none; `nil` outside any, for the client's.
         @TaskLocal static var responseBodyLimit: Int?? = nil
 
