@@ -82,8 +82,10 @@
                 response.bodyStream = stream.observingEnd(
                     chunk: { counted.add(Int64($0.count), ordering: .relaxed) },
                     finish: { [self] error in
-                        if let error {
-                            recordFailure(request, error: context.recorded(error, for: request), since: start)
+                        // A body let go before its end keeps the answer's status class, as the log
+                        // line keeps its status; past the deadline it is the deadline's .timedOut.
+                        if let error = error.map({ context.recorded($0, for: request) }), !SluiceError.isCancellation(error) {
+                            recordFailure(request, error: error, since: start)
                         } else {
                             record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
                         }

@@ -57,7 +57,8 @@
                 return response
             }
             response.bodyStream = stream.observingEnd { error in
-                if let error { span.fail(context.recorded(error, for: request)) }
+                // A body let go before its end: the answer came, and the span says its status.
+                if let error = error.map({ context.recorded($0, for: request) }), !SluiceError.isCancellation(error) { span.fail(error) }
                 span.end()
             }
             return response

@@ -107,16 +107,41 @@
             #expect(try metrics.expectCounter("sluice_http_client_response_body_bytes_total", [("host", "api.example.com")]).totalValue == 3_000)
         }
 
-        @Test func aStreamedBodyLetGoBeforeItsEndIsCountedAsCancelled() async throws {
-            var streamed = HTTPResponse(status: .ok)
+        /// Issue 41, item 8: the answer came, so a body let go before its end is counted with its
+        /// status class, as the log line keeps its status.
+        @Test func aStreamedBodyLetGoBeforeItsEndKeepsItsStatusClass() async throws {
+            var streamed = HTTPResponse(status: .serviceUnavailable)
             streamed.bodyStream = ResponseBodyStream(pull: { Data("more".utf8) })  // never ends
             var response: HTTPResponse? = try await pipeline([.response(streamed)]).send(request())
             #expect(try await response?.bodyStream?.next() == Data("more".utf8))
             response = nil
-            let cancelled = try metrics.expectCounter(
+            let counted = try metrics.expectCounter(
                 "sluice_http_client_requests_total",
-                [("method", "GET"), ("status_class", "cancelled"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "")])
-            #expect(cancelled.totalValue == 1)
+                [("method", "GET"), ("status_class", "5xx"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "network")])
+            #expect(counted.totalValue == 1)
+        }
+
+        /// Issue 41, item 8: a call past its deadline is `failed` whichever stage noticed: the
+        /// client's watchdog (a cancellation below) or the transport's own timer.
+        @Test(arguments: [false, true])
+        func aCallPastItsDeadlineIsFailed(transportNoticesFirst: Bool) async throws {
+            let transport = MockTransport { _, context in
+                if transportNoticesFirst {
+                    try await Task.sleep(until: try #require(context.deadline), clock: .continuous)
+                    try? await Task.sleep(for: .milliseconds(5))
+                    throw SluiceError(.timedOut, "Operation timed out", stage: .transport(MockTransport.self))
+                }
+                try await Task.sleep(for: .seconds(600))
+                return .status(.ok)
+            }
+            let client = Client(transport: transport, middlewares: [MetricsMiddleware(configuration: .init(factory: metrics))])
+            await #expect {
+                _ = try await client.send(request(), timeout: .milliseconds(200))
+            } throws: { ($0 as? SluiceError)?.code == .timedOut && ($0 as? SluiceError)?.stage == .client }
+            let failed = try metrics.expectCounter(
+                "sluice_http_client_requests_total",
+                [("method", "GET"), ("status_class", "failed"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "")])
+            #expect(failed.totalValue == 1)
         }
     }
 #endif

@@ -166,7 +166,9 @@
             #expect(spans.count == 2)
         }
 
-        @Test func aStreamedCallsSpanEndsCancelledWhenItsReaderLetsItGo() async throws {
+        /// Issue 41, item 8: the answer came, so the span ends with its status, as the log line
+        /// and the metric keep it; no error.
+        @Test func aStreamedCallsSpanEndsWithItsStatusWhenItsReaderLetsItGo() async throws {
             var streamed = HTTPResponse(status: .ok)
             streamed.bodyStream = ResponseBodyStream(pull: { Data("more".utf8) })  // never ends
             var response: HTTPResponse? = try await client(MockTransport(replies: [.response(streamed)])).send(
@@ -175,8 +177,22 @@
             #expect(spans.isEmpty)
             response = nil
             #expect(spans.count == 2)
-            #expect(spans.allSatisfy { $0.attributes["error.type"]?.toSpanAttribute() == "cancelled" })
+            #expect(spans.allSatisfy { $0.attributes["error.type"] == nil && $0.attributes["http.response.status_code"]?.toSpanAttribute() == 200 })
             #expect(tracer.inner.activeSpans.isEmpty)
+        }
+
+        /// Issue 41, item 8: a call the client's watchdog cut off at its deadline is `timedOut`
+        /// in its spans, as in its error, its log line and its metric: not `cancelled`.
+        @Test func aCallPastItsDeadlineIsTimedOutInItsSpans() async throws {
+            let transport = MockTransport { _, _ in
+                try await Task.sleep(for: .seconds(600))
+                return .status(.ok)
+            }
+            await #expect {
+                _ = try await client(transport).send(HTTPRequest(url: URL(string: "https://a.example/")!), timeout: .milliseconds(200))
+            } throws: { ($0 as? SluiceError)?.code == .timedOut }
+            try await Wait.until("both spans ended") { spans.count == 2 }
+            #expect(spans.allSatisfy { $0.attributes["error.type"]?.toSpanAttribute() == "timedOut" })
         }
 
         @Test func aFieldTheTracerInjectsThatSluiceRefusesIsAnError() async throws {
