@@ -26,7 +26,6 @@ CURLcode sluice_easy_setopt_trailer(CURL *handle, sluice_trailer_callback callba
     return code == CURLE_OK ? curl_easy_setopt(handle, CURLOPT_TRAILERDATA, user) : code;
 }
 int sluice_trailerfunc_ok(void) { return CURL_TRAILERFUNC_OK; }
-int sluice_trailerfunc_abort(void) { return CURL_TRAILERFUNC_ABORT; }
 CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
     if (code != CURLE_OK) return code;

@@ -26,7 +26,13 @@ extension CurlTransfer {
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
             sluice_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, idle.wholeMilliseconds / 1000))
         }
-        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, httpVersion(configuration.httpVersion))
+        let version: Int =
+            switch configuration.httpVersion {
+            case .http1_1: CURL_HTTP_VERSION_1_1
+            case .http2: CURL_HTTP_VERSION_2TLS
+            case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+            }
+        sluice_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, version)
         if configuration.httpVersion == .http2PriorKnowledge && sluice_curl_version_num() < 0x08_00_00 {
             // libcurl before 8.0.0 breaks a reused h2c prior-knowledge connection ("Error in the
             // HTTP2 framing layer", curl issue #10634, fixed in 8.0.0): use a new one each time.
@@ -158,15 +164,6 @@ extension CurlTransfer {
         sluice_easy_setopt_long(handle, CURLOPT_POST, 1)
         sluice_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(length ?? -1))
         if method != .post { try Self.set(handle, CURLOPT_CUSTOMREQUEST, method.rawValue) }
-    }
-
-    /// curl's `CURLOPT_HTTP_VERSION` for `version`.
-    static func httpVersion(_ version: CurlTransport.Configuration.HTTPVersion) -> Int {
-        switch version {
-        case .http1_1: CURL_HTTP_VERSION_1_1
-        case .http2: CURL_HTTP_VERSION_2TLS
-        case .http2PriorKnowledge: CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
-        }
     }
 
     /// A stream body with trailer fields: curl asks for them before the chunked body's last

@@ -270,8 +270,8 @@ final class CurlTransfer: @unchecked Sendable {
         loop.unpause(self)
     }
 
-    /// Frees what the transfer holds: header list, files, the stream pump.
-    /// Frees what the transfer held; whether its handle may serve another transfer.
+    /// Frees what the transfer holds (header list, files, the stream pump); whether its handle
+    /// may serve another transfer.
     @discardableResult
     func releaseResources() -> Bool {
         if let headerList { curl_slist_free_all(headerList) }

@@ -159,11 +159,10 @@ public struct LoggingMiddleware: Middleware, EnvironmentConfigurable {
                     chunk: { chunk in counted.withLock { $0 += Int64(chunk.count) } },
                     finish: { [configuration] error in
                         let elapsed = configuration.now() - start
-                        let recorded = error.map { context.recorded($0, for: head.request ?? request) }
-                        let letGo = recorded.map(SluiceError.isCancellation) ?? false
-                        let outcome: LogRecord.Outcome = recorded.map { letGo ? .response(head) : .failure($0) } ?? .response(head)
+                        let failure = context.streamFailure(error, for: head.request ?? request)
+                        let outcome: LogRecord.Outcome = failure.map { .failure($0) } ?? .response(head)
                         var record = LogRecord(request: head.request ?? request, outcome: outcome, elapsed: elapsed, trace: trace)
-                        record.bodyLetGo = letGo
+                        record.bodyLetGo = error != nil && failure == nil
                         record.streamedBytes = counted.withLock { $0 }
                         record.requestID = context.requestID
                         emit(record)

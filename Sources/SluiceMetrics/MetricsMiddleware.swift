@@ -84,8 +84,8 @@
                     finish: { [self] error in
                         // A body let go before its end keeps the answer's status class, as the log
                         // line keeps its status; past the deadline it is the deadline's .timedOut.
-                        if let error = error.map({ context.recorded($0, for: request) }), !SluiceError.isCancellation(error) {
-                            recordFailure(request, error: error, since: start)
+                        if let failure = context.streamFailure(error, for: request) {
+                            recordFailure(request, error: failure, since: start)
                         } else {
                             record(request, response: head, bytes: counted.load(ordering: .relaxed), since: start)
                         }

@@ -168,23 +168,17 @@
                 while drained <= 64 << 10, let chunk = try await stream.next() { drained += chunk.count }
                 return hasNoBody ? nil : OpenAPIRuntime.HTTPBody()
             }
-            if let declared, declared > limit {
-                throw Sluice.Client.tooLarge(response, limit: limit)
-            }
+            let tooLarge = Sluice.Client.tooLarge(response, limit: limit)
+            if let declared, declared > limit { throw tooLarge }
             var bounded = stream
             if limit < Int.max {
-                let head = { () -> Sluice.HTTPResponse in  // what the error names, without the stream it would hold
-                    var head = response
-                    head.bodyStream = nil
-                    return head
-                }()
                 let count = Locked(0)
                 bounded = stream.map { chunk in
                     let total = count.withLock { total in
                         total += chunk.count
                         return total
                     }
-                    guard total <= limit else { throw Sluice.Client.tooLarge(head, limit: limit) }
+                    guard total <= limit else { throw tooLarge }
                     return chunk
                 }
             }

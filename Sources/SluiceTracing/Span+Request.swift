@@ -58,7 +58,7 @@
             }
             response.bodyStream = stream.observingEnd { error in
                 // A body let go before its end: the answer came, and the span says its status.
-                if let error = error.map({ context.recorded($0, for: request) }), !SluiceError.isCancellation(error) { span.fail(error) }
+                if let failure = context.streamFailure(error, for: request) { span.fail(failure) }
                 span.end()
             }
             return response

@@ -22,9 +22,8 @@ typedef int (*sluice_trailer_callback)(struct curl_slist **list, void *user);
 /* CURLOPT_TRAILERFUNCTION and CURLOPT_TRAILERDATA: curl asks for a chunked request body's trailer
    fields once, before its last line, and frees the list. NULL for both turns it off. */
 CURLcode sluice_easy_setopt_trailer(CURL *handle, sluice_trailer_callback callback, void *user);
-/* CURL_TRAILERFUNC_OK and CURL_TRAILERFUNC_ABORT, which are macros. */
+/* CURL_TRAILERFUNC_OK, which is a macro. */
 int sluice_trailerfunc_ok(void);
-int sluice_trailerfunc_abort(void);
 typedef int (*sluice_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *user);
 /* CURLOPT_DEBUGFUNCTION with CURLOPT_VERBOSE on (curl calls it only then), or both off for NULL. */
 CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback);

@@ -7,9 +7,6 @@ extension RequestContext {
     /// measures its timeout from its own start, in whole milliseconds.
     static let deadlineTolerance: Duration = .milliseconds(20)
 
-    /// Whether the call's deadline has passed, within ``deadlineTolerance``.
-    package var deadlineHasPassed: Bool { Self.hasPassed(deadline) }
-
     /// Whether `deadline` has passed, within ``deadlineTolerance``; never without one.
     package static func hasPassed(_ deadline: ContinuousClock.Instant?) -> Bool {
         guard let deadline else { return false }
@@ -22,7 +19,17 @@ extension RequestContext {
     /// same deadline) are both the deadline's one `.timedOut`, the error the caller gets: one
     /// code, one level, one outcome, whichever stage noticed first. Any other error is itself.
     package func recorded(_ error: any Error, for request: HTTPRequest) -> any Error {
-        guard deadlineHasPassed, SluiceError.isCancellation(error) || (error as? SluiceError)?.code == .timedOut else { return error }
+        guard Self.hasPassed(deadline), SluiceError.isCancellation(error) || (error as? SluiceError)?.code == .timedOut else { return error }
         return SluiceError(.timedOut, "\(request) did not finish within its deadline", stage: .client)
+    }
+
+    /// What a stage records as the failure of a streamed body that ended with `error`: `nil`
+    /// when it was read to its end, or let go before it (the answer came, and its status is the
+    /// call's outcome); else the error as ``recorded(_:for:)`` tells it (past the deadline, the
+    /// deadline's `.timedOut`).
+    package func streamFailure(_ error: (any Error)?, for request: HTTPRequest) -> (any Error)? {
+        guard let error else { return nil }
+        let recorded = recorded(error, for: request)
+        return SluiceError.isCancellation(recorded) ? nil : recorded
     }
 }
