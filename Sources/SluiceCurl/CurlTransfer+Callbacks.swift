@@ -169,6 +169,7 @@ extension CurlTransfer {
         let contentCodings =
             limits.decodesContentEncoding && sectionLines.contentEncoding ? Self.codings(headers.values(for: "Content-Encoding")) : []
         bodyIsDecoded = codings.contains { $0 != "chunked" && $0 != "identity" } || contentCodings.contains { $0 != "identity" && !$0.isEmpty }
+        if watchesDuplexEnd { watchFramingEnd(codings) }
         // The connection's count is read now, only for a chunked HTTP/1.1 body (two system
         // calls): the head is behind it, and body bytes curl has read but not yet handed over
         // (at most one buffer) only make the framing look smaller.
@@ -225,6 +226,7 @@ extension CurlTransfer {
             switch bodyWriter.write(Data(bytes: buffer, count: count)) {
             case .accepted:
                 bodyBytes += Int64(count)
+                if watchesDuplexEnd { queueDuplexCheck() }
                 return count
             case .full:
                 // The reader is behind: curl keeps this chunk and stops reading until it catches up.
@@ -319,12 +321,18 @@ let readCallback: sluice_data_callback = { buffer, size, count, user in
 }
 
 /// With ``CurlTransport/Configuration-swift.struct/recordsRequestHeads``: keeps the header block
-/// curl writes (`CURLINFO_HEADER_OUT`), a new one replacing a finished one; curl's other debug
-/// output is ignored.
+/// curl writes (`CURLINFO_HEADER_OUT`), a new one replacing a finished one. For a full-duplex
+/// transfer: hands the response body's raw bytes (`CURLINFO_DATA_IN`, before curl decodes the
+/// chunks) to ``CurlTransfer/received(_:)``. curl's other debug output is ignored.
 let debugCallback: sluice_debug_callback = { _, type, data, size, user in
-    guard type == CURLINFO_HEADER_OUT, let data, let user else { return 0 }
+    guard type == CURLINFO_HEADER_OUT || type == CURLINFO_DATA_IN, let data, let user else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    if type == CURLINFO_DATA_IN {
+        transfer.received(bytes)
+        return 0
+    }
+    guard transfer.recordsRequestHead else { return 0 }
     if transfer.requestHead.suffix(4).elementsEqual([13, 10, 13, 10]) { transfer.requestHead.removeAll() }
     transfer.requestHead.append(contentsOf: bytes)
     return 0

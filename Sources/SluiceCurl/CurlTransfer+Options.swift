@@ -76,7 +76,7 @@ extension CurlTransfer {
         sluice_easy_setopt_pointer(handle, CURLOPT_READDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, me)
         sluice_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, me)
-        if recordsRequestHead { sluice_easy_setopt_pointer(handle, CURLOPT_DEBUGDATA, me) }
+        if recordsRequestHead || watchesDuplexEnd { sluice_easy_setopt_pointer(handle, CURLOPT_DEBUGDATA, me) }
         sluice_easy_setopt_long(handle, CURLOPT_NOPROGRESS, context.progress == nil ? 1 : 0)
         if let file = request.responseBodyFile {
             // Created 0600 (a body can be private), and never through a symbolic link someone
@@ -137,6 +137,7 @@ extension CurlTransfer {
             let chunks = try stream.makeChunks()
             bodySource = .stream
             length = stream.length
+            watchDuplexEnd(handle)
             startPump(chunks, trailers: stream.trailers)
         }
 

@@ -96,6 +96,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// Kept alive by the body's stream (the transport).
     @exclusivity(unchecked) var streamOwner: (any Sendable)?
 
+    // Full duplex: a streamed response whose request body is a stream too (see
+    // `CurlTransfer+Duplex.swift`), ended for its reader when its framing says so.
+    @exclusivity(unchecked) var watchesDuplexEnd = false
+    /// The final response's body length, when its head declared one (HTTP/1.x).
+    @exclusivity(unchecked) var duplexLength: Int64?
+    /// The final response's chunked framing as it came off the connection (HTTP/1.x).
+    @exclusivity(unchecked) var duplexChunks: ChunkedFramingScanner?
+    /// Whether a check of the response's end is queued on the loop.
+    @exclusivity(unchecked) var duplexCheckQueued = false
+
     // Request body.
     enum BodySource {
         case none
@@ -286,6 +296,9 @@ final class CurlTransfer: @unchecked Sendable {
         streamChunkSent = nil
         streamOwner = nil
         requestTrailers = nil
+        // The debug callback watched the response's framing: off again for the handle's next use.
+        if watchesDuplexEnd, !recordsRequestHead, let handle { sluice_easy_setopt_debug(handle, nil) }
+        duplexChunks = nil
         handle = nil
         // libcurl 7.88 corrupts the heap on a handle's next upload once it has sent trailers
         // (a crash in free() on the loop's thread, seen in CurlTransportTrailerTests): a handle

@@ -16,73 +16,19 @@ import Testing
 /// h2 (PyPI), which holds 16 requests, answers 8 and sends GOAWAY naming the 8th.
 @Suite("CurlTransport and an HTTP/2 GOAWAY with streams in flight", .timeLimit(.minutes(2)))
 struct CurlTransportGoAwayTests {
-    /// The server, its port and the lines it printed.
-    final class GoAwayServer: Sendable {
-        let port: Int
-        private let process: Process
-        private let output: Pipe
-        /// Held open while this lives: the server exits when it ends, even if the test crashes.
-        private let input: Pipe
-        private let lines = Locked([String]())
-
-        /// Starts the server and reads its port, on a thread of its own (the read blocks).
-        static func start(batch: Int, processed: Int) async throws -> GoAwayServer {
-            try await Blocking.run { try GoAwayServer(batch: batch, processed: processed) }
-        }
-
-        private init(batch: Int, processed: Int) throws {
-            let ca = try InteropServers.value("SLUICE_NGINX_CA")
-            let folder = URL(fileURLWithPath: ca).deletingLastPathComponent()
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("Servers/h2-goaway.py")
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: try InteropServers.value("SLUICE_PYTHON"))
-            process.arguments = [
-                script.path, folder.appendingPathComponent("server.pem").path, folder.appendingPathComponent("server.key").path, String(batch),
-                String(processed),
-            ]
-            output = Pipe()
-            input = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var first = Data()
-            while !first.contains(0x0A) {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                guard !byte.isEmpty else { throw SluiceError(.other, "h2-goaway.py exited before it listened") }
-                first.append(byte)
-            }
-            port = Int(String(decoding: first.dropLast(), as: UTF8.self)) ?? 0
-            // Its lines, read on a thread of their own until it exits.
-            let (lines, pending) = (self.lines, Locked(Data()))
-            _ = Blocking.readToEnd(output.fileHandleForReading) { chunk in
-                let complete = pending.withLock { pending -> [String] in
-                    pending.append(chunk)
-                    var complete: [String] = []
-                    while let end = pending.firstIndex(of: 0x0A) {
-                        complete.append(String(decoding: pending[pending.startIndex..<end], as: UTF8.self))
-                        pending = Data(pending[(end + 1)...])
-                    }
-                    return complete
-                }
-                lines.withLock { $0 += complete }
-            }
-        }
-
-        /// "processed <connection> <stream> <method> <path> <bytes>" lines so far.
-        var processed: [[String]] { lines.withLock { $0 }.map { $0.split(separator: " ").map(String.init) } }
-
-        deinit {
-            // SIGKILL: a child started from a thread that blocks SIGTERM may inherit the block.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+    /// `Tests/Servers/h2-goaway.py`, holding `batch` requests and answering `processed` of them.
+    static func startServer(batch: Int, processed: Int) async throws -> ScriptServer {
+        let folder = URL(fileURLWithPath: try InteropServers.value("SLUICE_NGINX_CA")).deletingLastPathComponent()
+        return try await ScriptServer.start(
+            "h2-goaway.py",
+            arguments: [
+                folder.appendingPathComponent("server.pem").path, folder.appendingPathComponent("server.key").path, String(batch), String(processed),
+            ])
     }
 
     @Test(arguments: [HTTPMethod.post, .get])
     func streamsTheServerNeverProcessedAreSentAgainOnANewConnection(method: HTTPMethod) async throws {
-        let server = try await GoAwayServer.start(batch: 16, processed: 8)
+        let server = try await Self.startServer(batch: 16, processed: 8)
         var configuration = CurlTransport.Configuration()
         configuration.tls.caFile = try InteropServers.value("SLUICE_NGINX_CA")
         configuration.maxConnectionsPerHost = 1  // the 16 share one HTTP/2 connection
@@ -117,7 +63,7 @@ struct CurlTransportGoAwayTests {
             }
         }
         // Each reached the server once: 8 on the connection that went away, 8 after it.
-        let lines = server.processed.filter { $0.count == 6 && $0[4] != "/warm" }
+        let lines = server.lines.map { $0.split(separator: " ").map(String.init) }.filter { $0.count == 6 && $0[4] != "/warm" }
         #expect(Dictionary(grouping: lines, by: { $0[4] }).mapValues(\.count) == Dictionary(uniqueKeysWithValues: (0..<16).map { ("/w\($0)", 1) }))
         #expect(lines.filter { $0[1] == "1" }.count == 8)
         #expect(lines.filter { $0[1] != "1" }.count == 8)

@@ -1,0 +1,106 @@
+import Foundation
+import Sluice
+@testable import SluiceCurl
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+/// Issue 41, item 7: full duplex on HTTP/1.1. A streamed response whose end arrives while the
+/// streamed request body is still open is delivered whole, and the request body can be finished
+/// after it. Against `Tests/Servers/duplex.py`, which answers as soon as a request's head has come
+/// and reads the body after.
+@Suite("Full duplex", .timeLimit(.minutes(1)))
+struct CurlTransportDuplexTests {
+    /// Each framing: a declared length, none (204), chunks (with an extension), chunks with
+    /// trailer fields, chunks written a byte at a time, and a gzip body with a declared length
+    /// that curl decodes (the length is the coded one).
+    @Test(arguments: [("/length", "ready"), ("/empty", ""), ("/chunked", "ready"), ("/trailers", "ready"), ("/split", "ready"), ("/gzip", "ready")])
+    func theResponseEndsWhileTheRequestBodyIsStillOpen(path: String, expected: String) async throws {
+        let server = try await ScriptServer.start("duplex.py")
+        var configuration = CurlTransport.Configuration()
+        configuration.decodesContentEncoding = path == "/gzip"
+        let client = Client(transport: CurlTransport(configuration: configuration))
+        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
+        requestBody.yield(Data("hello, ".utf8))
+        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
+        request.body = .stream(.oneShot(length: nil, chunks))
+        // Past 10 s (the end never delivered), the read fails with .timedOut.
+        let response = try await client.stream(request, timeout: .seconds(10))
+        let body = try await response.bodyStream!.collect()
+        #expect(String(decoding: body, as: UTF8.self) == expected)
+        // The server has not seen the request body's end: it is still open.
+        #expect(server.lines.isEmpty)
+        requestBody.yield(Data("world".utf8))
+        requestBody.finish()
+        #expect(await server.lines(count: 1) == ["received \(path) 12 -"])
+    }
+
+    /// The request body, finished after the answer was read, still carries its trailers; and the
+    /// next call on the same client (the same connection, its handle reused) is whole too.
+    @Test func theRequestBodyFinishedAfterTheAnswerKeepsItsTrailersAndTheConnectionServesTheNext() async throws {
+        let server = try await ScriptServer.start("duplex.py")
+        let client = Client(transport: CurlTransport())
+        for index in 0..<3 {
+            let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
+            requestBody.yield(Data("part one ".utf8))
+            var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/chunked")!)
+            request.body = .stream(.oneShot(length: nil, chunks).withTrailers { ["X-Index": String(index)] })
+            let response = try await client.stream(request, timeout: .seconds(10))
+            #expect(String(decoding: try await response.bodyStream!.collect(), as: UTF8.self) == "ready")
+            requestBody.yield(Data("part two".utf8))
+            requestBody.finish()
+            #expect(await server.lines(count: index + 1).last == "received /chunked 17 X-Index")
+        }
+        // A call with an ordinary body on the same client, after the duplex ones.
+        let plain = try await client.send(HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!, body: .bytes(Data("abc".utf8))))
+        #expect(String(decoding: plain.body, as: UTF8.self) == "ready")
+        #expect(await server.lines(count: 4).last == "received /length 3 -")
+    }
+
+    /// A reader that lets the body go after its end does not cancel the upload: the request
+    /// body still arrives whole.
+    @Test func droppingTheEndedBodyLeavesTheUploadRunning() async throws {
+        let server = try await ScriptServer.start("duplex.py")
+        let client = Client(transport: CurlTransport())
+        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
+        requestBody.yield(Data("first ".utf8))
+        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!)
+        request.body = .stream(.oneShot(length: nil, chunks))
+        do {
+            let response = try await client.stream(request, timeout: .seconds(10))
+            _ = try await response.bodyStream!.collect()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        requestBody.yield(Data("second".utf8))
+        requestBody.finish()
+        #expect(await server.lines(count: 1) == ["received /length 12 -"])
+    }
+}
+
+/// The scanner that tells where a chunked body ends, fed in pieces of every size.
+@Suite("ChunkedFramingScanner")
+struct ChunkedFramingScannerTests {
+    @Test(arguments: [
+        ("5\r\nready\r\n0\r\n\r\n", true),
+        ("2;a=b\r\nre\r\n3\r\nady\r\n0\r\nX-Sum: 1\r\nX-Other: 2\r\n\r\n", true),
+        ("A\r\n0123456789\r\n0\r\n\r\n", true),
+        ("5\r\nready\r\n0\r\n", false),  // the trailer section's empty line has not come
+        ("5\r\nre", false),
+        ("10\r\n0\r\n\r\n", false),  // "0\r\n\r\n" is data of a 16-byte chunk here
+        ("\r\n0\r\n\r\n", false),  // a size line without a digit: the scanner stops
+        ("FFFFFFFFFFFFFFFFF\r\n0\r\n\r\n", false),  // past 2^64: stops
+    ])
+    func itSeesTheEndOnlyWhenTheFramingHasEnded(framing: String, ends: Bool) {
+        let bytes = Array(framing.utf8)
+        for piece in [1, 2, 3, 7, bytes.count] {
+            var scanner = ChunkedFramingScanner()
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + piece)
+                bytes[start..<end].withUnsafeBytes { scanner.scan($0) }
+                start = end
+            }
+            #expect(scanner.isComplete == ends, "in pieces of \(piece)")
+        }
+    }
+}
