@@ -299,7 +299,7 @@ let testTargets: [Target] = [
     tests(
         "SluiceMetrics",
         [
-            "SluiceResilience", "SluiceRetry", product("Metrics", in: "swift-metrics", when: "Metrics"),
+            "SluiceCache", "SluiceResilience", "SluiceRetry", product("Metrics", in: "swift-metrics", when: "Metrics"),
             product("MetricsTestKit", in: "swift-metrics", when: "Metrics"),
         ]),
     tests(

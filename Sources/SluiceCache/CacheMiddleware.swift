@@ -237,17 +237,27 @@ public struct CacheMiddleware: Middleware {
             response.source = .cache
             return response
         case .fetch:
-            return try await coalesced(request, seen: seen, key: key) {
-                try await fetch(request, seen: seen, key: key, stored: stored, context: context, next: next)
-            }
+            return Self.missed(
+                try await coalesced(request, seen: seen, key: key) {
+                    try await fetch(request, seen: seen, key: key, stored: stored, context: context, next: next)
+                })
         case .validate(let conditions):
             let response = try await coalesced(request, seen: seen, key: key) {
                 try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored!, context: context, next: next)
             }
             // Revalidated (a 304): the stored copy is whole and fresh again, so it answers the range.
-            guard response.source == .revalidated, response.status == .ok else { return response }
+            guard response.source == .revalidated, response.status == .ok else { return Self.missed(response) }
             return Self.answering(range, of: request, stored!, with: response)
         }
+    }
+
+    /// `response` marked as a miss (``Sluice/HTTPResponse/missedCache``) when it came from the
+    /// network after the store was looked in.
+    private static func missed(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.source == .network else { return response }
+        var missed = response
+        missed.missedCache = true
+        return missed
     }
 
     /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);

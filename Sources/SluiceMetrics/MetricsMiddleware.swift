@@ -19,7 +19,8 @@
     ///
     /// The duration runs to the end of the body for a streamed answer. `operation` is
     /// `HTTPRequest.operationName` (an OpenAPI `operationId`), empty when unset. A `miss`
-    /// is an answer from the network: with no cache in the chain, every call is one. It sits at
+    /// is an answer from the network after a cache looked for a stored one: with no cache in the
+    /// chain (or a request the cache does not look up, a POST), nothing is counted. It sits at
     /// `MiddlewarePosition.logging`, outside retry and the cache, so it counts calls, not
     /// attempts.
     ///
@@ -101,7 +102,8 @@
 
         private func record(_ request: HTTPRequest, response: HTTPResponse, bytes: Int64, since start: ContinuousClock.Instant) {
             let handles = handles(
-                request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source)
+                request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source,
+                missedCache: response.missedCache)
             record(request, handles, since: start)
             if response.attempts > 1 { handles.retries?.increment(by: Int64(response.attempts - 1)) }
             if response.hedges > 0 { handles.hedges?.increment(by: Int64(response.hedges)) }
@@ -111,7 +113,7 @@
 
         private func recordFailure(_ request: HTTPRequest, error: any Error, since start: ContinuousClock.Instant) {
             let cancelled = SluiceError.isCancellation(error)
-            record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil), since: start)
+            record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil, missedCache: false), since: start)
         }
 
         /// What every call records: its count, its duration, the bytes it sent.
@@ -123,17 +125,25 @@
 
         /// The metrics of a call with these dimensions, made through the factory the first time
         /// (a backend registers each once) and kept, for up to ``HandleCache/limit`` sets.
-        private func handles(_ request: HTTPRequest, statusClass: String, source: ResponseSource?) -> Handles {
+        private func handles(_ request: HTTPRequest, statusClass: String, source: ResponseSource?, missedCache: Bool) -> Handles {
             let key = HandleCache.Key(
                 method: request.method.rawValue, statusClass: statusClass, host: configuration.recordsHost ? (request.url.host ?? "") : "",
-                operation: request.operationName ?? "", source: source?.description ?? "")
+                operation: request.operationName ?? "", source: source?.description ?? "", missedCache: missedCache)
             return handles.handles(for: key) { makeHandles(key, source: source) }
         }
 
         private func makeHandles(_ key: HandleCache.Key, source: ResponseSource?) -> Handles {
             let host = ("host", key.host)
             let call = [("method", key.method), ("status_class", key.statusClass), host, ("operation", key.operation)]
-            let result = source.map { $0 == .cache ? "hit" : $0 == .revalidated ? "revalidated" : $0 == .network ? "miss" : $0.description }
+            // A network answer is a miss only when a cache looked first; with no cache, nothing.
+            let result = source.flatMap { source -> String? in
+                switch source {
+                case .cache: "hit"
+                case .revalidated: "revalidated"
+                case .network: key.missedCache ? "miss" : nil
+                default: source.description
+                }
+            }
             return Handles(
                 requests: Counter(label: names.requests, dimensions: call + [("source", key.source)], factory: factory),
                 duration: Timer(label: names.duration, dimensions: call, factory: factory),
@@ -177,6 +187,7 @@
     private final class HandleCache: Sendable {
         struct Key: Hashable {
             let method, statusClass, host, operation, source: String
+            let missedCache: Bool
         }
 
         static let limit = 1_024

@@ -1,9 +1,10 @@
 import Foundation
 import Sluice
-@testable import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
+
+@testable import SluiceCurl
 
 /// Issue 41, item 7: full duplex on HTTP/1.1. A streamed response whose end arrives while the
 /// streamed request body is still open is delivered whole, and the request body can be finished
@@ -52,7 +53,8 @@ struct CurlTransportDuplexTests {
             #expect(await server.lines(count: index + 1).last == "received /chunked 17 X-Index")
         }
         // A call with an ordinary body on the same client, after the duplex ones.
-        let plain = try await client.send(HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!, body: .bytes(Data("abc".utf8))))
+        let plain = try await client.send(
+            HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!, body: .bytes(Data("abc".utf8))))
         #expect(String(decoding: plain.body, as: UTF8.self) == "ready")
         #expect(await server.lines(count: 4).last == "received /length 3 -")
     }

@@ -2,6 +2,7 @@
     import Foundation
     import MetricsTestKit
     import Sluice
+    import SluiceCache
     import SluiceMetrics
     import SluiceResilience
     import SluiceRetry
@@ -35,7 +36,34 @@
             #expect(duration.values.count == 1)
             #expect(try metrics.expectCounter("sluice_http_client_request_body_bytes_total", [("host", "api.example.com")]).totalValue == 8)
             #expect(try metrics.expectCounter("sluice_http_client_response_body_bytes_total", [("host", "api.example.com")]).totalValue == 5)
-            #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "miss"), ("host", "api.example.com")]).totalValue == 1)
+        }
+
+        /// Issue 41, item 8: with no cache in the chain, no cache metric at all (it was a `miss`
+        /// for every call); with one, its misses, hits and revalidations, and nothing for a
+        /// request it does not look up (a POST).
+        @Test func cacheResultsAreCountedOnlyWhenACacheLooked() async throws {
+            _ = try await pipeline([.status(.ok), .status(.ok)]).send(request())
+            #expect(!metrics.counters.contains { $0.label == "sluice_http_client_cache_total" })
+
+            let replies: [MockTransport.Reply] = [
+                .status(.ok, headers: ["Cache-Control": "max-age=60"], body: "a"), .status(.ok, body: "b"),
+                .status(.ok, headers: ["Cache-Control": "no-cache", "ETag": "\"v1\""], body: "c"), .status(304),
+            ]
+            let cached = Pipeline(
+                middlewares: [MetricsMiddleware(configuration: .init(factory: metrics)), CacheMiddleware(store: MemoryCacheStore())],
+                transport: MockTransport(replies: replies))
+            _ = try await cached.send(request())  // miss, stored
+            _ = try await cached.send(request())  // hit
+            _ = try await cached.send(request(.post))  // not looked up
+            var other = request()
+            other.url = URL(string: "https://api.example.com/other")!
+            _ = try await cached.send(other)  // miss, stored to be revalidated
+            _ = try await cached.send(other)  // revalidated (304)
+            for (result, count) in [("miss", 2), ("hit", 1), ("revalidated", 1)] {
+                #expect(
+                    try metrics.expectCounter("sluice_http_client_cache_total", [("result", result), ("host", "api.example.com")]).totalValue == count,
+                    "\(result)")
+            }
         }
 
         @Test func callsWithTheSameDimensionsAddUpAndManyHostsAreEachCounted() async throws {
