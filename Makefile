@@ -9,6 +9,8 @@
 #   make fuzz         each libFuzzer target (Tests/Fuzz) for FUZZ_SECONDS (default 60) with ASan and leak checks
 #   make demo         the tour of the default pipeline against an embedded mock server (Examples/Tour)
 #   make bench        sluice-bench: Sluice beside raw libcurl in C and URLSession, against nginx
+#   make bench-peers  the same beside AsyncHTTPClient (Benchmarks/Peers, a package of its own: about 20
+#                     minutes to build in release the first time), ratios to C and to AHC
 #   make bench-cache  SluiceCache over SQLite, memory and Redis beside Python's requests-cache: hit latency, miss + store rate
 #   make bench-middleware  each middleware's cost per request without I/O; gzip beside zlib from C
 #   make bench-instructions  the same clients under callgrind: instructions per request, then each
@@ -24,7 +26,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps build lint format docs test test-tsan test-asan fuzz soak demo bench bench-cache bench-middleware bench-instructions bench-micro bench-resilience clean
+.PHONY: deps build lint format docs test test-tsan test-asan fuzz soak demo bench bench-peers bench-cache bench-middleware bench-instructions bench-micro bench-resilience clean
 
 deps:
 	@command -v swift >/dev/null || { echo "error: swift is not on PATH (Swift 6 toolchain required)"; exit 1; }
@@ -48,7 +50,7 @@ build: deps
 # Every Swift file of the repo, the benchmarks' included (the toolchain's swift-format; .swift-format
 # says how: 4 spaces, 160 columns, and the house's one-line `;` and `let a = 1, b = 2` allowed).
 SWIFT_FORMAT_PATHS := Package.swift Sources Plugins Examples Tests/Support Tests/Tools Tests/Fuzz/Driver \
-  $(wildcard Tests/Sluice*Tests) Benchmarks/Package.swift Benchmarks/Sources
+  $(wildcard Tests/Sluice*Tests) Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Peers/Package.swift Benchmarks/Peers/Sources
 
 lint:
 	@command -v swift-format >/dev/null || { echo "error: swift-format is not on PATH (it comes with the Swift 6 toolchain)"; exit 1; }
@@ -134,6 +136,17 @@ demo: deps
 bench: deps
 	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
 	@Tests/Servers/with-servers.sh --nginx-only sh -c '$(BENCH_BIN)/sluice-bench "$$SLUICE_NGINX_URL" "$$@"' sh $(ARGS)
+
+# AsyncHTTPClient, the peer, beside libcurl from C and Sluice's clients in the same rounds and the
+# same nginx: sluice-bench runs Benchmarks/Peers' sluice-bench-ahc in a process of its own for its row.
+PEERS_PACKAGE := --package-path Benchmarks/Peers
+PEER_CLIENTS := libcurl-c,libcurl-c-keep,ahc,curl-transport,client-bare,client
+bench-peers: deps
+	@.ci/vendor-mirrors Benchmarks/Peers
+	swift build -c release $(PEERS_PACKAGE) --product sluice-bench-ahc
+	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
+	@peer=$$(swift build -c release $(PEERS_PACKAGE) --show-bin-path)/sluice-bench-ahc; Tests/Servers/with-servers.sh --nginx-only \
+	  sh -c '$(BENCH_BIN)/sluice-bench "$$SLUICE_NGINX_URL" --clients $(PEER_CLIENTS) --peer "$$0" --tls-url "$$SLUICE_NGINX_TLS_URL" --tls-ca "$$SLUICE_NGINX_CA" "$$@"' "$$peer" $(ARGS)
 
 # SluiceCache over SQLite, memory and Redis beside Python's requests-cache (SQLite), against the
 # same nginx (httpbin is started too, as with-servers.sh starts redis with it).

@@ -2,7 +2,7 @@
 //
 //     Tests/Servers/nginx.sh up /tmp/bench && swift run -c release sluice-bench "$(cat /tmp/bench/nginx.url)"
 //     swift run -c release sluice-bench URL [--json] [--rounds N] [--scale F] [--clients a,b] [--scenarios a,b]
-//                                           [--event-threads N]
+//                                           [--event-threads N] [--peer PATH]
 //     swift run -c release sluice-bench FILE-URL --download PATH     (one download to disk)
 //     swift run -c release sluice-bench URL --cache [--python PATH]   (SluiceCache beside requests-cache)
 //     swift run -c release sluice-bench --middleware [--scenarios logging,gzip]
@@ -11,7 +11,9 @@
 //
 // URL serves /small.json (1 KB) and /big.bin (1 MiB), as Tests/Servers/nginx.sh and
 // ../shared/bench/nginx-up.sh do. Scenarios: sequential (1 KB), concurrent16 (1 KB, 16 in
-// flight), concurrent128 (1 KB, 128 in flight), body1mib (1 MiB, sequential). Clients: libcurl-c (raw libcurl from C, a C target built
+// flight), concurrent128 (1 KB, 128 in flight), body1mib (1 MiB, sequential), and with `--tls-url URL
+// --tls-ca FILE` https16 (1 KB, 16 in flight over HTTPS, HTTP/2 multiplexed on one connection;
+// only the rows make bench-peers runs). Clients: libcurl-c (raw libcurl from C, a C target built
 // with the same flags), libcurl-c-keep (the same, keeping every response's header lines and body in
 // fresh buffers, as curlbench's keep mode: the fair reference), curl-transport (CurlTransport
 // alone), pipeline (a Pipeline of nine pass-through middleware over CurlTransport), client (what
@@ -22,7 +24,9 @@
 // defaults, `--leave-out a,b` drops some), client-bare (`Client.Builder(transport:
 // CurlTransport()).build()`, the builder's defaults alone, called with client.get from ordinary
 // tasks), client-cache-hit (the same with a memory cache, every request a hit; not in the default
-// list), urlsession (FoundationNetworking). `--as-sent CLIENT` makes the C clients send the head
+// list), urlsession (FoundationNetworking), ahc (AsyncHTTPClient 1.33.1, with `--peer PATH` to
+// sluice-bench-ahc from Benchmarks/Peers, `make bench-peers`: run in a process of its own, which
+// reports its own CPU time; the table then gives ratios to it too). `--as-sent CLIENT` makes the C clients send the head
 // that CLIENT (client, client-bare or curl-transport, with the same --only) sent: its request target
 // and fields, so libcurl's own cost of the bytes a middleware adds is measured apart. curl-transport
 // and pipeline run one event thread per core, with the 16 concurrent callers spread over them;
@@ -74,6 +78,12 @@ struct Options {
     /// The C clients send the head this client row sent (`--as-sent client --only signing`): the
     /// same request target and fields, so C pays libcurl's cost for the same bytes.
     var asSent: String?
+    /// sluice-bench-ahc's binary (`--peer PATH`, `make bench-peers`): adds the `ahc` row.
+    var peer: String?
+    /// An https origin serving the same files over HTTP/2 (`--tls-url URL`), and the CA that
+    /// signed it (`--tls-ca FILE`): adds the `https16` scenario.
+    var tlsBase: URL?
+    var tlsCA: String?
 }
 
 /// The default stack's middleware, by the names `--leave-out` and `--only` take.
@@ -100,6 +110,9 @@ func parseOptions(_ raw: [String]) -> Options {
         case "--scenarios" where index + 1 < raw.count: index += 1; options.scenarios = raw[index].split(separator: ",").map(String.init)
         case "--leave-out" where index + 1 < raw.count: index += 1; options.leaveOut = Set(raw[index].split(separator: ",").map(String.init))
         case "--as-sent" where index + 1 < raw.count: index += 1; options.asSent = raw[index]
+        case "--peer" where index + 1 < raw.count: index += 1; options.peer = raw[index]
+        case "--tls-url" where index + 1 < raw.count: index += 1; options.tlsBase = URL(string: raw[index])
+        case "--tls-ca" where index + 1 < raw.count: index += 1; options.tlsCA = raw[index]
         case "--only" where index + 1 < raw.count:
             index += 1
             options.only = raw[index]
@@ -134,6 +147,8 @@ struct Scenario: Sendable {
     let count: Int
     let concurrency: Int
     let expectedBytes: Int
+    /// Over `--tls-url`: HTTPS, HTTP/2 (ALPN), one connection multiplexed.
+    var tls = false
 }
 
 let allScenarios = [
@@ -141,8 +156,10 @@ let allScenarios = [
     Scenario(name: "concurrent16", path: "small.json", count: Int(16000 * scale), concurrency: 16, expectedBytes: -1),
     Scenario(name: "concurrent128", path: "small.json", count: Int(16000 * scale), concurrency: 128, expectedBytes: -1),
     Scenario(name: "body1mib", path: "big.bin", count: Int(400 * scale), concurrency: 1, expectedBytes: 1 << 20),
+    Scenario(name: "https16", path: "small.json", count: Int(8000 * scale), concurrency: 16, expectedBytes: -1, tls: true),
 ]
-let scenarios = allScenarios.filter { options.scenarios?.contains($0.name) ?? true }
+// https16 runs only with an https origin (`--tls-url`, `--tls-ca`), as `make bench-peers` gives.
+let scenarios = allScenarios.filter { (options.scenarios?.contains($0.name) ?? true) && (!$0.tls || options.tlsBase != nil) }
 
 /// A middleware that only passes the request on: what the chain itself costs.
 struct PassThrough: Middleware {
@@ -246,6 +263,25 @@ func cRequest(_ url: URL) async throws -> (url: String, fields: [String]) {
 
 /// The builder's defaults and nothing more (the redirect follower), as a user's first client is.
 let bareClient = Client.Builder(transport: CurlTransport()).build()
+
+/// The clients of the https16 scenario: the same, over transports that trust `--tls-ca` (HTTP/2
+/// over TLS is CurlTransport's default for https).
+struct TLSClients {
+    let transport: CurlTransport
+    let bare: Client
+    let user: Client
+
+    init(ca: String) {
+        var configuration = benchConfiguration
+        configuration.tls.caFile = ca
+        transport = CurlTransport(configuration: configuration)
+        var plain = CurlTransport.Configuration.default
+        plain.tls.caFile = ca
+        bare = Client.Builder(transport: CurlTransport(configuration: plain)).build()
+        user = makeUserClient(CurlTransport(configuration: plain))
+    }
+}
+let tlsClients = options.tlsCA.map(TLSClients.init)
 /// The builder's defaults and a memory cache: every request after the first is a hit (nginx
 /// answers `max-age=60`).
 let cachingClient: Client = {
@@ -282,9 +318,75 @@ func drive(
     }
 }
 
+/// One client's run of one scenario: its wall time, and its CPU time when it ran in another
+/// process (`nil`: this process's, measured around the run).
+struct Measured {
+    let seconds: Double
+    var cpuSeconds: Double?
+}
+
+/// The https16 scenario: the C clients trusting `--tls-ca` (`SLUICE_BENCH_CA`), the peer, and
+/// the Swift rows over transports that trust it.
+func runTLS(_ client: String, _ url: URL, _ scenario: Scenario, count: Int) async throws -> Measured {
+    guard let tls = tlsClients, let ca = options.tlsCA else { throw BenchFailure(description: "https16 needs --tls-url and --tls-ca") }
+    switch client {
+    case "libcurl-c", "libcurl-c-keep":
+        setenv("SLUICE_BENCH_CA", ca, 1)
+        defer { unsetenv("SLUICE_BENCH_CA") }
+        var bytes = 0
+        let seconds = sluice_bench_libcurl(url.absoluteString, Int32(count), Int32(scenario.concurrency), client == "libcurl-c" ? 0 : 1, &bytes, nil, 0)
+        guard seconds > 0 else { throw BenchFailure(description: "\(client): a transfer failed over https") }
+        return Measured(seconds: seconds)
+    case "ahc":
+        guard let peer = options.peer else { throw BenchFailure(description: "the ahc row needs --peer PATH (make bench-peers)") }
+        return try await runPeer(peer, url, scenario, count: count, ca: ca)
+    case "curl-transport", "client-bare", "client":
+        let start = ContinuousClock.now
+        try await drive(scenario, count: count, on: client == "curl-transport" ? tls.transport.executors : []) {
+            let response =
+                switch client {
+                case "curl-transport": try await tls.transport.send(HTTPRequest(url: url), context: RequestContext())
+                case "client-bare": try await tls.bare.get(url.absoluteString)
+                default: try await tls.user.send(try userRequest(url))
+                }
+            try check(response.status.code, response.body.count, scenario)
+        }
+        return Measured(seconds: start.duration(to: .now).timeInterval)
+    default:
+        throw BenchFailure(description: "\(client) does not run https16 (libcurl-c, libcurl-c-keep, ahc, curl-transport, client-bare, client do)")
+    }
+}
+
+/// AsyncHTTPClient's run of `scenario` (`ahc`), in sluice-bench-ahc's own process, which reports
+/// its wall and CPU time for the timed part; it warms up first, as this process did.
+func runPeer(_ path: String, _ url: URL, _ scenario: Scenario, count: Int, ca: String? = nil) async throws -> Measured {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments =
+        [
+            url.absoluteString, "--count", String(count), "--concurrency", String(scenario.concurrency), "--expected", String(scenario.expectedBytes),
+            "--warm-up", String(max(16, scenario.count / 20)),
+        ] + (ca.map { ["--tls-ca", $0] } ?? [])
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let line = try await Task.detached { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }.value
+    process.waitUntilExit()
+    let figures = line.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard process.terminationStatus == 0, figures.count == 2 else {
+        throw BenchFailure(description: "ahc: sluice-bench-ahc exited with \(process.terminationStatus), printing \(line)")
+    }
+    return Measured(seconds: figures[0], cpuSeconds: figures[1])
+}
+
 /// Seconds for one client on one scenario.
-func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Double {
-    let url = base.appendingPathComponent(scenario.path)
+func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Measured {
+    let url = ((scenario.tls ? options.tlsBase : nil) ?? base).appendingPathComponent(scenario.path)
+    if scenario.tls { return try await runTLS(client, url, scenario, count: count) }
+    if client == "ahc" {
+        guard let peer = options.peer else { throw BenchFailure(description: "the ahc row needs --peer PATH (make bench-peers)") }
+        return try await runPeer(peer, url, scenario, count: count)
+    }
     let start = ContinuousClock.now
     switch client {
     case "libcurl-c", "libcurl-c-keep":
@@ -297,7 +399,7 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
             sluice_bench_libcurl(target, Int32(count), Int32(scenario.concurrency), keep, &bytes, fields.baseAddress, Int32(fields.count))
         }
         guard seconds > 0 else { throw BenchFailure(description: "\(client): a transfer failed") }
-        return seconds
+        return Measured(seconds: seconds)
     case "client":
         try await drive(scenario, count: count) {
             let response = try await userClient.send(try userRequest(url))
@@ -330,8 +432,7 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Dou
             try check((response as? HTTPURLResponse)?.statusCode ?? 0, data.count, scenario)
         }
     }
-    let elapsed = start.duration(to: .now)
-    return elapsed.timeInterval
+    return Measured(seconds: start.duration(to: .now).timeInterval)
 }
 
 func cpuSeconds() -> Double {
@@ -354,7 +455,7 @@ func download(to path: String) async throws -> Int32 {
     return response.status.isSuccess ? 0 : 1
 }
 
-let clients = options.clients
+let clients = options.peer == nil || options.clients.contains("ahc") ? options.clients : options.clients + ["ahc"]
 
 func measure() async throws -> Int32 {
     var rps: [String: [Double]] = [:]
@@ -362,7 +463,8 @@ func measure() async throws -> Int32 {
 
     // Warm up: connections, caches, the event threads.
     for scenario in scenarios {
-        for client in clients { _ = try await run(client, scenario, count: max(16, scenario.count / 20)) }
+        // sluice-bench-ahc warms up in each of its runs.
+        for client in clients where client != "ahc" { _ = try await run(client, scenario, count: max(16, scenario.count / 20)) }
     }
 
     for round in 0..<rounds {
@@ -372,10 +474,10 @@ func measure() async throws -> Int32 {
                 // URLSession is about 5-20× slower: fewer requests keep a round short; req/s is per second.
                 let count = client == "urlsession" ? max(scenario.concurrency * 4, scenario.count / 5) : scenario.count
                 let cpuStart = cpuSeconds()
-                let seconds = try await run(client, scenario, count: count)
+                let measured = try await run(client, scenario, count: count)
                 let key = "\(client)/\(scenario.name)"
-                rps[key, default: []].append(Double(count) / seconds)
-                cpu[key, default: []].append((cpuSeconds() - cpuStart) / Double(count) * 1e6)
+                rps[key, default: []].append(Double(count) / measured.seconds)
+                cpu[key, default: []].append((measured.cpuSeconds ?? (cpuSeconds() - cpuStart)) / Double(count) * 1e6)
             }
         }
     }
@@ -399,19 +501,25 @@ func measure() async throws -> Int32 {
         print("")
         // Ratios to libcurl-c-keep when it ran (the fair reference: it keeps what a client returns).
         let referenceName = clients.contains("libcurl-c-keep") ? "libcurl-c-keep" : "libcurl-c"
-        print("| scenario | client | req/s | × \(referenceName) | client CPU µs/req | CPU × \(referenceName) |")
-        print("|---|---|---:|---:|---:|---:|")
+        // With the peer: ratios to AsyncHTTPClient too (above 1× in req/s and below in CPU is ahead).
+        let peer = clients.contains("ahc")
+        print(
+            "| scenario | client | req/s | × \(referenceName) | client CPU µs/req | CPU × \(referenceName) |"
+                + (peer ? " × ahc | CPU × ahc |" : ""))
+        print("|---|---|---:|---:|---:|---:|" + (peer ? "---:|---:|" : ""))
         for scenario in scenarios {
             let reference = median(rps["\(referenceName)/\(scenario.name)"]!)
             let referenceCPU = median(cpu["\(referenceName)/\(scenario.name)"]!)
+            let ahc = rps["ahc/\(scenario.name)"].map(median), ahcCPU = cpu["ahc/\(scenario.name)"].map(median)
             for client in clients {
                 let key = "\(client)/\(scenario.name)"
                 let value = median(rps[key]!)
                 let cpuMicroseconds = median(cpu[key]!)
+                let toPeer = ahc.flatMap { ahc in ahcCPU.map { String(format: " %.2f× | %.2f× |", value / ahc, cpuMicroseconds / $0) } } ?? ""
                 print(
                     String(
                         format: "| %@ | %@ | %.0f | %.2f× | %.1f | %.2f× |", scenario.name, client, value, value / reference, cpuMicroseconds,
-                        cpuMicroseconds / referenceCPU))
+                        cpuMicroseconds / referenceCPU) + toPeer)
             }
         }
         if let pipeline16 = rps["pipeline/concurrent16"].map(median), let session16 = rps["urlsession/concurrent16"].map(median) {

@@ -9,7 +9,8 @@
 /// failed transfer. `bytes` receives the body bytes read. With `keep`, every response's header
 /// lines and body are kept in fresh buffers, as a client that returns responses must. `fields`
 /// (`field_count` of them, `Name: value` lines in curl's CURLOPT_HTTPHEADER form) go on every
-/// request, so C can send the very head a Sluice client sent.
+/// request, so C can send the very head a Sluice client sent. An https URL's server is trusted
+/// when the CA file named by the environment's `SLUICE_BENCH_CA` signed it.
 double sluice_bench_libcurl(const char *url, int count, int concurrency, int keep, size_t *bytes, const char *const *fields, int field_count);
 
 /// zlib driven from C, the reference for SluiceGzip: gzip-compresses `input` (level 6, one member)
