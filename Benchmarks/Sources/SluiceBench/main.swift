@@ -24,7 +24,9 @@
 // defaults, `--leave-out a,b` drops some), client-bare (`Client.Builder(transport:
 // CurlTransport()).build()`, the builder's defaults alone, called with client.get from ordinary
 // tasks), client-cache-hit (the same with a memory cache, every request a hit; not in the default
-// list), urlsession (FoundationNetworking), ahc (AsyncHTTPClient 1.33.1, with `--peer PATH` to
+// list), client-bare-et and client-et (client-bare and client with each call on the transport's
+// event thread, Client.Configuration.prefersTransportExecutor, over one event thread per core; not in
+// the default list), urlsession (FoundationNetworking), ahc (AsyncHTTPClient 1.33.1, with `--peer PATH` to
 // sluice-bench-ahc from Benchmarks/Peers, `make bench-peers`: run in a process of its own, which
 // reports its own CPU time; the table then gives ratios to it too). `--as-sent CLIENT` makes the C clients send the head
 // that CLIENT (client, client-bare or curl-transport, with the same --only) sent: its request target
@@ -197,8 +199,8 @@ let loggedLines = Atomic<Int>(0)
 let userClient = makeUserClient(CurlTransport())
 
 /// The `client` row's client over `transport`.
-func makeUserClient(_ transport: CurlTransport) -> Client {
-    var builder = Client.Builder(transport: transport)
+func makeUserClient(_ transport: CurlTransport, configuration: Client.Configuration = .default) -> Client {
+    var builder = Client.Builder(transport: transport, configuration: configuration)
     builder.environment = [:]
     let out = options.leaveOut
     if !out.contains("hud") { builder.add(HUDMiddleware(presenter: CountingHUD())) }
@@ -263,6 +265,11 @@ func cRequest(_ url: URL) async throws -> (url: String, fields: [String]) {
 
 /// The builder's defaults and nothing more (the redirect follower), as a user's first client is.
 let bareClient = Client.Builder(transport: CurlTransport()).build()
+/// `client-bare-et` and `client-et`: the same clients with each call on the transport's event
+/// thread (`Client.Configuration.prefersTransportExecutor`).
+let onEventThread = Client.Configuration(prefersTransportExecutor: true)
+let bareClientET = Client.Builder(transport: CurlTransport(configuration: benchConfiguration), configuration: onEventThread).build()
+let userClientET = makeUserClient(CurlTransport(configuration: benchConfiguration), configuration: onEventThread)
 
 /// The clients of the https16 scenario: the same, over transports that trust `--tls-ca` (HTTP/2
 /// over TLS is CurlTransport's default for https).
@@ -400,13 +407,14 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Mea
         }
         guard seconds > 0 else { throw BenchFailure(description: "\(client): a transfer failed") }
         return Measured(seconds: seconds)
-    case "client":
+    case "client", "client-et":
+        let client = client == "client" ? userClient : userClientET
         try await drive(scenario, count: count) {
-            let response = try await userClient.send(try userRequest(url))
+            let response = try await client.send(try userRequest(url))
             try check(response.status.code, response.body.count, scenario)
         }
-    case "client-bare", "client-cache-hit":
-        let client = client == "client-bare" ? bareClient : cachingClient
+    case "client-bare", "client-bare-et", "client-cache-hit":
+        let client = client == "client-bare" ? bareClient : client == "client-bare-et" ? bareClientET : cachingClient
         try await drive(scenario, count: count) {
             let response = try await client.get(url.absoluteString)
             try check(response.status.code, response.body.count, scenario)

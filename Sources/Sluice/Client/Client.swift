@@ -63,6 +63,13 @@ public struct Client: Sendable {
         /// `Content-Length` says more, else as the count crosses it. 64 MiB by default; held to at
         /// least 0. A body the caller reads chunk by chunk (`stream(_:)`) is not bounded by it.
         public var maxResponseBodySize: Int
+        /// Whether each call runs on the event thread that runs its transfer (the transport's
+        /// ``HTTPTransport/preferredExecutor``, as `CurlTransport` offers): the chain, the transfer
+        /// and its completion then share one thread, one hop in and one out. When off, a call runs
+        /// on the cooperative pool, as its caller does, unless the caller already runs on the
+        /// event thread. A middleware of yours that blocks (file or database work done in place)
+        /// would hold up every transfer on that thread: move its work off it, or turn this off.
+        public var prefersTransportExecutor: Bool
 
         /// Settings with each value given, or its default.
         public init(
@@ -70,7 +77,8 @@ public struct Client: Sendable {
             acceptableStatusCodes: Range<Int> = 200..<300,
             acceptableContentTypes: [String]? = Configuration.defaultAcceptableContentTypes, redaction: Redaction = .default,
             decoder: JSONDecoder = JSONDecoder(), encoder: JSONEncoder = JSONEncoder(),
-            maxConcurrentRequests: Int? = nil, reportsCancellationAsError: Bool = false, maxResponseBodySize: Int = 64 << 20
+            maxConcurrentRequests: Int? = nil, reportsCancellationAsError: Bool = false, maxResponseBodySize: Int = 64 << 20,
+            prefersTransportExecutor: Bool = false
         ) {
             self.baseURL = baseURL
             self.timeout = timeout
@@ -83,6 +91,7 @@ public struct Client: Sendable {
             self.maxConcurrentRequests = maxConcurrentRequests
             self.reportsCancellationAsError = reportsCancellationAsError
             self.maxResponseBodySize = maxResponseBodySize
+            self.prefersTransportExecutor = prefersTransportExecutor
         }
 
         /// JSON, HTML, plain text, JavaScript, XML (`application/xml`, `text/xml`) and images; a
@@ -221,7 +230,7 @@ public struct Client: Sendable {
         // Anyone else's call runs on the cooperative pool, as the caller does: moving every call
         // onto the event thread measured no faster, and would make a middleware that blocks
         // hold up every transfer.
-        let executor = EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
+        let executor = configuration.prefersTransportExecutor || EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
         return try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
             try await pipeline.send(request, context: context)
         }
