@@ -12,7 +12,7 @@ import Sluice
 /// to the connection's close), and HTTP/2, end with the transfer.
 ///
 /// After that end, the transfer belongs to the request body: it ends when the stream does (or at
-/// the transport's `requestTimeout`, or when the client shuts down), and a failure while sending
+/// the call's deadline or the transport's `requestTimeout`, or when the client shuts down), and a failure while sending
 /// the rest has no reader left to tell; the server has answered.
 extension CurlTransfer {
     /// Turns the watch on for a request whose body is a stream (from configuring its body): the

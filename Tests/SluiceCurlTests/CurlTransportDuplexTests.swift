@@ -77,6 +77,27 @@ struct CurlTransportDuplexTests {
         requestBody.finish()
         #expect(await server.lines(count: 1) == ["received /length 12 -"])
     }
+
+    /// A request body that fails after the answer was read ends the upload (the server never
+    /// sees its end) and reaches no one, since the answer was whole; the client goes on serving
+    /// calls.
+    @Test func aRequestBodyThatFailsAfterTheAnswerEndsTheUploadQuietly() async throws {
+        struct Broken: Error {}
+        let server = try await ScriptServer.start("duplex.py")
+        let client = Client(transport: CurlTransport())
+        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
+        requestBody.yield(Data("half ".utf8))
+        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/chunked")!)
+        request.body = .stream(.oneShot(length: nil, chunks))
+        let response = try await client.stream(request, timeout: .seconds(10))
+        #expect(String(decoding: try await response.bodyStream!.collect(), as: UTF8.self) == "ready")
+        requestBody.finish(throwing: Broken())
+        let next = try await client.send(
+            HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!, body: .bytes(Data("abc".utf8))))
+        #expect(String(decoding: next.body, as: UTF8.self) == "ready")
+        // Only the second request's body was read whole: the first's never ended.
+        #expect(await server.lines(count: 1) == ["received /length 3 -"])
+    }
 }
 
 /// The scanner that tells where a chunked body ends, fed in pieces of every size.
