@@ -11,6 +11,8 @@
 # C sending the builder's defaults' head, so what is left is Sluice's own. SLUICE_INSTRUCTION_LENGTH=4
 # runs the longer of the two counts four times as long: steadier rows at four times the wait (at
 # the default, 1, a row moves by up to ±1,500 between sittings).
+# SLUICE_INSTRUCTION_SCENARIOS="sequential" runs one scenario instead of both (sequential
+# concurrent16): half the wait.
 set -euo pipefail
 url=${1:?nginx base URL} bin=${2:-Benchmarks/.build/release/sluice-bench}
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
@@ -42,7 +44,7 @@ per_request() {
   echo $(((b - a) / (nb - na)))
 }
 
-scenarios="sequential concurrent16"
+scenarios=${SLUICE_INSTRUCTION_SCENARIOS:-sequential concurrent16}
 printf '| scenario | client | instructions per request |\n|---|---|---:|\n'
 for name in $scenarios; do
   for client in ${SLUICE_INSTRUCTION_CLIENTS:-libcurl-c-keep curl-transport pipeline-1thread client-bare client-cache-hit client}; do
