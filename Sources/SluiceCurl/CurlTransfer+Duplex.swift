@@ -12,8 +12,8 @@ import Sluice
 /// to the connection's close), and HTTP/2, end with the transfer.
 ///
 /// After that end, the transfer belongs to the request body: it ends when the stream does (or at
-/// the call's deadline or the transport's `requestTimeout`, or when the client shuts down), and a failure while sending
-/// the rest has no reader left to tell; the server has answered.
+/// the call's deadline or the transport's `requestTimeout`, or when the client shuts down), and
+/// a failure while sending the rest has no reader left to tell; the server has answered.
 extension CurlTransfer {
     /// Turns the watch on for a request whose body is a stream (from configuring its body): the
     /// debug callback then sees the response's raw bytes.
@@ -34,8 +34,8 @@ extension CurlTransfer {
         } else if codings.isEmpty {
             if statusLineCode == 204 || statusLineCode == 304 {
                 duplexLength = 0
-            } else if let declared = headers.values(for: "Content-Length").first, let length = Int64(declared), length >= 0 {
-                duplexLength = length  // one valid value: `finishHeaders` refused the others
+            } else if let declared = sectionLines.declaredLength {
+                duplexLength = Int64(declared)  // noted line by line; `finishHeaders` refused values that disagree
             }
         }
         if duplexLength == 0 { queueDuplexCheck() }

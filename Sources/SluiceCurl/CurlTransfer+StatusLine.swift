@@ -38,6 +38,9 @@ extension CurlTransfer {
         /// optional whitespace around it).
         var contentLengths = 0
         var plainContentLengths = 0
+        /// The length the last plain `Content-Length` line declared: the body's, once the section
+        /// passed `contentLengthProblem` (every value agrees).
+        var declaredLength: Int?
         /// A line that continues the one before (obsolete folding): values are joined later, so
         /// nothing seen line by line can be trusted.
         var folded = false
@@ -58,7 +61,10 @@ extension CurlTransfer {
             } else if CurlTransfer.hasName(line, contentLengthName) {
                 contentLengths += 1
                 let length = CurlTransfer.plainNumber(line, from: contentLengthName.count + 1)
-                if length != nil { plainContentLengths += 1 }
+                if length != nil {
+                    plainContentLengths += 1
+                    declaredLength = length
+                }
                 return length
             } else if CurlTransfer.hasName(line, transferEncodingName) {
                 transferEncoding = true
