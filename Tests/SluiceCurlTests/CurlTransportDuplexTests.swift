@@ -12,6 +12,20 @@ import Testing
 /// and reads the body after.
 @Suite("Full duplex", .timeLimit(.minutes(1)))
 struct CurlTransportDuplexTests {
+    /// A POST to `path` on `server` whose body is a stream that has sent `first` and stays open:
+    /// the returned continuation adds to it and ends it. `shaped` may add to the stream (trailers).
+    static func openUpload(
+        to server: ScriptServer, _ path: String, first: String, shaped: (HTTPBody.Stream) -> HTTPBody.Stream = { $0 }
+    ) -> (HTTPRequest, AsyncThrowingStream<Data, any Error>.Continuation) {
+        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
+        requestBody.yield(Data(first.utf8))
+        var request = HTTPRequest(method: .post, url: url(server, path))
+        request.body = .stream(shaped(.oneShot(length: nil, chunks)))
+        return (request, requestBody)
+    }
+
+    static func url(_ server: ScriptServer, _ path: String) -> URL { URL(string: "http://127.0.0.1:\(server.port)\(path)")! }
+
     /// Each framing: a declared length, none (204), chunks (with an extension), chunks with
     /// trailer fields, chunks written a byte at a time, and a gzip body with a declared length
     /// that curl decodes (the length is the coded one).
@@ -21,10 +35,7 @@ struct CurlTransportDuplexTests {
         var configuration = CurlTransport.Configuration()
         configuration.decodesContentEncoding = path == "/gzip"
         let client = Client(transport: CurlTransport(configuration: configuration))
-        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
-        requestBody.yield(Data("hello, ".utf8))
-        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
-        request.body = .stream(.oneShot(length: nil, chunks))
+        let (request, requestBody) = Self.openUpload(to: server, path, first: "hello, ")
         // Past 10 s (the end never delivered), the read fails with .timedOut.
         let response = try await client.stream(request, timeout: .seconds(10))
         let body = try await response.bodyStream!.collect()
@@ -33,7 +44,7 @@ struct CurlTransportDuplexTests {
         #expect(server.lines.isEmpty)
         requestBody.yield(Data("world".utf8))
         requestBody.finish()
-        #expect(await server.lines(count: 1) == ["received \(path) 12 -"])
+        #expect(try await server.lines(count: 1) == ["received \(path) 12 -"])
     }
 
     /// The request body, finished after the answer was read, still carries its trailers; and the
@@ -42,21 +53,20 @@ struct CurlTransportDuplexTests {
         let server = try await ScriptServer.start("duplex.py")
         let client = Client(transport: CurlTransport())
         for index in 0..<3 {
-            let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
-            requestBody.yield(Data("part one ".utf8))
-            var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/chunked")!)
-            request.body = .stream(.oneShot(length: nil, chunks).withTrailers { ["X-Index": String(index)] })
+            let (request, requestBody) = Self.openUpload(to: server, "/chunked", first: "part one ") {
+                $0.withTrailers { ["X-Index": String(index)] }
+            }
             let response = try await client.stream(request, timeout: .seconds(10))
             #expect(String(decoding: try await response.bodyStream!.collect(), as: UTF8.self) == "ready")
             requestBody.yield(Data("part two".utf8))
             requestBody.finish()
-            #expect(await server.lines(count: index + 1).last == "received /chunked 17 X-Index")
+            #expect(try await server.lines(count: index + 1).last == "received /chunked 17 X-Index")
         }
         // A call with an ordinary body on the same client, after the duplex ones.
         let plain = try await client.send(
-            HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!, body: .bytes(Data("abc".utf8))))
+            HTTPRequest(method: .post, url: Self.url(server, "/length"), body: .bytes(Data("abc".utf8))))
         #expect(String(decoding: plain.body, as: UTF8.self) == "ready")
-        #expect(await server.lines(count: 4).last == "received /length 3 -")
+        #expect(try await server.lines(count: 4).last == "received /length 3 -")
     }
 
     /// A reader that lets the body go after its end does not cancel the upload: the request
@@ -64,10 +74,7 @@ struct CurlTransportDuplexTests {
     @Test func droppingTheEndedBodyLeavesTheUploadRunning() async throws {
         let server = try await ScriptServer.start("duplex.py")
         let client = Client(transport: CurlTransport())
-        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
-        requestBody.yield(Data("first ".utf8))
-        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!)
-        request.body = .stream(.oneShot(length: nil, chunks))
+        let (request, requestBody) = Self.openUpload(to: server, "/length", first: "first ")
         do {
             let response = try await client.stream(request, timeout: .seconds(10))
             _ = try await response.bodyStream!.collect()
@@ -75,7 +82,7 @@ struct CurlTransportDuplexTests {
         try await Task.sleep(for: .milliseconds(50))
         requestBody.yield(Data("second".utf8))
         requestBody.finish()
-        #expect(await server.lines(count: 1) == ["received /length 12 -"])
+        #expect(try await server.lines(count: 1) == ["received /length 12 -"])
     }
 
     /// A request body that fails after the answer was read ends the upload (the server never
@@ -85,18 +92,15 @@ struct CurlTransportDuplexTests {
         struct Broken: Error {}
         let server = try await ScriptServer.start("duplex.py")
         let client = Client(transport: CurlTransport())
-        let (chunks, requestBody) = AsyncThrowingStream<Data, any Error>.makeStream()
-        requestBody.yield(Data("half ".utf8))
-        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/chunked")!)
-        request.body = .stream(.oneShot(length: nil, chunks))
+        let (request, requestBody) = Self.openUpload(to: server, "/chunked", first: "half ")
         let response = try await client.stream(request, timeout: .seconds(10))
         #expect(String(decoding: try await response.bodyStream!.collect(), as: UTF8.self) == "ready")
         requestBody.finish(throwing: Broken())
         let next = try await client.send(
-            HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:\(server.port)/length")!, body: .bytes(Data("abc".utf8))))
+            HTTPRequest(method: .post, url: Self.url(server, "/length"), body: .bytes(Data("abc".utf8))))
         #expect(String(decoding: next.body, as: UTF8.self) == "ready")
         // Only the second request's body was read whole: the first's never ended.
-        #expect(await server.lines(count: 1) == ["received /length 3 -"])
+        #expect(try await server.lines(count: 1) == ["received /length 3 -"])
     }
 }
 

@@ -66,10 +66,11 @@ package final class ScriptServer: Sendable {
     /// The lines the script printed after its port, so far.
     package var lines: [String] { received.withLock { $0 } }
 
-    /// The lines so far, once at least `count` have come (or after `timeout`, with what came).
-    package func lines(count: Int, timeout: Duration = .seconds(10)) async -> [String] {
-        let end = ContinuousClock.now + timeout
-        while lines.count < count, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(10)) }
+    /// The lines so far, once at least `count` have come.
+    ///
+    /// - Throws: ``Wait/TimedOut`` when they do not.
+    package func lines(count: Int) async throws -> [String] {
+        try await Wait.until("the server printed \(count) lines") { lines.count >= count }
         return lines
     }
 
