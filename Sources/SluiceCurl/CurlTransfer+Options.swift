@@ -296,7 +296,7 @@ extension CurlTransfer {
     /// Digest credentials for a request to their origin; none for any other (a pooled handle
     /// may have carried them for an earlier request).
     func configureDigest(_ handle: UnsafeMutableRawPointer, _ credentials: CurlTransport.DigestCredentials) throws {
-        let covered = credentials.covers(request.url)
+        let covered = credentials.covers(request.authorityURL)
         sluice_easy_setopt_long(handle, CURLOPT_HTTPAUTH, covered ? sluice_curlauth_digest() : sluice_curlauth_basic())
         for (option, value) in [(CURLOPT_USERNAME, credentials.user), (CURLOPT_PASSWORD, credentials.password)] {
             let code = covered ? sluice_easy_setopt_string(handle, option, value) : sluice_easy_setopt_pointer(handle, option, nil)

@@ -19,7 +19,7 @@ extension CurlTransfer {
     /// Sets `CURLOPT_URL`, and `CURLOPT_REQUEST_TARGET` when ``targetSplit(_:)`` allows; clears the
     /// target otherwise (the handle may be a recycled one).
     func configureURL(_ handle: UnsafeMutableRawPointer) throws {
-        var url = request.url.absoluteString
+        var url = request.urlText
         let splitDone: Bool = try url.withUTF8 { bytes in
             guard sendsQueryAsTarget, let split = Self.targetSplit(bytes), let base = bytes.baseAddress else { return false }
             // One buffer: the URL up to its `?`, a NUL, the path and query, a NUL. curl copies both.

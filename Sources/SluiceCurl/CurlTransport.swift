@@ -426,7 +426,8 @@ public final class CurlTransport: HTTPTransport {
     /// (`.invalidURL`), and one with a field no request may carry (`.invalidHeader`).
     static func validate(_ request: HTTPRequest) throws(SluiceError) {
         try request.headers.validated()
-        let url = request.url
+        // Scheme and host only: the URL a signer's query was added to has the same.
+        let url = request.authorityURL
         let start = Self.schemeStart(url.absoluteString)
         guard start != .other else {
             throw SluiceError(

@@ -55,7 +55,7 @@ extension LogRecord {
         }
         return LogEntry(
             text: text, level: configuration.level, outcome: outcome, method: request.method.rawValue,
-            url: configuration.redaction.url(request.url), status: response?.status.code, milliseconds: milliseconds,
+            url: configuration.redaction.url(text: request.urlText), status: response?.status.code, milliseconds: milliseconds,
             attempts: response?.attempts, source: response?.source.description, requestID: requestID,
             operation: request.operationName, errorCode: errorCode, stage: stage)
     }

@@ -33,7 +33,7 @@ struct LogRecord {
         var line = LineBuffer()
         line.paint("1", colours) { $0.append(contentsOf: request.method.rawValue) }
         line.append(UInt8(ascii: " "))
-        line.append(contentsOf: redaction.url(request.url).escapingControlCharacters())
+        line.append(contentsOf: redaction.url(text: request.urlText).escapingControlCharacters())
         if let operation = request.operationName {
             line.append(" (")
             line.append(contentsOf: operation.escapingControlCharacters())
@@ -183,7 +183,7 @@ struct LogRecord {
                 inner.string("stage", span.stage.description)
             }
         }
-        json.string("url", redaction.url(request.url))
+        json.string("url", redaction.url(text: request.urlText))
         return json.finish()
     }
 

@@ -76,17 +76,35 @@ public enum Digest: String, Sendable, Hashable {
     }
 }
 
+extension Digest {
+    /// HMAC of `text`'s UTF-8 under `key`, written as lowercase hex or base64, with no copy of
+    /// the text and no `Data` for the MAC: a signer's one call per request.
+    ///
+    /// - Throws: `.other` only when libcrypto cannot allocate memory.
+    func hmac(key: Data, _ text: String, hex: Bool) throws(SluiceError) -> String {
+        var text = text
+        let written = text.withUTF8 { bytes in
+            HMACContexts.mac(self, key: key, UnsafeRawBufferPointer(bytes)) { mac in
+                hex ? Data.hex(mac) : Data(mac).base64EncodedString()
+            }
+        }
+        guard let written else { throw SluiceError(.other, "libcrypto could not compute HMAC-\(rawValue) (out of memory?)") }
+        return written
+    }
+}
+
 extension Data {
     /// Lowercase hexadecimal.
-    var hex: String {
-        withUnsafeBytes { bytes in
-            String(unsafeUninitializedCapacity: bytes.count * 2) { text in
-                for (index, byte) in bytes.enumerated() {
-                    text[2 * index] = Self.hexDigit(byte >> 4)
-                    text[2 * index + 1] = Self.hexDigit(byte & 0x0F)
-                }
-                return bytes.count * 2
+    var hex: String { withUnsafeBytes { Self.hex($0) } }
+
+    /// `bytes` in lowercase hexadecimal.
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            for index in 0..<bytes.count {
+                text[2 * index] = hexDigit(bytes[index] >> 4)
+                text[2 * index + 1] = hexDigit(bytes[index] & 0x0F)
             }
+            return bytes.count * 2
         }
     }
 

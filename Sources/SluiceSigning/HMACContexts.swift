@@ -53,15 +53,21 @@ enum HMACContexts {
 
     /// HMAC-`digest` of `data` under `key`, or nil when libcrypto cannot allocate memory.
     static func mac(_ digest: Digest, key: Data, _ data: Data) -> Data? {
+        data.withUnsafeBytes { bytes in mac(digest, key: key, bytes) { Data($0) } }
+    }
+
+    /// `body` over HMAC-`digest` of `bytes` under `key` (the MAC lives only for the call), or nil
+    /// when libcrypto cannot allocate memory: a signer writes it out as hex or base64 without a
+    /// `Data` in between.
+    static func mac<Result>(_ digest: Digest, key: Data, _ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
         guard let (template, context) = take(digest, key: key) else { return nil }
-        let updated = data.withUnsafeBytes { EVP_MAC_update(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
-        let mac = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { output -> Data? in
+        defer { giveBack(context, to: template) }
+        guard EVP_MAC_update(context, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == 1 else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { output -> Result? in
             var length = 0
-            guard updated == 1, let base = output.baseAddress, EVP_MAC_final(context, base, &length, output.count) == 1 else { return nil }
-            return Data(bytes: base, count: length)
+            guard let base = output.baseAddress, EVP_MAC_final(context, base, &length, output.count) == 1 else { return nil }
+            return body(UnsafeRawBufferPointer(start: base, count: length))
         }
-        giveBack(context, to: template)
-        return mac
     }
 
     /// A context keyed for `digest` and `key`, ready for a message: a spare, or a fresh copy.

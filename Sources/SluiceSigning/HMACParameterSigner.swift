@@ -71,24 +71,31 @@ public struct HMACParameterSigner: Signer {
     /// How it behaves.
     public let configuration: Configuration
 
+    /// The timestamp's and the nonce's names, encoded once.
+    private let encodedTimestampName: String
+    private let encodedNonceName: String
+
     /// One with `configuration`.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        encodedTimestampName = SigningText.encode(configuration.timestampName)
+        encodedNonceName = SigningText.encode(configuration.nonceName)
     }
 
     /// `request` with the timestamp, the nonce and the signature.
     public func sign(_ request: HTTPRequest, date: Date) throws(SluiceError) -> HTTPRequest {
-        let added = SigningText.encoded([
-            (configuration.timestampName, String(Int(clamping: date.timeIntervalSince1970))), (configuration.nonceName, configuration.nonce()),
-        ])
-        let formPairs = SigningText.formPairs(request)
-        let isForm =
-            !formPairs.isEmpty || request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        let added = [
+            // Digits and perhaps a minus sign: nothing to encode.
+            (name: encodedTimestampName, value: String(Int(clamping: date.timeIntervalSince1970))),
+            (name: encodedNonceName, value: SigningText.encode(configuration.nonce())),
+        ]
+        let isForm = SigningText.isForm(request)
+        let existing = SigningText.queryPairs(request.url) + (isForm ? SigningText.formPairs(request) : [])
         // What `stringToSign` reads off the signed request, without building it twice: the added
         // pairs go where `adding` puts them, and decoding gives back what encoding wrote. Each
         // added pair is encoded once, for the text signed and for the request.
-        let text = SigningText.sortedAndJoined(SigningText.encoded(SigningText.queryPairs(request.url) + formPairs) + added)
-        let signature = try self.signature(of: text)
+        let text = SigningText.sortedAndJoined(existing.isEmpty ? added : SigningText.encoded(existing) + added)
+        let signature = try configuration.digest.hmac(key: configuration.key, text, hex: configuration.encoding == .hex)
         switch configuration.placement {
         case .header(let name):
             var signed = try adding(added, to: request, inForm: isForm)
@@ -113,11 +120,6 @@ public struct HMACParameterSigner: Signer {
         SigningText.normalized(SigningText.queryPairs(request.url) + SigningText.formPairs(request))
     }
 
-    private func signature(of text: String) throws(SluiceError) -> String {
-        let mac = try configuration.digest.hmac(key: configuration.key, Data(text.utf8))
-        return configuration.encoding == .hex ? mac.hex : mac.base64EncodedString()
-    }
-
     /// `request` with `pairs` (encoded) added to its form body or query.
     private func adding(_ pairs: [(name: String, value: String)], to request: HTTPRequest, inForm: Bool) throws(SluiceError) -> HTTPRequest {
         var request = request
@@ -127,7 +129,7 @@ public struct HMACParameterSigner: Signer {
             request.body = .bytes(Data((existing.isEmpty ? encoded : existing + "&" + encoded).utf8))
             return request
         }
-        request.url = try URLQuery.appending(encoded, to: request.url)
+        try request.appendQuery(encoded: encoded)
         return request
     }
 }

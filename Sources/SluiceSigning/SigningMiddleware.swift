@@ -54,11 +54,7 @@ public struct SigningMiddleware: Middleware, CredentialSource {
         var signed = try await signer.sign(sent, date: configuration.clock())
         // The fields the signer added or changed carry credentials: a redirect to another origin
         // drops them when this middleware sits outside the redirect follower.
-        var added: Set<String> = []
-        for field in signed.headers
-        where !sent.headers.contains(field.name) || sent.headers.values(for: field.name) != signed.headers.values(for: field.name) {
-            added.insert(field.name.lowercased())
-        }
+        let added = signed.headers.changedNames(from: sent.headers)
         if !added.isEmpty { signed.credentialFields.formUnion(added) }
         return try await next(signed, context)
     }

@@ -29,10 +29,16 @@ import Sluice
 
     /// The pairs of an `application/x-www-form-urlencoded` in-memory body.
     static func formPairs(_ request: HTTPRequest) -> [(String, String)] {
-        guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-            case .bytes(let body) = request.body
-        else { return [] }
+        guard isForm(request), case .bytes(let body) = request.body else { return [] }
         return pairs(String(decoding: body, as: UTF8.self), plusIsSpace: true)
+    }
+
+    /// Whether the request's `Content-Type` is `application/x-www-form-urlencoded` (any case,
+    /// parameters after it allowed).
+    static func isForm(_ request: HTTPRequest) -> Bool {
+        guard let type = request.headers["Content-Type"] else { return false }
+        let form = "application/x-www-form-urlencoded".utf8
+        return type.utf8.count >= form.count && zip(type.utf8, form).allSatisfy { HTTPFields.asciiLowercased($0) == $1 }
     }
 
     /// Pairs encoded, sorted by name then value (byte order), joined as `name=value&…`: AWS's
@@ -53,26 +59,29 @@ import Sluice
 
     /// Encoded pairs as `name=value&…`, in their order, written once into the string's own storage.
     static func joined(_ encoded: [(name: String, value: String)]) -> String {
-        let count = encoded.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+        var count = 0
+        for pair in encoded { count += pair.name.utf8.count + pair.value.utf8.count + 2 }
         guard count > 0 else { return "" }
         return String(unsafeUninitializedCapacity: count) { buffer in
             var end = 0
-            func write(_ text: String) {
-                var text = text
-                text.withUTF8 { end += UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: $0) }
-            }
-            for (index, pair) in encoded.enumerated() {
+            for index in encoded.indices {
                 if index > 0 {
                     buffer[end] = UInt8(ascii: "&")
                     end += 1
                 }
-                write(pair.name)
+                end = append(encoded[index].name, to: buffer, at: end)
                 buffer[end] = UInt8(ascii: "=")
-                end += 1
-                write(pair.value)
+                end = append(encoded[index].value, to: buffer, at: end + 1)
             }
             return end
         }
+    }
+
+    /// Writes `text`'s bytes into `buffer` from `start`; where they end.
+    @inline(__always)
+    private static func append(_ text: String, to buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var text = text
+        return text.withUTF8 { start + UnsafeMutableBufferPointer(rebasing: buffer[start...]).initialize(fromContentsOf: $0) }
     }
 
     /// A random (version 4) UUID in lowercase, with or without its dashes: a nonce. Made from the

@@ -16,6 +16,31 @@ struct HTTPFieldsTests {
         #expect(fields.contains("x-trace"))
     }
 
+    /// What a signer changed: the fast path (fields only added after the kept ones) and the
+    /// general one (a value changed in place, a field removed, raw fields) give the same names.
+    @Test func changedNamesAreTheAddedChangedAndRepeatedOnes() throws {
+        let sent: HTTPFields = ["Accept": "*/*", "X-Trace": "1"]
+        var added = sent
+        try added.append(name: "X-Signature", value: "abc")
+        try added.append(name: "accept", value: "text/html")  // a second value for a kept name
+        #expect(added.changedNames(from: sent) == ["x-signature", "accept"])
+        #expect(sent.changedNames(from: sent).isEmpty)
+
+        var changed = sent
+        try changed.set(name: "X-Trace", value: "2")
+        #expect(changed.changedNames(from: sent) == ["x-trace"])
+        var renamed = HTTPFields()
+        try renamed.append(name: "accept", value: "*/*")  // another case, the same value: no change
+        try renamed.append(name: "X-Trace", value: "1")
+        #expect(renamed.changedNames(from: sent).isEmpty)
+        var removed = sent
+        removed.remove(name: "Accept")
+        #expect(removed.changedNames(from: sent).isEmpty)  // only what is there now counts
+
+        let raw = try HTTPFields(parsing: Array("Accept: */*\r\nX-Trace: 1\r\nAuthorization: k\r\n".utf8))
+        #expect(raw.changedNames(from: sent) == ["authorization"])
+    }
+
     @Test func dictionaryLiteralKeepsOrder() {
         let fields: HTTPFields = ["B": "2", "A": "1", "C": "3"]
         #expect(fields.map(\.name) == ["B", "A", "C"])

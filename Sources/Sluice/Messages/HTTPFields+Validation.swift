@@ -23,7 +23,7 @@ extension HTTPFields {
     }
 
     @inline(__always)
-    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    package static func asciiLowercased(_ byte: UInt8) -> UInt8 {
         (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) ? byte | 0x20 : byte
     }
 

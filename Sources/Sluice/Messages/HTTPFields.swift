@@ -168,6 +168,34 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         return fields.contains { Self.matches($0, name) }
     }
 
+    /// The names, lowercased, of the fields whose values differ from `base`'s: added, changed or
+    /// repeated (a name counts when its list of values, in order, is not `base`'s). `package`: for
+    /// a stage that marks what it added as carrying credentials.
+    ///
+    /// ```swift
+    /// let sent: HTTPFields = ["Accept": "*/*"]
+    /// var signed = sent
+    /// try signed.set(name: "X-Signature", value: "abc")
+    /// signed.changedNames(from: sent)   // ["x-signature"]
+    /// ```
+    package func changedNames(from base: HTTPFields) -> Set<String> {
+        // The usual change, fields added after the ones there were: the added fields' names, and
+        // no value is read or compared but the kept ones (equal Strings of one storage compare at
+        // once).
+        if block == nil, base.block == nil, fields.count >= base.fields.count,
+            fields.prefix(base.fields.count).elementsEqual(base.fields)
+        {
+            return Set(fields.dropFirst(base.fields.count).map { $0.name.lowercased() })
+        }
+        var changed: Set<String> = []
+        for field in self where !changed.contains(field.name.lowercased()) {
+            if !base.contains(field.name) || base.values(for: field.name) != values(for: field.name) {
+                changed.insert(field.name.lowercased())
+            }
+        }
+        return changed
+    }
+
     // MARK: Changing
 
     /// Makes room for `count` fields, so adding that many does not reallocate. A hint, held to

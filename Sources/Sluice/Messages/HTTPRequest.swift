@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An HTTP request: a value that middleware change by copying.
 ///
@@ -22,8 +23,18 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// The target; a relative URL is joined to the client's base URL when a ``Client`` sends it.
     public var url: URL {
-        get { storage.url }
-        _modify { makeUnique(); yield &storage.url }
+        get {
+            switch storage.target {
+            case .url(let url): url
+            case .text(let text): text.url
+            }
+        }
+        _modify {
+            makeUnique()
+            var url = self.url
+            defer { storage.target = .url(url) }
+            yield &url
+        }
     }
 
     /// The header fields, in order, repeated names kept.
@@ -67,13 +78,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// A request for `url` with `method`, `headers` and `body`.
     public init(method: HTTPMethod = .get, url: URL, headers: HTTPFields = [:], body: HTTPBody = .empty) {
-        storage = Storage(method: method, url: url, headers: headers, body: body, options: RequestOptions(), redaction: .default)
+        storage = Storage(method: method, target: .url(url), headers: headers, body: body, options: RequestOptions(), redaction: .default)
     }
 
     /// `"GET https://example.com/path"`.
     /// The method and the URL as the request's ``redaction`` shows it: no password or secret query
     /// value, so a message or log line that quotes a request never carries one.
-    public var description: String { "\(method) \(redaction.url(url))" }
+    public var description: String { "\(method) \(redaction.url(text: urlText))" }
 
     // The fields live in one copy-on-write box, so passing a request down the chain moves one
     // reference instead of copying every field at every hop.
@@ -91,15 +102,15 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// refuses.
     private final class Storage: @unchecked Sendable {
         @exclusivity(unchecked) var method: HTTPMethod
-        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var target: Target
         @exclusivity(unchecked) var headers: HTTPFields
         @exclusivity(unchecked) var body: HTTPBody
         @exclusivity(unchecked) var options: RequestOptions
         @exclusivity(unchecked) var redaction: Redaction
 
-        init(method: HTTPMethod, url: URL, headers: HTTPFields, body: HTTPBody, options: RequestOptions, redaction: Redaction) {
+        init(method: HTTPMethod, target: Target, headers: HTTPFields, body: HTTPBody, options: RequestOptions, redaction: Redaction) {
             self.method = method
-            self.url = url
+            self.target = target
             self.headers = headers
             self.body = body
             self.options = options
@@ -107,7 +118,81 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            Storage(method: method, url: url, headers: headers, body: body, options: options, redaction: redaction)
+            Storage(method: method, target: target, headers: headers, body: body, options: options, redaction: redaction)
         }
+    }
+
+    /// The request's URL: as set, or as the text a stage built, made a `URL` only when someone
+    /// reads ``url`` (a signer's query sent by the transport as text is never parsed again).
+    enum Target: Sendable {
+        case url(URL)
+        case text(URLText)
+    }
+
+    /// The URL's text, as ``HTTPRequest/url``'s `absoluteString` would give it: what the transport
+    /// sends, what a log line shows. Reading it never parses a URL. `package`: for the transport
+    /// and the stages that only show or send the URL.
+    package var urlText: String {
+        switch storage.target {
+        case .url(let url): url.absoluteString
+        case .text(let text): text.text
+        }
+    }
+
+    /// A URL with the request's scheme and authority: ``url`` itself, or for a URL kept as text,
+    /// the one its query was added to. For checks that read neither path nor query (the scheme,
+    /// the host, the origin, user information), without parsing the text. `package`.
+    package var authorityURL: URL {
+        switch storage.target {
+        case .url(let url): url
+        case .text(let text): text.base
+        }
+    }
+
+    /// Adds `encodedPairs` (`name=value&…`) to the URL's query, as ``URLQuery/appending(_:to:)``
+    /// does. When every byte of them is one a query may hold as it is (RFC 3986's unreserved
+    /// characters, `%XX`, `=` and `&`: a signer's strictly encoded pairs), the URL is kept as its
+    /// text and parsed only if ``url`` is read; the transport sends the text. `package`: for
+    /// stages that add parameters to every request.
+    ///
+    /// - Throws: `.invalidURL` when other bytes make an invalid URL.
+    package mutating func appendQuery(encoded encodedPairs: String) throws(SluiceError) {
+        guard !encodedPairs.isEmpty else { return }
+        guard URLQuery.isStrictlyEncoded(encodedPairs) else {
+            url = try URLQuery.appending(encodedPairs, to: url)
+            return
+        }
+        let base = url
+        let text = URLQuery.appendingText(encodedPairs, to: urlText)
+        makeUnique()
+        storage.target = .text(URLText(text, base: base))
+    }
+}
+
+/// A URL kept as its text, parsed on first read. The parsed URL is published once, atomically,
+/// so requests that share the text (copies share their storage) may read it from any task; two
+/// first reads at once both parse, and both get the one published.
+final class URLText: Sendable {
+    let text: String
+    /// The URL the text was built from: what a read gives should the parser refuse the text,
+    /// which `HTTPRequest.appendQuery(encoded:)` rules out by what it lets through.
+    let base: URL
+    private let parsed = AtomicLazyReference<Parsed>()
+
+    /// A box for the parsed URL, which `AtomicLazyReference` needs a class for.
+    private final class Parsed: Sendable {
+        let url: URL
+        init(_ url: URL) { self.url = url }
+    }
+
+    init(_ text: String, base: URL) {
+        self.text = text
+        self.base = base
+    }
+
+    /// The URL, parsed on the first read.
+    var url: URL {
+        if let parsed = parsed.load() { return parsed.url }
+        return parsed.storeIfNil(Parsed(URL(string: text) ?? base)).url
     }
 }

@@ -87,6 +87,9 @@ public enum PercentEncoding {
         return String(decoding: result, as: UTF8.self)
     }
 
+    /// Whether `byte` is one of RFC 3986's unreserved characters.
+    package static func isUnreserved(_ byte: UInt8) -> Bool { unreserved[Int(byte)] }
+
     /// RFC 3986's unreserved bytes, `A–Z a–z 0–9 - . _ ~`, by byte value.
     private static let unreserved: [Bool] = (0..<256).map { byte in
         switch UInt8(byte) {
@@ -186,7 +189,7 @@ public enum PercentEncoding {
         }
     }
 
-    private static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
+    static func isHex(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
 
     private static func allowed(_ byte: UInt8, _ component: Component) -> Bool {
         switch byte {

@@ -17,11 +17,20 @@ public enum URLQuery {
     /// - Throws: `.invalidURL` quoting the result when it is not a URL.
     public static func appending(_ encodedPairs: String, to url: URL) throws(SluiceError) -> URL {
         guard !encodedPairs.isEmpty else { return url }
-        var whole = url.absoluteString
+        let joined = appendingText(encodedPairs, to: url.absoluteString)
+        guard let result = URL(string: joined) else {
+            throw SluiceError(.invalidURL, "adding query parameters made an invalid URL: \(String(reflecting: joined))")
+        }
+        return result
+    }
+
+    /// The URL text `url` with `encodedPairs` added to its query, before any fragment: one pass
+    /// over the bytes and one string built (the query's end, a fragment's `#` or the end, and
+    /// whether a `?` and a separator are needed).
+    static func appendingText(_ encodedPairs: String, to url: String) -> String {
+        var whole = url
         var pairs = encodedPairs
-        // One pass over the bytes and one string built: the query's end (a fragment's `#`, or the
-        // end), and whether a `?` and a separator are needed.
-        let joined = whole.withUTF8 { url in
+        return whole.withUTF8 { url in
             pairs.withUTF8 { pairs in
                 let hash = url.firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex
                 let head = UnsafeBufferPointer(rebasing: url[..<hash])
@@ -40,9 +49,38 @@ public enum URLQuery {
                 }
             }
         }
-        guard let result = URL(string: joined) else {
-            throw SluiceError(.invalidURL, "adding query parameters made an invalid URL: \(String(reflecting: joined))")
-        }
-        return result
     }
+
+    /// Whether `pairs` holds only what a query keeps as it is whatever the URL: RFC 3986's
+    /// unreserved characters, `%` and two hex digits, `=` and `&` (what
+    /// ``PercentEncoding/encodeStrictly(_:keepingSlash:)`` writes, joined). Such pairs added to a
+    /// valid URL's query leave it valid.
+    package static func isStrictlyEncoded(_ pairs: String) -> Bool {
+        var pairs = pairs
+        let (keptLow, keptHigh) = (Self.keptLow, Self.keptHigh)
+        return pairs.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < bytes.count, PercentEncoding.isHex(bytes[index + 1]), PercentEncoding.isHex(bytes[index + 2]) else {
+                        return false
+                    }
+                    index += 3
+                    continue
+                }
+                // A bit per byte below 128: the unreserved characters, `=` and `&`.
+                let kept = byte < 64 ? (keptLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (keptHigh >> UInt64(byte &- 64)) & 1 == 1
+                guard kept else { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// Bytes 0–63 and 64–127 that ``isStrictlyEncoded(_:)`` keeps, a bit each: `&` `-` `.`
+    /// `0`–`9` `=`, then `A`–`Z` `_` `a`–`z` `~` (a test checks them against
+    /// `PercentEncoding`'s table). Literals, so the loop reads no lazily made global.
+    static let keptLow: UInt64 = 0x23ff_6040_0000_0000
+    static let keptHigh: UInt64 = 0x47ff_fffe_87ff_fffe
 }
