@@ -317,8 +317,16 @@ func drive(
 ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for worker in 0..<scenario.concurrency {
-            group.addTask(executorPreference: executors.isEmpty ? nil : executors[worker % executors.count]) {
+            let run: @Sendable () async throws -> Void = {
                 for _ in stride(from: worker, to: count, by: scenario.concurrency) { try await one() }
+            }
+            // Callers without a preference are ordinary tasks: `addTask(executorPreference: nil)`
+            // would give each one an (empty) preference record, which every hop then looks up
+            // under the task's status lock, as no ordinary caller's task does.
+            if executors.isEmpty {
+                group.addTask(operation: run)
+            } else {
+                group.addTask(executorPreference: executors[worker % executors.count], operation: run)
             }
         }
         try await group.waitForAll()
