@@ -136,8 +136,9 @@ extension CurlTransfer {
                 body.reserveCapacity(Self.initialBodyCapacity(declared: declaredLength, limit: maxBodySize))
             }
         }
-        // Header lines, or trailer lines after the section: kept raw, checked all at once.
-        headerSection.append(contentsOf: line)
+        // Header lines, or trailer lines after the section: kept raw, checked all at once (typed
+        // as bytes, so the append is one copy).
+        headerSection.append(contentsOf: UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count))
         return count
     }
 

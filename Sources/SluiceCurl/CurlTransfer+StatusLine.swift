@@ -60,7 +60,7 @@ extension CurlTransfer {
                 folded = true
             } else if CurlTransfer.hasName(line, contentLengthName) {
                 contentLengths += 1
-                let length = CurlTransfer.plainNumber(line, from: contentLengthName.count + 1)
+                let length = CurlTransfer.plainNumber(line, from: contentLengthName.utf8CodeUnitCount + 1)
                 if length != nil {
                     plainContentLengths += 1
                     declaredLength = length
@@ -75,10 +75,14 @@ extension CurlTransfer {
         }
     }
 
-    /// Whether `line` starts with `name` (lowercase, any case in the line) and a colon.
-    static func hasName(_ line: UnsafeRawBufferPointer, _ name: [UInt8]) -> Bool {
-        guard line.count > name.count, line[name.count] == 0x3A else { return false }
-        for index in 0..<name.count where line[index] | 0x20 != name[index] { return false }
+    /// Whether `line` starts with `name` (lowercase letters and `-`, any case in the line) and a
+    /// colon. A `StaticString`, so no lazily made global is read for each line.
+    @inline(__always)
+    static func hasName(_ line: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard line.count > count, line[count] == 0x3A else { return false }
+        let bytes = name.utf8Start
+        for index in 0..<count where line[index] | 0x20 != bytes[index] { return false }
         return true
     }
 
@@ -134,7 +138,7 @@ extension CurlTransfer {
     }
 }
 
-/// "content-length", lowercase, as bytes.
-private let contentLengthName: [UInt8] = Array("content-length".utf8)
-private let transferEncodingName: [UInt8] = Array("transfer-encoding".utf8)
-private let contentEncodingName: [UInt8] = Array("content-encoding".utf8)
+/// The names `SectionLines` looks for, lowercase.
+private let contentLengthName: StaticString = "content-length"
+private let transferEncodingName: StaticString = "transfer-encoding"
+private let contentEncodingName: StaticString = "content-encoding"

@@ -135,19 +135,44 @@ final class CurlTransfer: @unchecked Sendable {
     // Progress: the last figures reported, to report only changes.
     @exclusivity(unchecked) var lastProgress = (upload: Int64(-1), download: Int64(-1))
 
-    init(request: HTTPRequest, context: RequestContext, configuration: CurlTransport.Configuration, loop: CurlEventLoop) {
+    init(request: HTTPRequest, context: RequestContext, settings: Settings, loop: CurlEventLoop) {
         self.request = request
         self.context = context
         self.loop = loop
-        self.requestTimeout = configuration.requestTimeout
-        self.httpVersion = configuration.httpVersion
-        self.recordsRequestHead = configuration.recordsRequestHeads
-        self.digestCredentials = configuration.digestCredentials
-        self.omittedDefaultFields = configuration.omittedDefaultFields
-        self.sendsQueryAsTarget = configuration.proxy == nil && configuration.digestCredentials == nil
-        self.maxBodySize = request.maxResponseBodySize ?? configuration.maxResponseBodySize
-        self.limits = Limits(configuration)
+        self.requestTimeout = settings.requestTimeout
+        self.httpVersion = settings.httpVersion
+        self.recordsRequestHead = settings.recordsRequestHead
+        self.digestCredentials = settings.digestCredentials
+        self.omittedDefaultFields = settings.omittedDefaultFields
+        self.sendsQueryAsTarget = settings.sendsQueryAsTarget
+        self.maxBodySize = request.maxResponseBodySize ?? settings.maxResponseBodySize
+        self.limits = settings.limits
         self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head
+    }
+
+    /// What every transfer of one transport takes from its configuration, read once when the
+    /// transport is made: a transfer copies these few values instead of the whole configuration
+    /// (its strings, lists and credentials retained and released again on every request).
+    final class Settings: Sendable {
+        let requestTimeout: Duration?
+        let httpVersion: CurlTransport.Configuration.HTTPVersion
+        let recordsRequestHead: Bool
+        let digestCredentials: CurlTransport.DigestCredentials?
+        let omittedDefaultFields: [String]
+        let sendsQueryAsTarget: Bool
+        let maxResponseBodySize: Int
+        let limits: Limits
+
+        init(_ configuration: CurlTransport.Configuration) {
+            requestTimeout = configuration.requestTimeout
+            httpVersion = configuration.httpVersion
+            recordsRequestHead = configuration.recordsRequestHeads
+            digestCredentials = configuration.digestCredentials
+            omittedDefaultFields = configuration.omittedDefaultFields
+            sendsQueryAsTarget = configuration.proxy == nil && configuration.digestCredentials == nil
+            maxResponseBodySize = configuration.maxResponseBodySize
+            limits = Limits(configuration)
+        }
     }
 
     var isCancelRequested: Bool { cancelRequested.load(ordering: .acquiring) }
@@ -309,7 +334,7 @@ final class CurlTransfer: @unchecked Sendable {
 
 extension CurlTransfer {
     /// The limits on what a server sends beyond the body, from the transport's configuration.
-    struct Limits {
+    struct Limits: Sendable {
         let headerSection: Int
         let trailerSection: Int
         let trailerCount: Int

@@ -252,6 +252,8 @@ public final class CurlTransport: HTTPTransport {
     /// How it behaves.
     public let configuration: Configuration
     let loops: [CurlEventLoop]
+    /// What each transfer takes from ``configuration``, read once.
+    let transferSettings: CurlTransfer.Settings
     let cookieJar: CurlCookieJar?
 
     /// A transport with its own event threads and connection pools. Settings are held to what
@@ -268,6 +270,7 @@ public final class CurlTransport: HTTPTransport {
         configuration.idleTimeout = configuration.idleTimeout.map(\.clampedWait)
         configuration.lowSpeedLimit = configuration.lowSpeedLimit.map { (max(0, $0.bytesPerSecond), $0.duration.clampedWait) }
         self.configuration = configuration
+        self.transferSettings = CurlTransfer.Settings(configuration)
         let jar = configuration.cookieJar.map(CurlCookieJar.init)
         self.cookieJar = jar
         self.loops = (0..<configuration.eventThreads).map { CurlEventLoop(configuration: configuration, index: $0, cookieJar: jar) }
@@ -368,7 +371,7 @@ public final class CurlTransport: HTTPTransport {
             throw SluiceError(
                 .timedOut, "CurlTransport.Configuration.requestTimeout is \(limit): no time at all, so \(request) was not sent (nil is no limit)")
         }
-        let transfer = CurlTransfer(request: request, context: context, configuration: configuration, loop: chooseLoop())
+        let transfer = CurlTransfer(request: request, context: context, settings: transferSettings, loop: chooseLoop())
         do {
             return try await run(transfer)
         } catch {
@@ -376,7 +379,7 @@ public final class CurlTransport: HTTPTransport {
             // once more, on a new connection, whatever its method, when its body can be sent
             // again. The caller never sees the framing error for it.
             guard transfer.unprocessedByPeer, request.body.isReplayable, !Task.isCancelled, !context.isPastDeadline else { throw error }
-            return try await run(CurlTransfer(request: request, context: context, configuration: configuration, loop: chooseLoop()))
+            return try await run(CurlTransfer(request: request, context: context, settings: transferSettings, loop: chooseLoop()))
         }
     }
 
