@@ -65,6 +65,18 @@ func runOnly(_ pipeline: Pipeline, count: Int) async throws {
     for _ in 0..<count { _ = try await pipeline.send(request, context: context) }
 }
 
+/// This executable without its debug information (`strip --strip-debug`), which valgrind 3.19
+/// cannot read for Swift 6.3 binaries ("Possibly corrupted debuginfo file"): callgrind runs it.
+let strippedCopy: URL = {
+    let copy = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-microbench-\(UUID().uuidString)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["strip", "--strip-debug", "-o", copy.path, CommandLine.arguments[0]]
+    try? process.run()
+    process.waitUntilExit()
+    return copy
+}()
+
 /// Runs this executable under callgrind and returns the instructions it executed.
 func countInstructions(_ which: String, _ count: Int) throws -> Double {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-microbench-\(UUID().uuidString).out")
@@ -73,7 +85,7 @@ func countInstructions(_ which: String, _ count: Int) throws -> Double {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=\(output.path)",
-        CommandLine.arguments[0], "--run-only", which, String(count),
+        strippedCopy.path, "--run-only", which, String(count),
     ]
     let pipe = Pipe()
     process.standardError = pipe
@@ -103,6 +115,7 @@ func main() async throws {
         let perRequestBase = (baseLarge - baseSmall) / Double(large - small)
         print("instructions per request: \(Int(perRequestBase)) with 0 middleware, \(Int(perRequestChain)) with \(hops)")
         print("instructions per middleware hop (tracing off): \(Int((perRequestChain - perRequestBase) / Double(hops)))")
+        try? FileManager.default.removeItem(at: strippedCopy)
         return
     }
     // Warm up caches, the task allocator and the branch predictor.
