@@ -55,7 +55,10 @@ public struct SigningMiddleware: Middleware, CredentialSource {
         // The fields the signer added or changed carry credentials: a redirect to another origin
         // drops them when this middleware sits outside the redirect follower.
         let added = signed.headers.changedNames(from: sent.headers)
-        if !added.isEmpty { signed.credentialFields.formUnion(added) }
+        if !added.isEmpty {
+            let marked = signed.credentialFields
+            signed.credentialFields = marked.isEmpty ? added : marked.union(added)
+        }
         return try await next(signed, context)
     }
 

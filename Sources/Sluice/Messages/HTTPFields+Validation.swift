@@ -22,6 +22,21 @@ extension HTTPFields {
         return true
     }
 
+    /// `name` with `A`–`Z` made lowercase and every other byte kept: a field name (a token, so
+    /// ASCII) lowercased without the Unicode tables `lowercased()` consults. The same String
+    /// when it has no uppercase letter.
+    package static func asciiLowercased(_ name: String) -> String {
+        var name = name
+        let upper = name.withUTF8 { bytes in bytes.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } }
+        guard upper else { return name }
+        return name.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in 0..<bytes.count { buffer[index] = asciiLowercased(bytes[index]) }
+                return bytes.count
+            }
+        }
+    }
+
     @inline(__always)
     package static func asciiLowercased(_ byte: UInt8) -> UInt8 {
         (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) ? byte | 0x20 : byte

@@ -185,7 +185,9 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         if block == nil, base.block == nil, fields.count >= base.fields.count,
             fields.prefix(base.fields.count).elementsEqual(base.fields)
         {
-            return Set(fields.dropFirst(base.fields.count).map { $0.name.lowercased() })
+            var added = Set<String>(minimumCapacity: fields.count - base.fields.count)
+            for field in fields[base.fields.count...] { added.insert(Self.asciiLowercased(field.name)) }
+            return added
         }
         var changed: Set<String> = []
         for field in self where !changed.contains(field.name.lowercased()) {
