@@ -82,6 +82,24 @@ struct ClientTests {
         #expect(try Client.join(base: base, path: "").absoluteString == "https://api.example.com/v1")
     }
 
+    /// `join` parses a path as an absolute URL only when it starts with a scheme's syntax; that
+    /// skips no URL Foundation would give a scheme: every string here that it does is caught.
+    @Test func onlyAPathWithASchemeIsTriedAsAbsolute() throws {
+        let paths = [
+            "https://x.example/a", "HTTP://X.EXAMPLE", "a:b", "web+app://x", "x-y.z:1", "users", "users/42?q=a:b", "/a:b", "//host/x",
+            "1http://x", " http://x", "-x:y", ".x:y", "é:x", "h\u{0301}ttp://x", "?a=b:c", "#f:g", "", ":", "a", "urn:isbn:1",
+            "mailto:a@b.example", "http:x", "http:/x",
+        ]
+        for path in paths {
+            let foundationScheme = URL(string: path)?.scheme.map { !$0.isEmpty } ?? false
+            if foundationScheme { #expect(Client.startsWithScheme(path), "\(path)") }
+        }
+        #expect(!Client.startsWithScheme("users/42?q=a:b"))
+        #expect(!Client.startsWithScheme("1http://x"))
+        #expect(try Client.join(base: base, path: "users/a:b").absoluteString == "https://api.example.com/v1/users/a:b")
+        #expect(try Client.join(base: base, path: "HTTPS://other.example.org/a").absoluteString == "HTTPS://other.example.org/a")
+    }
+
     @Test func relativePathWithoutBaseURLIsAnInvalidURL() {
         #expect {
             try Client.join(base: nil, path: "/users")

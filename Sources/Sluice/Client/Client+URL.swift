@@ -21,8 +21,9 @@ extension Client {
 
     /// The joining rule of ``url(for:)``. `package`: the OpenAPI transport joins a server URL by it.
     package static func join(base: URL?, path: String) throws(SluiceError) -> URL {
-        // A path that starts with "/" is never absolute (`//host` has no scheme): no parse for it.
-        if path.utf8.first != UInt8(ascii: "/"), let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty,
+        // Only a path that starts with a scheme (`https:`) can be absolute: a relative one, the
+        // usual call against a base URL, is parsed once, joined, not twice.
+        if startsWithScheme(path), let absolute = URL(string: path), let scheme = absolute.scheme, !scheme.isEmpty,
             absolute.host(percentEncoded: true) != nil
         {
             return absolute
@@ -48,5 +49,24 @@ extension Client {
             )
         }
         return url
+    }
+
+    /// Whether `text` starts with RFC 3986's scheme syntax and its colon (`ALPHA *( ALPHA / DIGIT /
+    /// "+" / "-" / "." ) ":"`): without it no parser finds a scheme.
+    package static func startsWithScheme(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else { return false }
+            for byte in bytes.dropFirst() {
+                switch byte {
+                case UInt8(ascii: ":"): return true
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                    continue
+                default: return false
+                }
+            }
+            return false
+        }
     }
 }
