@@ -33,6 +33,13 @@ struct URLQueryTests {
         #expect(urls.allSatisfy { $0 == eager })
         #expect(copy.url.absoluteString == start)  // the request it was copied from is unchanged
 
+        // Pairs added twice: both in the text, the authority still the first URL's.
+        var twice = request
+        try twice.appendQuery(encoded: "second=2")
+        #expect(twice.urlText == (try URLQuery.appending("second=2", to: eager)).absoluteString)
+        #expect(twice.url == (try URLQuery.appending("second=2", to: eager)))
+        #expect(twice.authorityURL.absoluteString == start)
+
         // Changing the URL afterwards works on the parsed one.
         var changed = request
         changed.url = changed.url.appendingPathComponent("more")

@@ -162,7 +162,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
             url = try URLQuery.appending(encodedPairs, to: url)
             return
         }
-        let base = url
+        // The URL with this scheme and authority, without parsing a text form again when pairs are
+        // added twice: adding to the query changes neither.
+        let base = authorityURL
         let text = URLQuery.appendingText(encodedPairs, to: urlText)
         makeUnique()
         storage.target = .text(URLText(text, base: base))
@@ -174,7 +176,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 /// first reads at once both parse, and both get the one published.
 final class URLText: Sendable {
     let text: String
-    /// The URL the text was built from: what a read gives should the parser refuse the text,
+    /// The URL the first query was added to (its scheme and authority are the text's): for the
+    /// checks that read only those, and what a read gives should the parser refuse the text,
     /// which `HTTPRequest.appendQuery(encoded:)` rules out by what it lets through.
     let base: URL
     private let parsed = AtomicLazyReference<Parsed>()
