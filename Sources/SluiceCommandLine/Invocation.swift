@@ -266,9 +266,8 @@ package struct Invocation: Sendable {
 
     /// Whether `text` starts with `scheme://` (RFC 3986's scheme characters).
     static func hasScheme(_ text: String) -> Bool {
-        guard let separator = text.range(of: "://") else { return false }
-        let scheme = text[..<separator.lowerBound]
-        guard let first = scheme.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first) else { return false }
-        return scheme.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0)) }
+        // The scheme's syntax is `Client.join`'s check; then its colon must start `://`.
+        guard Client.startsWithScheme(text), let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return text.utf8[colon...].starts(with: "://".utf8)
     }
 }

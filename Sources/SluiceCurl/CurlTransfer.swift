@@ -22,17 +22,19 @@ final class CurlTransfer: @unchecked Sendable {
     let context: RequestContext
     /// The event loop the transfer runs on.
     let loop: CurlEventLoop
-    let requestTimeout: Duration?
+    /// What the transport's configuration says for every transfer, read once per transport.
+    let settings: Settings
+    var requestTimeout: Duration? { settings.requestTimeout }
     /// Whether curl's debug callback records the request's head (``requestHead``).
-    let recordsRequestHead: Bool
+    var recordsRequestHead: Bool { settings.recordsRequestHead }
     /// The transport's digest credentials, if it has any.
-    let digestCredentials: CurlTransport.DigestCredentials?
+    var digestCredentials: CurlTransport.DigestCredentials? { settings.digestCredentials }
     /// Fields curl would add that this request leaves out (`Configuration.omittedDefaultFields`).
-    let omittedDefaultFields: [String]
+    var omittedDefaultFields: [String] { settings.omittedDefaultFields }
     /// Whether a URL's query may go to curl as a request target (``configureURL(_:)``): not
     /// through a proxy (its target is the whole URL) nor with digest credentials (their `uri`
     /// is taken from the URL).
-    let sendsQueryAsTarget: Bool
+    var sendsQueryAsTarget: Bool { settings.sendsQueryAsTarget }
     /// The head of the request as curl wrote it: the last one, when curl sent the request more
     /// than once (an authentication round, a connection that had closed).
     @exclusivity(unchecked) var requestHead: [UInt8] = []
@@ -63,7 +65,7 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var trailers = HTTPFields()
 
     // What a server may send beyond the body, each with its limit (`Configuration`).
-    let limits: Limits
+    var limits: Limits { settings.limits }
     /// Bytes of header lines in every section so far, trailers not included.
     @exclusivity(unchecked) var headerBytes = 0
     /// Set when the transfer failed because its HTTP/2 session ended under it before any byte of
@@ -128,7 +130,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// reused.
     @exclusivity(unchecked) var sendsTrailers = false
     /// The transport's HTTP version, which a request with trailers sets aside for HTTP/1.1.
-    let httpVersion: CurlTransport.Configuration.HTTPVersion
+    var httpVersion: CurlTransport.Configuration.HTTPVersion { settings.httpVersion }
     @exclusivity(unchecked) var streamPaused = false
     @exclusivity(unchecked) var pump: Task<Void, Never>?
 
@@ -139,14 +141,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.context = context
         self.loop = loop
-        self.requestTimeout = settings.requestTimeout
-        self.httpVersion = settings.httpVersion
-        self.recordsRequestHead = settings.recordsRequestHead
-        self.digestCredentials = settings.digestCredentials
-        self.omittedDefaultFields = settings.omittedDefaultFields
-        self.sendsQueryAsTarget = settings.sendsQueryAsTarget
+        self.settings = settings
         self.maxBodySize = request.maxResponseBodySize ?? settings.maxResponseBodySize
-        self.limits = settings.limits
         self.streamsBody = request.streamsResponseBody && request.responseBodyFile == nil && request.method != .head
     }
 

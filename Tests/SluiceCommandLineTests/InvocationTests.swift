@@ -30,6 +30,8 @@ import Testing
         // Only a scheme at the start counts, as httpie has it: a URL in the query is not one.
         #expect(try Invocation.parse(["127.0.0.1:5000/redirect-to?url=http://example.com/"]).url == "http://127.0.0.1:5000/redirect-to?url=http://example.com/")
         #expect(try Invocation.parse([":/x"]).url == "http://localhost/x")
+        // A host and port look like a scheme and its colon; without `//` they are not one.
+        #expect(try Invocation.parse(["localhost:8080/x"]).url == "http://localhost:8080/x")
         #expect(try Invocation.parse(["HTTPS://example.com/"]).url == "HTTPS://example.com/")
         #expect(try Invocation.parse(["GET"]).url == "http://GET")  // one word is a host, not a method
         #expect(throws: UsageError(#""ftp://example.com/f" is not an http or https URL"#)) { try Invocation.parse(["ftp://example.com/f"]) }

@@ -57,7 +57,7 @@ struct URLQueryTests {
         #expect(request.urlText == request.url.absoluteString)
     }
 
-    /// The strict check's bit masks are the unreserved characters, `=` and `&`, and nothing else.
+    /// The strict check keeps the unreserved characters, `=` and `&`, and nothing else.
     @Test func theStrictCheckKeepsExactlyUnreservedEqualsAndAmpersand() {
         for byte in UInt8(0)...UInt8(255) where byte != UInt8(ascii: "%") {
             let text = String(decoding: [UInt8(ascii: "a"), byte], as: UTF8.self)

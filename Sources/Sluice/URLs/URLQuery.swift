@@ -57,7 +57,6 @@ public enum URLQuery {
     /// valid URL's query leave it valid.
     package static func isStrictlyEncoded(_ pairs: String) -> Bool {
         var pairs = pairs
-        let (keptLow, keptHigh) = (Self.keptLow, Self.keptHigh)
         return pairs.withUTF8 { bytes in
             var index = 0
             while index < bytes.count {
@@ -69,18 +68,10 @@ public enum URLQuery {
                     index += 3
                     continue
                 }
-                // A bit per byte below 128: the unreserved characters, `=` and `&`.
-                let kept = byte < 64 ? (keptLow >> UInt64(byte)) & 1 == 1 : byte < 128 && (keptHigh >> UInt64(byte &- 64)) & 1 == 1
-                guard kept else { return false }
+                guard PercentEncoding.isUnreserved(byte) || byte == UInt8(ascii: "=") || byte == UInt8(ascii: "&") else { return false }
                 index += 1
             }
             return true
         }
     }
-
-    /// Bytes 0–63 and 64–127 that ``isStrictlyEncoded(_:)`` keeps, a bit each: `&` `-` `.`
-    /// `0`–`9` `=`, then `A`–`Z` `_` `a`–`z` `~` (a test checks them against
-    /// `PercentEncoding`'s table). Literals, so the loop reads no lazily made global.
-    static let keptLow: UInt64 = 0x23ff_6040_0000_0000
-    static let keptHigh: UInt64 = 0x47ff_fffe_87ff_fffe
 }
