@@ -19,7 +19,8 @@ public enum URLQuery {
         guard !encodedPairs.isEmpty else { return url }
         let joined = appendingText(encodedPairs, to: url.absoluteString)
         guard let result = URL(string: joined) else {
-            throw SluiceError(.invalidURL, "adding query parameters made an invalid URL: \(String(reflecting: joined))")
+            // Quoted through the default policy: the pairs may be a signature or a token.
+            throw SluiceError(.invalidURL, "adding query parameters made an invalid URL: \(String(reflecting: Redaction.default.url(text: joined)))")
         }
         return result
     }
