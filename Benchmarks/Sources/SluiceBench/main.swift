@@ -26,7 +26,10 @@
 // tasks), client-cache-hit (the same with a memory cache, every request a hit; not in the default
 // list), client-bare-et and client-et (client-bare and client with each call on the transport's
 // event thread, Client.Configuration.prefersTransportExecutor, over one event thread per core; not in
-// the default list), urlsession (FoundationNetworking), ahc (AsyncHTTPClient 1.33.1, with `--peer PATH` to
+// the default list), client-bare-on-et (client-bare-et called from tasks that already run on its
+// event threads: no hop at all; not in the default list), curl-transport-pool (CurlTransport alone
+// called from ordinary tasks: one hop in and one out, the floor of any call made from the pool; not
+// in the default list), urlsession (FoundationNetworking), ahc (AsyncHTTPClient 1.33.1, with `--peer PATH` to
 // sluice-bench-ahc from Benchmarks/Peers, `make bench-peers`: run in a process of its own, which
 // reports its own CPU time; the table then gives ratios to it too). `--as-sent CLIENT` makes the C clients send the head
 // that CLIENT (client, client-bare or curl-transport, with the same --only) sent: its request target
@@ -268,7 +271,8 @@ let bareClient = Client.Builder(transport: CurlTransport()).build()
 /// `client-bare-et` and `client-et`: the same clients with each call on the transport's event
 /// thread (`Client.Configuration.prefersTransportExecutor`).
 let onEventThread = Client.Configuration(prefersTransportExecutor: true)
-let bareClientET = Client.Builder(transport: CurlTransport(configuration: benchConfiguration), configuration: onEventThread).build()
+let bareTransportET = CurlTransport(configuration: benchConfiguration)
+let bareClientET = Client.Builder(transport: bareTransportET, configuration: onEventThread).build()
 let userClientET = makeUserClient(CurlTransport(configuration: benchConfiguration), configuration: onEventThread)
 
 /// The clients of the https16 scenario: the same, over transports that trust `--tls-ca` (HTTP/2
@@ -425,6 +429,20 @@ func run(_ client: String, _ scenario: Scenario, count: Int) async throws -> Mea
         let client = client == "client-bare" ? bareClient : client == "client-bare-et" ? bareClientET : cachingClient
         try await drive(scenario, count: count) {
             let response = try await client.get(url.absoluteString)
+            try check(response.status.code, response.body.count, scenario)
+        }
+    case "client-bare-on-et":
+        // Callers that already run on the event threads (a handler the transport's thread runs):
+        // the call stays there and makes no hop at all.
+        try await drive(scenario, count: count, on: bareTransportET.executors) {
+            let response = try await bareClientET.get(url.absoluteString)
+            try check(response.status.code, response.body.count, scenario)
+        }
+    case "curl-transport-pool":
+        // The transport alone from ordinary tasks: one hop to the event thread and one back, the
+        // floor of any call made from the cooperative pool.
+        try await drive(scenario, count: count) {
+            let response = try await curlTransport.send(HTTPRequest(url: url), context: RequestContext())
             try check(response.status.code, response.body.count, scenario)
         }
     case "curl-transport":
