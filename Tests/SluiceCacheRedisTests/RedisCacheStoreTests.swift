@@ -62,8 +62,8 @@ final class OwnRedis: Sendable {
                 defer { process = nil }; return process
             })
         else { return }
-        Glibc.kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
+        // Not `waitUntilExit`, which can hold a pool thread for good (see `killAndAwaitDeath`).
+        server.killAndAwaitDeath()
     }
 }
 

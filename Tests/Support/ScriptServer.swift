@@ -75,8 +75,8 @@ package final class ScriptServer: Sendable {
     }
 
     deinit {
-        // SIGKILL: a child started from a thread that blocks SIGTERM may inherit the block.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // SIGKILL: a child started from a thread that blocks SIGTERM may inherit the block. Not
+        // `waitUntilExit`, which can hold a pool thread for good (see `killAndAwaitDeath`).
+        process.killAndAwaitDeath()
     }
 }
