@@ -199,45 +199,61 @@ extension CurlTransfer {
             sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, shared.pointer)
             return
         }
-        var list: UnsafeMutablePointer<curl_slist>?
+        let headers = request.headers
         // First, where curl would put its own: right after Host and Accept.
-        if let userAgent = defaults.userAgentLine, !request.headers.contains("User-Agent") {
-            list = curl_slist_append(list, userAgent)
-        }
-        // Each line is written into one buffer and copied by curl: no String made per field.
-        var line: [CChar] = []
-        line.reserveCapacity(256)
-        for field in request.headers {
-            line.removeAll(keepingCapacity: true)
-            Self.append(field.name, to: &line)
-            if field.value.isEmpty {
-                line.append(0x3B)  // "Name;" is curl's way to send a header with an empty value.
-            } else {
-                line.append(0x3A)  // ": "
-                line.append(0x20)
-                Self.append(field.value, to: &line)
-            }
-            line.append(0)
-            list = line.withUnsafeBufferPointer { curl_slist_append(list, $0.baseAddress) }
-        }
-        // "Name:" with nothing after it is curl's way to leave out a field it would add.
-        for name in omittedDefaultFields where !request.headers.contains(name) {
-            list = curl_slist_append(list, "\(name):")
-        }
+        let userAgent = headers.contains("User-Agent") ? nil : defaults.userAgentLine
         // No "Expect: 100-continue" round trip unless the caller asks for it (curl asks only
         // before a body).
-        if case .none = bodySource {
-        } else if !request.headers.contains("Expect") {
-            list = curl_slist_append(list, "Expect:")
+        let expect: Bool = if case .none = bodySource { false } else { !headers.contains("Expect") }
+        let omitted = omittedDefaultFields
+        // Each line as its parts: the text before a separator, the separator, the text after it.
+        func forEachLine(_ line: (String, StaticString, String) -> Void) {
+            if let userAgent { line(userAgent, "", "") }
+            // "Name;" is curl's way to send a header with an empty value.
+            for field in headers { field.value.isEmpty ? line(field.name, ";", "") : line(field.name, ": ", field.value) }
+            // "Name:" with nothing after it is curl's way to leave out a field it would add.
+            for name in omitted where !headers.contains(name) { line(name, ":", "") }
+            if expect { line("Expect:", "", "") }
         }
-        headerList = list
-        sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        var count = 0, bytes = 0
+        forEachLine { first, separator, second in
+            count += 1
+            bytes += first.utf8.count + separator.utf8CodeUnitCount + second.utf8.count + 1
+        }
+        // One allocation for the whole list: its nodes, then each line and its terminating zero.
+        // curl reads the list and never changes or frees it (CURLOPT_HTTPHEADER), so
+        // `releaseResources` frees the block with one `free`.
+        let nodesSize = MemoryLayout<curl_slist>.stride * count
+        guard let block = malloc(nodesSize + bytes) else {
+            throw SluiceError(.other, "no memory for the \(count) header lines (\(bytes) bytes) of \(request)")
+        }
+        let nodes = block.bindMemory(to: curl_slist.self, capacity: count)
+        let text = UnsafeMutableRawPointer(block + nodesSize)
+        _ = text.bindMemory(to: CChar.self, capacity: bytes)
+        var index = 0, offset = 0
+        forEachLine { first, separator, second in
+            let start = text + offset
+            var end = Self.copy(first, to: start)
+            end.copyMemory(from: separator.utf8Start, byteCount: separator.utf8CodeUnitCount)
+            end = Self.copy(second, to: end + separator.utf8CodeUnitCount)
+            end.storeBytes(of: 0, as: CChar.self)
+            offset = text.distance(to: end) + 1
+            let next = index + 1 < count ? nodes + index + 1 : nil
+            (nodes + index).initialize(to: curl_slist(data: start.assumingMemoryBound(to: CChar.self), next: next))
+            index += 1
+        }
+        headerList = nodes
+        sluice_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, nodes)
     }
 
-    /// Appends `text`'s UTF-8 bytes to `line`, in one copy.
-    static func append(_ text: String, to line: inout [CChar]) {
+    /// Copies `text`'s UTF-8 bytes to `destination`; returns where they end.
+    static func copy(_ text: String, to destination: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
         var text = text
-        text.withUTF8 { bytes in bytes.withMemoryRebound(to: CChar.self) { line.append(contentsOf: $0) } }
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return destination }
+            destination.copyMemory(from: base, byteCount: bytes.count)
+            return destination + bytes.count
+        }
     }
 
     /// The fields a transport adds to every request that has none of its own: `User-Agent` (when

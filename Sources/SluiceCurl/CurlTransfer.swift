@@ -305,7 +305,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// may serve another transfer.
     @discardableResult
     func releaseResources() -> Bool {
-        if let headerList { curl_slist_free_all(headerList) }
+        // One block (see `configureHeaders`), not curl's own nodes.
+        if let headerList { free(headerList) }
         headerList = nil
         if case .file(let file, _) = bodySource { fclose(file) }
         bodySource = .none

@@ -64,11 +64,16 @@ public struct HeadersMiddleware: Middleware {
         guard !added.isEmpty else { return try await next(request, context) }
         var request = request
         let own = request.headers
-        // After a redirect to another origin, fields that carry credentials are left out.
-        for field in added
-        where (configuration.overridesRequest || !own.contains(field.name))
-            && (request.sendsCredentials || !Redaction.default.adding(request.redaction).hidesHeader(field.name))
-        {
+        // After a redirect to another origin, fields that carry credentials are left out: the
+        // request's policy is made once, and only then.
+        let sendsCredentials = request.sendsCredentials
+        var policy: Redaction?
+        for field in added where configuration.overridesRequest || !own.contains(field.name) {
+            if !sendsCredentials {
+                let redaction = policy ?? Redaction.default.adding(request.redaction)
+                policy = redaction
+                if redaction.hidesHeader(field.name) { continue }
+            }
             request.headers.set(field)
         }
         return try await next(request, context)
