@@ -140,7 +140,7 @@ bench: deps
 # AsyncHTTPClient, the peer, beside libcurl from C and Sluice's clients in the same rounds and the
 # same nginx: sluice-bench runs Benchmarks/Peers' sluice-bench-ahc in a process of its own for its row.
 PEERS_PACKAGE := --package-path Benchmarks/Peers
-PEER_CLIENTS := libcurl-c,libcurl-c-keep,ahc,curl-transport,client-bare,client
+PEER_CLIENTS := libcurl-c,libcurl-c-keep,ahc,curl-transport,curl-transport-pool,client-bare,client
 bench-peers: deps
 	@.ci/vendor-mirrors Benchmarks/Peers
 	swift build -c release $(PEERS_PACKAGE) --product sluice-bench-ahc

@@ -359,12 +359,12 @@ func runTLS(_ client: String, _ url: URL, _ scenario: Scenario, count: Int) asyn
     case "ahc":
         guard let peer = options.peer else { throw BenchFailure(description: "the ahc row needs --peer PATH (make bench-peers)") }
         return try await runPeer(peer, url, scenario, count: count, ca: ca)
-    case "curl-transport", "client-bare", "client":
+    case "curl-transport", "curl-transport-pool", "client-bare", "client":
         let start = ContinuousClock.now
         try await drive(scenario, count: count, on: client == "curl-transport" ? tls.transport.executors : []) {
             let response =
                 switch client {
-                case "curl-transport": try await tls.transport.send(HTTPRequest(url: url), context: RequestContext())
+                case "curl-transport", "curl-transport-pool": try await tls.transport.send(HTTPRequest(url: url), context: RequestContext())
                 case "client-bare": try await tls.bare.get(url.absoluteString)
                 default: try await tls.user.send(try userRequest(url))
                 }
@@ -372,7 +372,8 @@ func runTLS(_ client: String, _ url: URL, _ scenario: Scenario, count: Int) asyn
         }
         return Measured(seconds: start.duration(to: .now).timeInterval)
     default:
-        throw BenchFailure(description: "\(client) does not run https16 (libcurl-c, libcurl-c-keep, ahc, curl-transport, client-bare, client do)")
+        throw BenchFailure(
+            description: "\(client) does not run https16 (libcurl-c, libcurl-c-keep, ahc, curl-transport, curl-transport-pool, client-bare, client do)")
     }
 }
 
