@@ -74,7 +74,7 @@ let cModules: [Target] = [
     .target(name: "CZlibShim", dependencies: ["CZlib"]),
     // libcrypto (libssl-dev): hashes, HMAC.
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    // SQLite (libsqlite3-dev), for the cache's default store and the outbox.
+    // SQLite (libsqlite3-dev), for the cache's SQLite store and the outbox.
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // hiredis (libhiredis-dev). No pkgConfig: hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag SwiftPM
     // refuses (with a warning on every build), and the header and library are on the default paths.

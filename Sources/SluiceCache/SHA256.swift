@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import Sluice
 
 /// SHA-256 from libcrypto, as lowercase hex (for cache keys of POST bodies).
 enum SHA256 {
@@ -11,13 +12,6 @@ enum SHA256 {
             EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
         }
         guard ok == 1, length == 32 else { return nil }
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for byte in digest[0..<32] {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return digest.withUnsafeBytes { Data.hex(UnsafeRawBufferPointer(rebasing: $0[0..<32])) }
     }
 }

@@ -28,6 +28,6 @@ enum SHA256File {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         guard EVP_DigestFinal_ex(context, &digest, &length) == 1 else { throw SluiceError(.other, "libcrypto could not finish SHA-256") }
-        return digest.prefix(Int(length)).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        return digest.withUnsafeBytes { Data.hex(UnsafeRawBufferPointer(rebasing: $0.prefix(Int(length)))) }
     }
 }

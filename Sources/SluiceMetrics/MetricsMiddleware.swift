@@ -191,7 +191,7 @@
         }
 
         static let limit = 1_024
-        private let kept = Mutex<[Key: Handles]>([:])
+        private let kept = Locked<[Key: Handles]>([:])
 
         func handles(for key: Key, make: () -> Handles) -> Handles {
             if let found = kept.withLock({ $0[key] }) { return found }

@@ -1,4 +1,4 @@
-import Synchronization
+import Sluice
 
 /// The circuits of every origin a ``CircuitBreakerMiddleware`` has seen: a pure state machine
 /// over an injected clock, so its rules are tested without a network. At most `maxOrigins` are
@@ -44,11 +44,11 @@ package final class CircuitBreaker: Sendable {
     }
 
     private let rules: Rules
-    private let table: Mutex<OriginTable<Circuit>>
+    private let table: Locked<OriginTable<Circuit>>
 
     package init(rules: Rules) {
         self.rules = rules
-        table = Mutex(OriginTable(limit: rules.maxOrigins))
+        table = Locked(OriginTable(limit: rules.maxOrigins))
     }
 
     /// The state of `origin`'s circuit now (an open one whose wait is over is still `open` until

@@ -194,7 +194,7 @@ public struct CircuitBreakerMiddleware: Middleware {
 /// The readers of ``CircuitBreakerMiddleware/stateChanges()``, shared by every copy of the
 /// middleware.
 final class Subscribers: Sendable {
-    private let continuations = Mutex([UInt64: AsyncStream<CircuitBreakerEvent>.Continuation]())
+    private let continuations = Locked([UInt64: AsyncStream<CircuitBreakerEvent>.Continuation]())
     private let nextID = Atomic<UInt64>(0)
 
     func stream() -> AsyncStream<CircuitBreakerEvent> {

@@ -1,5 +1,4 @@
 import Sluice
-import Synchronization
 
 /// One origin's slots: how many calls are in flight, the adaptive limit they are held to, and the
 /// calls waiting for a slot, highest priority first and then in arrival order.
@@ -54,10 +53,10 @@ final class ConcurrencyLimiter: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(limit: AdaptiveLimit) {
-        state = Mutex(State(limit: limit))
+        state = Locked(State(limit: limit))
     }
 
     var status: ConcurrencyLimitMiddleware.Status { state.withLock { $0.status } }

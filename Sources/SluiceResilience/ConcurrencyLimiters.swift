@@ -1,16 +1,16 @@
-import Synchronization
+import Sluice
 
 /// Every origin's limiter, shared by every copy of the middleware: at most `maxOrigins`, the one
 /// used longest ago forgotten first. A forgotten limiter still serves the calls that hold it, and
 /// the origin's next call starts a new one.
 final class ConcurrencyLimiters: Sendable {
-    private let limiters: Mutex<OriginTable<ConcurrencyLimiter>>
+    private let limiters: Locked<OriginTable<ConcurrencyLimiter>>
     private let make: @Sendable () -> AdaptiveLimit
     /// The limit a new origin starts at.
     let initialLimit: Int
 
     init(maxOrigins: Int, make: @escaping @Sendable () -> AdaptiveLimit) {
-        limiters = Mutex(OriginTable(limit: maxOrigins))
+        limiters = Locked(OriginTable(limit: maxOrigins))
         self.make = make
         initialLimit = make().permits
     }

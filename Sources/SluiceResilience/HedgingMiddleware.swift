@@ -190,7 +190,7 @@ public struct HedgingMiddleware: Middleware {
 
     /// Whether `request` may be sent twice.
     static func mayHedge(_ request: HTTPRequest) -> Bool {
-        guard ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method.rawValue) || request.headers.contains("Idempotency-Key")
+        guard request.method.isIdempotent || request.headers.contains("Idempotency-Key")
         else { return false }
         guard !request.streamsResponseBody, request.responseBodyFile == nil else { return false }
         if case .stream(let stream) = request.body { return stream.isReplayable }
@@ -257,11 +257,11 @@ final class HedgingState: Sendable {
     /// New latencies after which a percentile is computed again.
     static let recomputeEvery = 10
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A state whose first budget window starts at `start`.
     init(start: ContinuousClock.Instant = .now) {
-        state = Mutex(State(windowStart: start))
+        state = Locked(State(windowStart: start))
     }
 
     func countCall(now: ContinuousClock.Instant) {

@@ -7,7 +7,7 @@ import Sluice
 #endif
 
 /// One SQLite connection and its prepared statements, as Sluice's SQLite files use it (the cache's
-/// default store and the outbox): the file created with mode 0600 before SQLite opens it (SQLite
+/// SQLite store and the outbox): the file created with mode 0600 before SQLite opens it (SQLite
 /// gives its `-wal` and `-shm` files the same mode), WAL with `synchronous=NORMAL`, a busy timeout,
 /// statements prepared once and reused, and parameters always bound, never spliced into SQL.
 /// `package` access: it ships inside those modules, not as API.

@@ -84,15 +84,11 @@ import Sluice
         return text.withUTF8 { start + UnsafeMutableBufferPointer(rebasing: buffer[start...]).initialize(fromContentsOf: $0) }
     }
 
-    /// `0`–`9`, `a`–`f`, by value.
-    private static let hexDigits: StaticString = "0123456789abcdef"
-
     /// A random (version 4) UUID in lowercase, with or without its dashes: a nonce. Made from the
     /// system's random generator, without opening `/dev/urandom` as Foundation's `UUID()` does.
     @usableFromInline static func uuidNonce(dashes: Bool) -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next(), low = generator.next()
-        let hexDigits = Self.hexDigits.utf8Start
         return String(unsafeUninitializedCapacity: dashes ? 36 : 32) { text in
             var end = 0
             for index in 0..<16 {
@@ -103,8 +99,8 @@ import Sluice
                     text[end] = UInt8(ascii: "-")
                     end += 1
                 }
-                text[end] = hexDigits[Int(byte >> 4)]
-                text[end + 1] = hexDigits[Int(byte & 0x0F)]
+                text[end] = Data.hexDigit(byte >> 4)
+                text[end + 1] = Data.hexDigit(byte & 0x0F)
                 end += 2
             }
             return end

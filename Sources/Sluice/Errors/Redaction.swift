@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Which secrets logs, HAR files, "copy as curl" and the body snippets in error messages hide. On
 /// by default; only ``Redaction/disabled`` (an explicit choice) shows everything.
@@ -52,7 +51,7 @@ public struct Redaction: Sendable, Hashable {
         /// The last few unions made with this set: a stage adds the request's names to its own on
         /// every call, and both are nearly always the same few long-lived values. Holding the
         /// other set keeps its identity from being reused while it is remembered.
-        private let unions = Mutex<[(other: Names, union: Names)]>([])
+        private let unions = Locked<[(other: Names, union: Names)]>([])
 
         init(headers: Set<String>, parameters: Set<String>, queryOnly: Set<String>) {
             self.headers = Set(headers.map { $0.lowercased() })
