@@ -3,7 +3,8 @@ import Sluice
 
 /// Records every call that gets a response into a ``HARRecorder``, with timings from the
 /// transport's `TransferMetrics`. Calls that end in an error are not HAR entries and are
-/// skipped. Position `.logging`: it sees the call once, as the caller made it.
+/// skipped. Position `.harRecording`, just inside logging: it sees the call once, as the caller made
+/// it.
 ///
 /// ```swift
 /// import Foundation
@@ -16,7 +17,7 @@ import Sluice
 /// try recorder.write(to: URL(fileURLWithPath: "/tmp/session.har"))
 /// ```
 public struct HARRecorderMiddleware: Middleware {
-    public static let defaultPosition = MiddlewarePosition.logging
+    public static let defaultPosition = MiddlewarePosition.harRecording
 
     /// Where exchanges are recorded.
     public let recorder: HARRecorder

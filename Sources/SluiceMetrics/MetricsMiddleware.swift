@@ -21,7 +21,7 @@
     /// `HTTPRequest.operationName` (an OpenAPI `operationId`), empty when unset. A `miss`
     /// is an answer from the network after a cache looked for a stored one: with no cache in the
     /// chain (or a request the cache does not look up, a POST), nothing is counted. It sits at
-    /// `MiddlewarePosition.logging`, outside retry and the cache, so it counts calls, not
+    /// `MiddlewarePosition.metrics`, outside logging, retry and the cache, so it counts calls, not
     /// attempts.
     ///
     /// ```swift
@@ -55,7 +55,7 @@
             public static let `default` = Configuration()
         }
 
-        public static let defaultPosition = MiddlewarePosition.logging
+        public static let defaultPosition = MiddlewarePosition.metrics
 
         /// How it records.
         public let configuration: Configuration

@@ -24,7 +24,7 @@ import Sluice
 /// ```
 public struct OutboxMiddleware: ChainAttachable {
     /// Between the cache and retry: retry has its go first; the outbox takes what is left.
-    public static let defaultPosition = MiddlewarePosition(rank: 550, name: "outbox")
+    public static let defaultPosition = MiddlewarePosition.outbox
     public static let readsOptions: [any RequestOptionKey.Type] = [UsesOutboxKey.self]
 
     /// Where writes are kept.

@@ -50,7 +50,7 @@
             public static let `default` = Configuration()
         }
 
-        public static let defaultPosition = MiddlewarePosition.logging
+        public static let defaultPosition = MiddlewarePosition.tracing
 
         /// How it traces.
         public let configuration: Configuration

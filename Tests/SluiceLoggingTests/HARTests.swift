@@ -205,3 +205,23 @@ func temporaryHAR() -> URL {
         }
     }
 }
+
+@Suite("HAR recording's place")
+struct HARRecordingPlaceTests {
+    /// The recorder sits just inside the logger, whichever was added first.
+    @Test(arguments: [false, true])
+    func theRecorderSitsJustInsideTheLogger(recorderFirst: Bool) {
+        var builder = Client.Builder(transport: MockTransport(replies: []))
+        let recorder = HARRecorderMiddleware(recorder: HARRecorder())
+        let logger = LoggingMiddleware(level: .basic, sink: .closure { _ in })
+        if recorderFirst {
+            builder.add(recorder)
+            builder.add(logger)
+        } else {
+            builder.add(logger)
+            builder.add(recorder)
+        }
+        let types = builder.middlewares.map { String(describing: type(of: $0)) }
+        #expect(types.firstIndex(of: "LoggingMiddleware")! + 1 == types.firstIndex(of: "HARRecorderMiddleware")!, "\(types)")
+    }
+}
