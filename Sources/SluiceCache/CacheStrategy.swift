@@ -129,7 +129,7 @@ public struct CacheStrategy: Sendable {
     /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
     /// again (or one user's for another), and no store file ever holds a credential in clear.
     public func storedFields(of response: HTTPResponse, redaction: Redaction = .default) -> HTTPFields {
-        let redaction = Redaction.default.adding(redaction).adding(response.request?.redaction ?? .default)
+        let redaction = (response.request?.privacyPolicy ?? .default).adding(redaction)
         var named: Set<String> = []
         for value in response.headers.values(for: "Connection") {
             for name in value.utf8.split(separator: UInt8(ascii: ",")) { named.insert(Substring(name).trimmingOptionalWhitespace().lowercased()) }
@@ -286,7 +286,7 @@ public struct CacheStrategy: Sendable {
     /// as SHA-256 fingerprints, so a store never holds a credential.
     public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
         var values: [String: String?] = [:]
-        let redaction = Redaction.default.adding(request.redaction)
+        let redaction = request.privacyPolicy
         for value in responseHeaders.values(for: "Vary") {
             for name in value.split(separator: ",") {
                 let field = name.trimmingOptionalWhitespace().lowercased()

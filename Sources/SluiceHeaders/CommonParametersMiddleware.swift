@@ -86,7 +86,7 @@ public struct CommonParametersMiddleware: Middleware {
         var parameters = try await configuration.parameters()
         // After a redirect to another origin, parameters that carry credentials are left out.
         if !request.sendsCredentials {
-            let secret = Redaction.default.adding(request.redaction)
+            let secret = request.privacyPolicy
             parameters.removeAll { secret.hidesQueryParameter($0.name) }
         }
         guard !parameters.isEmpty else { return try await next(request, context) }

@@ -70,7 +70,7 @@ public struct HeadersMiddleware: Middleware {
         var policy: Redaction?
         for field in added where configuration.overridesRequest || !own.contains(field.name) {
             if !sendsCredentials {
-                let redaction = policy ?? Redaction.default.adding(request.redaction)
+                let redaction = policy ?? request.privacyPolicy
                 policy = redaction
                 if redaction.hidesHeader(field.name) { continue }
             }

@@ -76,6 +76,11 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.redaction }
     }
 
+    /// The privacy policy this request is held to: ``Redaction/default``, the floor no request
+    /// can lower, plus what ``redaction`` adds. The one place that rule is written; a stage that
+    /// asks whether a field or parameter is a secret asks this. `package`: for Sluice's stages.
+    package var privacyPolicy: Redaction { Redaction.default.adding(redaction) }
+
     /// A request for `url` with `method`, `headers` and `body`.
     public init(method: HTTPMethod = .get, url: URL, headers: HTTPFields = [:], body: HTTPBody = .empty) {
         storage = Storage(method: method, target: .url(url), headers: headers, body: body, options: RequestOptions(), redaction: .default)

@@ -122,7 +122,7 @@ public struct RedirectMiddleware: Middleware {
             // And every field the request's privacy policy hides (the client's, which always has
             // the defaults' `X-Api-Key`, `X-Auth-Token`…): a secret named once is never carried
             // to another origin.
-            let secret = Redaction.default.adding(request.redaction)
+            let secret = request.privacyPolicy
             for name in Set(next.headers.map { $0.name.lowercased() }) where dropped.contains(name) || secret.hidesHeader(lowercased: name) {
                 _ = next.headers.remove(name: name)
             }
