@@ -23,6 +23,29 @@ import Testing
         }
     }
 
+    /// A decoder made with the default policy still hides what the request's own policy names
+    /// when its error quotes the body.
+    @Test func aDecodersErrorHidesWhatTheRequestsPolicyNames() throws {
+        var request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+        request.redaction = request.redaction.adding(parameters: ["pin"])
+        var response = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Data(#"{"pin":"4711","name":7}"#.utf8))
+        response.request = request
+        #expect {
+            try JSONResponseDecoder<Event>().decode(response)
+        } throws: { error in
+            (error as? SluiceError)?.message
+                == #"cannot decode Event from the response body: key "eventName" not found at the top level; body: "{\"name\":7,\"pin\":\"<redacted>\"}""#
+        }
+        // "é" is no US-ASCII text; the body quoted is still parsed as JSON.
+        response.headers = ["Content-Type": "application/json; charset=us-ascii"]
+        response.body = Data(#"{"pin":"4711","x":"é"}"#.utf8)
+        #expect {
+            try StringResponseDecoder().decode(response)
+        } throws: { error in
+            (error as? SluiceError)?.message == #"the response body is not valid us-ascii text; body: "{\"pin\":\"<redacted>\",\"x\":\"é\"}""#
+        }
+    }
+
     @Test func stringsFollowTheCharsetAndRefuseBadBytes() throws {
         func response(_ type: String?, _ bytes: [UInt8]) -> HTTPResponse {
             HTTPResponse(status: .ok, headers: type.map { ["Content-Type": $0] } ?? [:], body: Data(bytes))

@@ -168,9 +168,12 @@ extension Redaction {
     /// request carried hidden wherever the body echoes it (a server that answers a refused call
     /// with the request it got, token and all).
     package func snippet(of body: Data, in response: HTTPResponse) -> String {
-        let text = snippet(of: body, contentType: response.headers["Content-Type"])
+        // The request's own policy too: a decoder made with the default hides what the request's
+        // policy names as well.
+        let policy = response.request.map { adding($0.privacyPolicy) } ?? self
+        let text = policy.snippet(of: body, contentType: response.headers["Content-Type"])
         guard let request = response.request else { return text }
-        let secrets = secretValues(of: request, body: true)
+        let secrets = policy.secretValues(of: request, body: true)
         return secrets.isEmpty ? text : secrets.masking(text)
     }
 
