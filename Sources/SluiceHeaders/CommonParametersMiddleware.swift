@@ -122,7 +122,7 @@ public struct CommonParametersMiddleware: Middleware {
 
     // MARK: Encoding
 
-    static func percentEncoded(_ text: String) -> String { PercentEncoding.encodeStrictly(text) }
+    static func percentEncoded(_ text: String) -> String { PercentEncoding.encode(text, keeping: .queryItem) }
 
     static func appendingQuery(_ parameters: [(name: String, value: String)], to url: URL) throws(SluiceError) -> URL {
         let existing = Set((URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []).map(\.name))

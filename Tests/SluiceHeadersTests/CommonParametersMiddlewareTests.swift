@@ -22,6 +22,34 @@ struct CommonParametersTests {
         #expect(harness.forwarded[0].url.absoluteString == "https://a.example/x?page=2&channel=web&app_version=4.2&note=a%20b%26c%3D%C3%A9#top")
     }
 
+    /// One query rule: the same pairs leave as the same URL through `get(query:)`, an
+    /// `Endpoint`'s query and common parameters, a `%` in a value included (it is data).
+    @Test func theSamePairsLeaveAsTheSameURLByEveryDoor() async throws {
+        let pairs = [("code", "50%25"), ("tags", "a,b"), ("q", "café au lait"), ("eq", "x=y&z"), ("path", "/a?b")]
+        let base = URL(string: "https://api.example.com/v1")!
+        func sent(_ send: (Client) async throws -> Void, through middlewares: [any Middleware] = []) async throws -> String {
+            let transport = MockTransport(replies: [.status(.ok)])
+            var builder = Client.Builder(transport: transport, configuration: Client.Configuration(baseURL: base))
+            for middleware in middlewares { builder.add(middleware) }
+            try await send(builder.build())
+            return try #require(transport.requests.first?.request.url.absoluteString)
+        }
+        struct Items: Endpoint {
+            typealias Response = Data
+            let pairs: [(String, String)]
+            var path: String { "items" }
+            var query: [URLQueryItem] { pairs.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        }
+        let verb = try await sent { _ = try await $0.get("items", query: .dictionary(pairs.map { ($0.0, .string($0.1)) })) }
+        let endpoint = try await sent { _ = try await $0.send(Items(pairs: pairs)) }
+        let common = try await sent(
+            { _ = try await $0.get("items") },
+            through: [CommonParametersMiddleware(configuration: .init(placement: .query, parameters: { pairs.map { (name: $0.0, value: $0.1) } }))])
+        #expect(verb == "https://api.example.com/v1/items?code=50%2525&tags=a,b&q=caf%C3%A9%20au%20lait&eq=x%3Dy%26z&path=/a?b")
+        #expect(endpoint == verb)
+        #expect(common == verb)
+    }
+
     @Test func intoAFormBody() async throws {
         let harness = harness(.formBody)
         let form = HTTPRequest(

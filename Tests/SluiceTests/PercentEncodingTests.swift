@@ -22,7 +22,9 @@ struct PercentEncodingTests {
         #expect(PercentEncoding.encode("a&b=c+d?", keeping: .queryItem) == "a%26b%3Dc%2Bd?")
         #expect(PercentEncoding.encode("a&b=c+d?", keeping: .query) == "a&b=c+d?")
         #expect(PercentEncoding.encode("x?y", keeping: .path) == "x%3Fy")
-        #expect(PercentEncoding.encode("50%25 off", keeping: .queryItem) == "50%25%20off")
+        #expect(PercentEncoding.encode("50%25 off", keeping: .path) == "50%25%20off")
+        #expect(PercentEncoding.encode("50%25 off", keeping: .query) == "50%25%20off")
+        #expect(PercentEncoding.encode("50%25 off", keeping: .queryItem) == "50%2525%20off")  // a value is data
         #expect(PercentEncoding.encode("100%", keeping: .queryItem) == "100%25")
         #expect(PercentEncoding.encode("%zz", keeping: .queryItem) == "%25zz")
         #expect(PercentEncoding.encode("-._~AZaz09", keeping: .queryItem) == "-._~AZaz09")

@@ -13,7 +13,7 @@ extension Client {
             request = try makeRequest(endpoint.method, endpoint.path, headers: endpoint.headers)
         }
         let pairs = endpoint.query.map { item in
-            PercentEncoding.encodeStrictly(item.name) + (item.value.map { "=" + PercentEncoding.encodeStrictly($0) } ?? "")
+            PercentEncoding.encode(item.name, keeping: .queryItem) + (item.value.map { "=" + PercentEncoding.encode($0, keeping: .queryItem) } ?? "")
         }
         request.url = try URLQuery.appending(pairs.joined(separator: "&"), to: request.url)
         endpoint.configure(&request)

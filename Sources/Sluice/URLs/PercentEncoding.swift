@@ -1,15 +1,19 @@
 import Foundation
 
 /// RFC 3986 percent-encoding: the one encoder every stage uses. ``encode(_:keeping:)`` never
-/// encodes twice (a `%` followed by two hex digits is kept); ``encodeStrictly(_:keepingSlash:)``
-/// encodes every byte but the unreserved ones, `%` too, for a raw value whose `%` is data.
+/// encodes a path, query or fragment twice (a `%` followed by two hex digits is kept), while a
+/// query name or value (`.queryItem`) is data: its `%` is always encoded, whichever way the pair
+/// reaches the request (`get(query:)`, an `Endpoint`'s query, common parameters).
+/// ``encodeStrictly(_:keepingSlash:)`` encodes every byte but the unreserved ones, for a
+/// signature's canonical text.
 ///
 /// ```swift
 /// import Sluice
 ///
 /// PercentEncoding.encode("a b/ü", keeping: .path)          // "a%20b/%C3%BC"
-/// PercentEncoding.encode("50%25 off", keeping: .queryItem)  // "50%25%20off" (the %25 stays)
-/// PercentEncoding.encodeStrictly("50%25 off")               // "50%2525%20off"
+/// PercentEncoding.encode("50%25 off", keeping: .path)       // "50%25%20off" (the %25 stays)
+/// PercentEncoding.encode("50%25 off", keeping: .queryItem)  // "50%2525%20off" (a value is data)
+/// PercentEncoding.encodeStrictly("a,b")                     // "a%2Cb"
 /// try PercentEncoding.url("https://example.com/naïve path?q=ä")   // encodes what it must
 /// PercentEncoding.decode("caf%C3%A9+au+lait", plusIsSpace: true)  // "café au lait"
 /// ```
@@ -26,16 +30,18 @@ public enum PercentEncoding {
         case fragment
     }
 
-    /// `text` with every byte outside the component's allowed set percent-encoded; existing
-    /// `%XX` escapes are kept.
+    /// `text` with every byte outside the component's allowed set percent-encoded. Existing
+    /// `%XX` escapes are kept in a path, a query or a fragment, which may already be URL text; a
+    /// query name or value (`.queryItem`) is data, so its `%` is encoded too.
     public static func encode(_ text: String, keeping component: Component) -> String {
         let bytes = Array(text.utf8)
         var result = [UInt8]()
         result.reserveCapacity(bytes.count)
+        let keepsEscapes = component != .queryItem
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) {
+            if keepsEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) {
                 result.append(contentsOf: bytes[index...index + 2])
                 index += 3
                 continue
