@@ -190,9 +190,10 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
             return added
         }
         var changed: Set<String> = []
-        for field in self where !changed.contains(field.name.lowercased()) {
-            if !base.contains(field.name) || base.values(for: field.name) != values(for: field.name) {
-                changed.insert(field.name.lowercased())
+        for field in self {
+            let name = Self.asciiLowercased(field.name)
+            if !changed.contains(name), !base.contains(field.name) || base.values(for: field.name) != values(for: field.name) {
+                changed.insert(name)
             }
         }
         return changed
