@@ -267,7 +267,7 @@ package struct Invocation: Sendable {
     /// Whether `text` starts with `scheme://` (RFC 3986's scheme characters).
     static func hasScheme(_ text: String) -> Bool {
         // The scheme's syntax is `Client.join`'s check; then its colon must start `://`.
-        guard Client.startsWithScheme(text), let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        guard URLJoin.startsWithScheme(text), let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return false }
         return text.utf8[colon...].starts(with: "://".utf8)
     }
 }

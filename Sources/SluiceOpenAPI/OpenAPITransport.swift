@@ -109,29 +109,26 @@
         ///   (`..`, `%2e%2E`): a path parameter that is one would leave the operation's path once
         ///   curl (or the server) resolves it. An encoded slash (`%2F`) stays inside its segment.
         package static func url(path: String?, baseURL: URL, clientBaseURL: URL?) throws(SluiceError) -> URL {
-            let server = try Sluice.Client.join(base: clientBaseURL, path: baseURL.absoluteString)
+            let server = try URLJoin.join(baseURL.absoluteString, to: clientBaseURL)
             let path = path ?? "/"
-            if path.hasPrefix("/"), var components = URLComponents(url: server, resolvingAgainstBaseURL: true),
-                let operation = URLComponents(string: path)
-            {
-                let dotSegment = operation.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).first { segment in
-                    let decoded = segment.removingPercentEncoding ?? String(segment)
-                    return decoded == "." || decoded == ".."
-                }
-                if let dotSegment {
-                    throw SluiceError(
-                        .invalidURL,
-                        "the operation's path \(String(reflecting: Redaction.default.url(text: path))) has the segment "
-                            + "\(String(reflecting: String(dotSegment))), which would leave the operation's path: a path parameter may not be . or ..")
-                }
-                var serverPath = components.percentEncodedPath
-                while serverPath.hasSuffix("/") { serverPath.removeLast() }
-                components.percentEncodedPath = serverPath + operation.percentEncodedPath
-                components.percentEncodedQuery = operation.percentEncodedQuery
-                if let url = components.url { return url }
+            guard path.hasPrefix("/") else {
+                throw SluiceError(
+                    .invalidURL,
+                    "the operation's path \(String(reflecting: Redaction.default.url(text: path))) cannot follow \(Redaction.default.url(server))")
             }
-            throw SluiceError(
-                .invalidURL, "the operation's path \(String(reflecting: Redaction.default.url(text: path))) cannot follow \(Redaction.default.url(server))")
+            let pathOnly = path.prefix { $0 != "?" && $0 != "#" }
+            let dotSegment = pathOnly.split(separator: "/", omittingEmptySubsequences: false).first { segment in
+                let decoded = segment.removingPercentEncoding ?? String(segment)
+                return decoded == "." || decoded == ".."
+            }
+            if let dotSegment {
+                throw SluiceError(
+                    .invalidURL,
+                    "the operation's path \(String(reflecting: Redaction.default.url(text: path))) has the segment "
+                        + "\(String(reflecting: String(dotSegment))), which would leave the operation's path: a path parameter may not be . or ..")
+            }
+            // The client's rule, the one every door uses: one slash between, the server's query first.
+            return try URLJoin.join(path, to: server)
         }
 
         /// A request body read from `body` as the transport sends it: a stream made afresh for

@@ -258,7 +258,7 @@ struct CurlTransportTests {
         // Foundation percent-encodes them when the URL is made (a raw CR or LF in the host makes no
         // URL at all), and so does the client's path joining: the request line stays one line.
         let direct = try #require(URL(string: server.url("/a").absoluteString + characters + "Injected: 1?q=" + characters))
-        let joined = try Client.join(base: server.url("/"), path: "b" + characters + "Injected: 1")
+        let joined = try URLJoin.join("b" + characters + "Injected: 1", to: server.url("/"))
         #expect(URL(string: "http://127.0.0.1" + characters + "/x") == nil)
         for url in [direct, joined] {
             #expect(try await send(HTTPRequest(url: url)).status == .ok)

@@ -114,10 +114,12 @@ struct PrivacyPolicyTests {
         // One whose own policy names more keeps both once the client sends it.
         var own = HTTPRequest(url: URL(string: "https://api.example.com/pay?pin=1&card=2")!)
         own.redaction = own.redaction.adding(parameters: ["card"])
-        let sent = client.underPolicy(own)
+        let sent = try client.pipeline.preparation.prepare(own)
         #expect(sent.description == "GET https://api.example.com/pay?pin=<redacted>&card=<redacted>")
         // A plain request gets the client's policy itself, not a copy.
-        #expect(client.underPolicy(HTTPRequest(url: URL(string: "https://api.example.com/")!)).redaction.isSame(as: client.configuration.redaction))
+        #expect(
+            try client.pipeline.preparation.prepare(HTTPRequest(url: URL(string: "https://api.example.com/")!)).redaction.isSame(
+                as: client.configuration.redaction))
         // A stage's own redaction adds to the request's; `.disabled` on a stage is its own choice.
         let stage = Redaction.default.adding(headers: ["X-Stage"])
         #expect(stage.adding(sent.redaction).hidesQueryParameter("pin") && stage.adding(sent.redaction).hidesHeader("x-stage"))

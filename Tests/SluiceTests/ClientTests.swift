@@ -65,51 +65,6 @@ struct ClientTests {
         Client(transport: transport, configuration: .init(baseURL: base))
     }
 
-    // MARK: URLs
-
-    @Test(arguments: [
-        ("https://api.example.com/v1", "users"), ("https://api.example.com/v1/", "users"),
-        ("https://api.example.com/v1", "/users"), ("https://api.example.com/v1/", "/users"),
-        ("https://api.example.com/v1//", "//users"),
-    ])
-    func baseURLJoinsWithExactlyOneSlash(base: String, path: String) throws {
-        #expect(try Client.join(base: URL(string: base)!, path: path).absoluteString == "https://api.example.com/v1/users")
-    }
-
-    @Test func joinKeepsQueryAndPassesAbsoluteURLs() throws {
-        #expect(try Client.join(base: base, path: "users?id=1&x=y").absoluteString == "https://api.example.com/v1/users?id=1&x=y")
-        #expect(try Client.join(base: base, path: "http://other.example.org/a").absoluteString == "http://other.example.org/a")
-        #expect(try Client.join(base: base, path: "").absoluteString == "https://api.example.com/v1")
-    }
-
-    /// `join` parses a path as an absolute URL only when it starts with a scheme's syntax; that
-    /// skips no URL Foundation would give a scheme: every string here that it does is caught.
-    @Test func onlyAPathWithASchemeIsTriedAsAbsolute() throws {
-        let paths = [
-            "https://x.example/a", "HTTP://X.EXAMPLE", "a:b", "web+app://x", "x-y.z:1", "users", "users/42?q=a:b", "/a:b", "//host/x",
-            "1http://x", " http://x", "-x:y", ".x:y", "é:x", "h\u{0301}ttp://x", "?a=b:c", "#f:g", "", ":", "a", "urn:isbn:1",
-            "mailto:a@b.example", "http:x", "http:/x",
-        ]
-        for path in paths {
-            let foundationScheme = URL(string: path)?.scheme.map { !$0.isEmpty } ?? false
-            if foundationScheme { #expect(Client.startsWithScheme(path), "\(path)") }
-        }
-        #expect(!Client.startsWithScheme("users/42?q=a:b"))
-        #expect(!Client.startsWithScheme("1http://x"))
-        #expect(try Client.join(base: base, path: "users/a:b").absoluteString == "https://api.example.com/v1/users/a:b")
-        #expect(try Client.join(base: base, path: "HTTPS://other.example.org/a").absoluteString == "HTTPS://other.example.org/a")
-    }
-
-    @Test func relativePathWithoutBaseURLIsAnInvalidURL() {
-        #expect {
-            try Client.join(base: nil, path: "/users")
-        } throws: { error in
-            let error = error as? SluiceError
-            return error?.code == .invalidURL && error?.stage == .client
-                && error?.message == #""/users" is not an absolute URL and the client has no base URL"#
-        }
-    }
-
     /// A relative `HTTPRequest` sent through a client is joined to its base URL (the only base
     /// URL there is); with no base URL it fails before anything is sent, saying why.
     @Test func aRelativeRequestIsJoinedToTheBaseOrRefusedWithoutOne() async throws {
@@ -124,15 +79,6 @@ struct ClientTests {
             return error?.code == .invalidURL && error?.message == #""users" is not an absolute URL and the client has no base URL"#
         }
         #expect(bare.requests.isEmpty)
-    }
-
-    @Test func unparsableAbsoluteURLIsAnInvalidURL() {
-        #expect {
-            try Client.join(base: base, path: "http://[::1/x")
-        } throws: { error in
-            let error = error as? SluiceError
-            return error?.code == .invalidURL && error?.message == #""http://[::1/x" is not a valid absolute URL"#
-        }
     }
 
     @Test func getWithoutBaseURLThrowsBeforeSending() async {

@@ -131,7 +131,9 @@ public struct Client: Sendable {
     init(builder: Builder) {
         self.builder = builder
         self.configuration = builder.configuration
-        self.pipeline = Pipeline(middlewares: builder.resolvedMiddlewares, transport: builder.transport, redaction: builder.configuration.redaction)
+        self.pipeline = Pipeline(
+            middlewares: builder.resolvedMiddlewares, transport: builder.transport, baseURL: builder.configuration.baseURL,
+            redaction: builder.configuration.redaction, encoder: builder.configuration.encoder)
         self.dispatcher = RequestDispatcher(limit: builder.configuration.maxConcurrentRequests)
     }
 
@@ -192,21 +194,26 @@ public struct Client: Sendable {
         _ request: HTTPRequest, context: RequestContext? = nil, timeout: Duration? = nil, deadline: ContinuousClock.Instant? = nil,
         with extra: [any Middleware] = []
     ) async throws -> HTTPResponse {
-        let request = try underPolicy(joinedToBase(request))
+        // Extra middleware for this call go in front of the client's chain, which is shared as
+        // it is: nothing of the client's is linked or attached again.
+        let pipeline = extra.isEmpty ? self.pipeline : Pipeline(prepending: extra, to: self.pipeline)
+        // The core's own stages, the same `Pipeline.send` runs: before the queue, so a request
+        // that cannot be sent fails at once.
+        let request = try pipeline.preparation.prepare(request)
         guard timeout != nil || deadline != nil || configuration.timeout != nil || context?.deadline != nil else {
             // No limit (the common call): no clock read, no watchdog, the smallest async frame.
-            return try await dispatch(request, context: context ?? makeContext(), with: extra)
+            return try await dispatch(request, context: context ?? makeContext(), through: pipeline)
         }
-        return try await sendLimited(request, context: context, timeout: timeout, deadline: deadline, with: extra)
+        return try await sendLimited(request, context: context, timeout: timeout, deadline: deadline, through: pipeline)
     }
 
     /// `send` for a call with a limit: the earliest one, kept by a watchdog.
     private func sendLimited(
-        _ request: HTTPRequest, context: RequestContext?, timeout: Duration?, deadline: ContinuousClock.Instant?, with extra: [any Middleware]
+        _ request: HTTPRequest, context: RequestContext?, timeout: Duration?, deadline: ContinuousClock.Instant?, through pipeline: Pipeline
     ) async throws -> HTTPResponse {
         let start = ContinuousClock.now  // for the watchdog's message
         let context = self.context(context, timeout: timeout, deadline: deadline)
-        guard let deadline = context.deadline else { return try await dispatch(request, context: context, with: extra) }
+        guard let deadline = context.deadline else { return try await dispatch(request, context: context, through: pipeline) }
         // Every stage obeys the deadline where it waits on the network; this ends the waits that
         // are not the network's (the queue, a token refresh, a middleware of the app's own).
         let limit = Self.seconds(start.duration(to: deadline))
@@ -214,17 +221,12 @@ public struct Client: Sendable {
         // A deadline already past (a timeout of zero or less): nothing is sent.
         guard ContinuousClock.now < deadline else { throw timedOut() }
         return try await Deadline.race(deadline, timedOut: timedOut) {
-            try await self.dispatch(request, context: context, with: extra)
+            try await self.dispatch(request, context: context, through: pipeline)
         }
     }
 
-    /// Encodes `request`, then runs it through the pipeline once the concurrency limit lets it
-    /// (the pipeline checks its fields first).
-    private func dispatch(_ request: HTTPRequest, context: RequestContext, with extra: [any Middleware]) async throws -> HTTPResponse {
-        let request = try encodedWithOwnEncoder(request)
-        // Extra middleware for this call go in front of the client's chain, which is shared as
-        // it is: nothing of the client's is linked or attached again.
-        let pipeline = extra.isEmpty ? self.pipeline : Pipeline(prepending: extra, to: self.pipeline)
+    /// Runs a prepared `request` through `pipeline` once the concurrency limit lets it.
+    private func dispatch(_ request: HTTPRequest, context: RequestContext, through pipeline: Pipeline) async throws -> HTTPResponse {
         // A caller that runs on the transport's event thread (see `HTTPTransport.preferredExecutor`)
         // keeps its call there: the chain, the transfer and the way back never change threads.
         // Anyone else's call runs on the cooperative pool, as the caller does: moving every call
@@ -232,47 +234,14 @@ public struct Client: Sendable {
         // hold up every transfer.
         let executor = configuration.prefersTransportExecutor || EventThread.isCurrent ? pipeline.transport.preferredExecutor : nil
         return try await dispatcher.run(request, on: executor, cancellationIsError: configuration.reportsCancellationAsError) {
-            try await pipeline.send(request, context: context)
+            try await pipeline.sendPrepared(request, context: context)
         }
-    }
-
-    /// `request` under this client's privacy policy: ``Configuration/redaction``, plus what the
-    /// request's own ``HTTPRequest/redaction`` adds when it was set to something else than the
-    /// default. Every stage, and every error message that quotes the request, then hides the
-    /// same secrets.
-    package func underPolicy(_ request: HTTPRequest) -> HTTPRequest {
-        configuration.redaction.applied(to: request)
-    }
-
-    /// `request` with a relative URL (`search?q=1`, `/users`) joined to ``Configuration/baseURL``
-    /// by ``url(for:)``'s rule: the client's base URL is the only one.
-    ///
-    /// - Throws: `.invalidURL` for a relative URL and no base URL.
-    func joinedToBase(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
-        guard request.url.scheme == nil else { return request }
-        var joined = request
-        joined.url = try url(for: request.url.relativeString)
-        return joined
     }
 
     /// `2 s`, `0.25 s`.
     private static func seconds(_ duration: Duration) -> String {
         let milliseconds = max(0, duration.wholeMilliseconds)
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
-    }
-
-    /// `request` with a body set by ``HTTPRequest/setJSONBody(_:)`` encoded again by this client's
-    /// encoder.
-    func encodedWithOwnEncoder(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
-        guard request.options.count > 0, let encoding = request.options[JSONBodyKey.self] else { return request }
-        var encoded = request
-        do {
-            encoded.body = .bytes(try encoding.encode(configuration.encoder))
-        } catch {
-            throw SluiceError(.invalidBody, "the JSON body could not be encoded: \(error)", underlying: error, stage: .client)
-        }
-        encoded.options.remove(JSONBodyKey.self)
-        return encoded
     }
 
     /// A request for `path` (relative to the base URL, or absolute).

@@ -37,26 +37,28 @@ public protocol ChainAttachable: Middleware {
 public struct ChainHandle: Sendable {
     private let link: WeakLink
     private let cookies: (any CookieSource)?
-    /// The client's privacy policy, applied to each request sent.
-    private let redaction: Redaction
+    /// The pipeline's core stages, run on each request sent, as every other door runs them.
+    private let preparation: RequestPreparation
 
-    init(_ link: ChainLink, cookies: (any CookieSource)?, redaction: Redaction) {
+    init(_ link: ChainLink, cookies: (any CookieSource)?, preparation: RequestPreparation) {
         self.link = WeakLink(link)
         self.cookies = cookies
-        self.redaction = redaction
+        self.preparation = preparation
     }
 
     /// Whether the pipeline still exists.
     public var isAlive: Bool { link.link != nil }
 
-    /// Sends `request` through every middleware and the transport, as ``Pipeline/send(_:context:)``
-    /// does, under its client's privacy policy (``Client/Configuration/redaction``); `nil` when the
-    /// pipeline is gone.
+    /// Sends `request` through the core's own stages (its client's base URL and privacy policy
+    /// among them), every middleware and the transport, as ``Pipeline/send(_:context:)`` does;
+    /// `nil` when the pipeline is gone.
+    ///
+    /// - Throws: what ``Pipeline/send(_:context:)`` throws.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse? {
         guard let link = link.link else { return nil }
         var context = context
         if context.cookieSource == nil { context.cookieSource = cookies }
-        return try await link.run(redaction.applied(to: request), context)
+        return try await link.run(preparation.prepare(request), context)
     }
 }
 

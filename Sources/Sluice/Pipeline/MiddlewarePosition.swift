@@ -6,7 +6,8 @@
 /// (network) → transport`
 ///
 /// Every named position, the modules' included, is in the table below with its rank and why it
-/// is there.
+/// is there. Before the outermost of them, every request passes the core's own stages (base URL,
+/// privacy policy, fields, JSON body, options check, query encoding), whichever door it came in by.
 ///
 /// ``Client/Builder`` keeps its middleware sorted by position, so adding them in any order gives
 /// the same chain; two at the same position keep the order they were added in. Each middleware

@@ -36,35 +36,32 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     private let chain: ChainLink
     /// The transport, when it adds cookies of its own below the chain.
     private let cookies: (any CookieSource)?
-    /// The option keys some middleware or the transport reads: a handful, searched in order
-    /// (cheaper than hashing each key a request sets).
-    private let readOptions: [ObjectIdentifier]
-    /// Whether a middleware encodes ``HTTPRequest/queryParameters`` (else the pipeline does).
-    private let encodesQuery: Bool
+    /// The core's own stages, run on every request before the first middleware, by every door.
+    package let preparation: RequestPreparation
     private let tracedChain: ChainLink
     /// How many stages were put in front of a pipeline's own by ``init(prepending:to:)``: their
     /// traced links record at indices below zero, the shared chain's from zero, so the recorder
     /// shifts every index by this.
     private let traceOffset: Int
 
-    /// The privacy policy a ``ChainHandle`` applies to what a middleware sends through it (an
-    /// outbox's replay): the client's, so a replay hides what every call hides.
-    package let redaction: Redaction
-
-    /// A pipeline over `middlewares` in exactly this order (index 0 outermost), then `transport`.
+    /// A pipeline over `middlewares` in exactly this order (index 0 outermost), then `transport`:
+    /// nothing is added, so it follows redirects only when the list has a ``RedirectMiddleware``
+    /// (a ``Client`` puts one at ``MiddlewarePosition/redirects``). Relative URLs are refused, JSON
+    /// bodies are encoded by `JSONEncoder()` and requests are held to ``Redaction/default``.
     public init(middlewares: [any Middleware], transport: any HTTPTransport) {
-        self.init(middlewares: middlewares, transport: transport, redaction: .default)
+        self.init(middlewares: middlewares, transport: transport, baseURL: nil, redaction: .default, encoder: JSONEncoder())
     }
 
-    /// A client's pipeline: its ``ChainHandle`` applies the client's `redaction` to what it sends.
-    package init(middlewares: [any Middleware], transport: any HTTPTransport, redaction: Redaction) {
-        self.redaction = redaction
+    /// A client's pipeline: its core stages join relative URLs to `baseURL`, hold each request to
+    /// `redaction` and encode JSON bodies by `encoder`; its ``ChainHandle`` applies `redaction` to
+    /// what it sends.
+    package init(middlewares: [any Middleware], transport: any HTTPTransport, baseURL: URL?, redaction: Redaction, encoder: JSONEncoder) {
         self.middlewares = middlewares
         self.transport = transport
         self.cookies = (transport as? any CookieSource).flatMap { $0.keepsCookies ? $0 : nil }
         let read = middlewares.flatMap { type(of: $0).readsOptions } + type(of: transport).readsOptions
-        readOptions = Array(Set(read.map { ObjectIdentifier($0) }))
-        encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
+        preparation = RequestPreparation(
+            baseURL: baseURL, redaction: redaction, encoder: encoder, readOptions: Array(Set(read.map { ObjectIdentifier($0) })))
         let stages = middlewares.map { PipelineStage.middleware(type(of: $0)) } + [.transport(type(of: transport))]
         self.stages = stages
         traceOffset = 0
@@ -80,7 +77,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         chain = link
         tracedChain = traced
         for case let attachable as any ChainAttachable in middlewares {
-            attachable.attach(to: ChainHandle(link, cookies: cookies, redaction: redaction))
+            attachable.attach(to: ChainHandle(link, cookies: cookies, preparation: preparation))
         }
     }
 
@@ -90,11 +87,8 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     package init(prepending extra: [any Middleware], to pipeline: Pipeline) {
         middlewares = extra + pipeline.middlewares
         transport = pipeline.transport
-        redaction = pipeline.redaction
         cookies = pipeline.cookies
-        let read = extra.flatMap { type(of: $0).readsOptions }.map { ObjectIdentifier($0) }
-        readOptions = pipeline.readOptions + read.filter { !pipeline.readOptions.contains($0) }
-        encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
+        preparation = pipeline.preparation.reading(extra.flatMap { type(of: $0).readsOptions }.map { ObjectIdentifier($0) })
         let extraStages = extra.map { PipelineStage.middleware(type(of: $0)) }
         stages = extraStages + pipeline.stages
         traceOffset = pipeline.traceOffset + extra.count
@@ -107,7 +101,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         chain = link
         tracedChain = traced
         for case let attachable as any ChainAttachable in extra {
-            attachable.attach(to: ChainHandle(link, cookies: cookies, redaction: redaction))
+            attachable.attach(to: ChainHandle(link, cookies: cookies, preparation: preparation))
         }
     }
 
@@ -129,21 +123,23 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     /// The transport's preferred executor (see `HTTPTransport.preferredExecutor`).
     public var preferredExecutor: (any TaskExecutor)? { transport.preferredExecutor }
 
-    /// Sends `request` through every middleware and the transport.
+    /// Sends `request` through the core's own stages (the same a ``Client`` runs), every
+    /// middleware and the transport.
     ///
     /// - Throws: ``SluiceError`` naming the stage that failed; `CancellationError` unchanged.
-    ///   `.misconfigured` before anything is sent when the request sets an option that nothing in
-    ///   the chain reads (naming the option and the middleware that would);
-    ///   `.invalidHeader` before anything is sent when a field of the request's dictionary literal
-    ///   was invalid (``HTTPFields/invalidLiteral``), and for a response whose literal was.
+    ///   Before anything is sent: `.invalidURL` for a relative URL (a bare pipeline has no base
+    ///   URL); `.misconfigured` when the request sets an option that nothing in the chain reads
+    ///   (naming the option and the middleware that would); `.invalidHeader` when a field of the
+    ///   request's dictionary literal was invalid (``HTTPFields/invalidLiteral``), and for a
+    ///   response whose literal was.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
-        try request.headers.validated()
-        let response =
-            if request.options.count > 0 {
-                try await sendChecked(try checkedOptions(request), context: context)
-            } else {
-                try await sendChecked(request, context: context)
-            }
+        try await sendPrepared(preparation.prepare(request), context: context)
+    }
+
+    /// Sends a request the core's stages already prepared (``RequestPreparation/prepare(_:)``)
+    /// through every middleware and the transport.
+    package func sendPrepared(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+        let response = try await sendChecked(request, context: context)
         try response.headers.validated()
         return response
     }
@@ -158,26 +154,5 @@ public struct Pipeline: HTTPTransport, CredentialSource {
         var response = try await tracedChain.run(request, context)
         response.trace = recorder.snapshot()
         return response
-    }
-
-    /// `request` with its query parameters encoded when no middleware will, after checking that
-    /// every option it sets is read by something in the chain.
-    ///
-    /// - Throws: `.misconfigured` naming the first option nothing reads.
-    func checkedOptions(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
-        for stored in request.options.storage.indices {
-            let key = request.options.storage[stored].key
-            guard let reader = key.reader, !readOptions.contains(ObjectIdentifier(key)) else { continue }
-            throw SluiceError(
-                .misconfigured,
-                "\(reader.property) is set on \(request), but nothing in this chain reads it: add \(reader.middleware) "
-                    + "(from \(reader.module)) to the client"
-            )
-        }
-        guard !encodesQuery, case .dictionary(let pairs) = request.queryParameters, !pairs.isEmpty else { return request }
-        var encoded = request
-        encoded.url = try URLQuery.appending(ParameterEncoder.default.query(pairs), to: request.url)
-        encoded.options.remove(QueryParametersKey.self)
-        return encoded
     }
 }

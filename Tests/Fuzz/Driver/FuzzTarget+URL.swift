@@ -12,7 +12,7 @@ extension FuzzTarget {
         let base = parts.count > 1 ? URL(string: parts[0]) : URL(string: "https://api.example.com/v1/")
         let path = parts.last ?? ""
         do throws(SluiceError) {
-            _ = try Client.join(base: base, path: path)
+            _ = try URLJoin.join(path, to: base)
         } catch {
             require(error.code == .invalidURL, "join failed with \(error.code), not invalidURL")
         }
