@@ -205,7 +205,7 @@ public struct CacheMiddleware: Middleware {
             guard request.method == .get || request.method == .head, let stored = try? await store.get(key) else {
                 return try await next(request, context)
             }
-            guard case .serve(let age) = strategy.decide(seen, stored: stored, now: configuration.clock()) else {
+            guard case .serve(_, let age) = strategy.decide(seen, stored: stored, now: configuration.clock()) else {
                 return try await next(request, context)
             }
             if strategy.conditionsMatch(request, stored) { return notModified(stored, age: age, for: request) }
@@ -224,11 +224,11 @@ public struct CacheMiddleware: Middleware {
             }
         }
         switch decision {
-        case .serve(let age):
-            return Self.answering(range, of: request, stored!, with: served(stored!, age: age, for: request, source: .cache, directives: directives))
-        case .serveStaleAndRevalidate(let age):
-            revalidateInBackground(stored!, request: request, seen: seen, key: key, context: context, next: next)
-            return Self.answering(range, of: request, stored!, with: served(stored!, age: age, for: request, source: .cache, directives: directives))
+        case .serve(let stored, let age):
+            return Self.answering(range, of: request, stored, with: served(stored, age: age, for: request, source: .cache, directives: directives))
+        case .serveStaleAndRevalidate(let stored, let age):
+            revalidateInBackground(stored, request: request, seen: seen, key: key, context: context, next: next)
+            return Self.answering(range, of: request, stored, with: served(stored, age: age, for: request, source: .cache, directives: directives))
         case .miss:
             throw SluiceError(.cacheMiss, "nothing is stored for \(request) (cache policy returnCacheDontLoad)")
         case .gatewayTimeout:
@@ -241,13 +241,13 @@ public struct CacheMiddleware: Middleware {
                 try await coalesced(request, seen: seen, key: key) {
                     try await fetch(request, seen: seen, key: key, stored: stored, context: context, next: next)
                 })
-        case .validate(let conditions):
+        case .validate(let stored, let conditions):
             let response = try await coalesced(request, seen: seen, key: key) {
-                try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored!, context: context, next: next)
+                try await validate(request, seen: seen, conditions: conditions, key: key, stored: stored, context: context, next: next)
             }
             // Revalidated (a 304): the stored copy is whole and fresh again, so it answers the range.
             guard response.source == .revalidated, response.status == .ok else { return Self.missed(response) }
-            return Self.answering(range, of: request, stored!, with: response)
+            return Self.answering(range, of: request, stored, with: response)
         }
     }
 

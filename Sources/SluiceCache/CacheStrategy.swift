@@ -20,12 +20,12 @@ import Sluice
 public struct CacheStrategy: Sendable {
     /// What to do with a request.
     public enum Decision: Sendable, Equatable {
-        /// Answer with the stored response, which is `age` seconds old.
-        case serve(age: Int)
-        /// Answer with the stale stored response now and revalidate it in the background.
-        case serveStaleAndRevalidate(age: Int)
-        /// Send the request with these conditional header fields; a 304 revalidates the entry.
-        case validate(conditions: HTTPFields)
+        /// Answer with `stored`, the stored response decided on, which is `age` seconds old.
+        case serve(_ stored: CachedResponse, age: Int)
+        /// Answer with `stored`, stale, now and revalidate it in the background.
+        case serveStaleAndRevalidate(_ stored: CachedResponse, age: Int)
+        /// Send the request with these conditional header fields; a 304 revalidates `stored`.
+        case validate(_ stored: CachedResponse, conditions: HTTPFields)
         /// Send the request as it is: nothing usable is stored.
         case fetch
         /// `only-if-cached` and nothing usable is stored: answer 504 (RFC 9111 §5.2.1.7).
@@ -224,10 +224,10 @@ public struct CacheStrategy: Sendable {
             return .fetch
         case .returnCacheElseLoad:
             guard let stored, matchesVary(stored, request) else { return .fetch }
-            return .serve(age: currentAge(of: stored, now: now))
+            return .serve(stored, age: currentAge(of: stored, now: now))
         case .returnCacheDontLoad:
             guard let stored, matchesVary(stored, request) else { return .miss }
-            return .serve(age: currentAge(of: stored, now: now))
+            return .serve(stored, age: currentAge(of: stored, now: now))
         case .useProtocol, .offlineFallback:
             break
         }
@@ -254,22 +254,22 @@ public struct CacheStrategy: Sendable {
         if let minFresh = requestDirectives.minFresh, lifetime != Int.max, lifetime - age < minFresh { mustValidate = true }
 
         if !mustValidate {
-            if isFresh { return .serve(age: age) }
+            if isFresh { return .serve(stored, age: age) }
             let mayServeStale =
                 !directives.mustRevalidate
                 && !(isShared && (directives.proxyRevalidate || directives.sharedMaxAge != nil))
             if mayServeStale, let maxStale = requestDirectives.maxStale, maxStale.map({ staleness <= $0 }) ?? true {
-                return .serve(age: age)
+                return .serve(stored, age: age)
             }
             if mayServeStale, let window = directives.staleWhileRevalidate, staleness <= window,
                 !requestDirectives.onlyIfCached
             {
-                return .serveStaleAndRevalidate(age: age)
+                return .serveStaleAndRevalidate(stored, age: age)
             }
         }
         if requestDirectives.onlyIfCached { return .gatewayTimeout }
         let conditions = conditionalFields(for: stored)
-        return conditions.isEmpty ? .fetch : .validate(conditions: conditions)
+        return conditions.isEmpty ? .fetch : .validate(stored, conditions: conditions)
     }
 
     /// Whether `stored` may serve `request` given its `Vary` (RFC 9111 §4.1): every field the

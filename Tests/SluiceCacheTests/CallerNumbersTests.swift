@@ -136,8 +136,8 @@ struct CacheCallerNumbersTests {
     /// Records a store hands out or a caller's own store makes: any number compares and prints.
     @Test(
         .covers(
-            "CacheItem.init(key:size:responseTime:) size", "CachedResponse.status", "CacheStrategy.Decision.serve(age:)",
-            "CacheStrategy.Decision.serveStaleAndRevalidate(age:)", "CacheStrategy.freshnessLifetime(of:ttl:) ttl"),
+            "CacheItem.init(key:size:responseTime:) size", "CachedResponse.status", "CacheStrategy.Decision.serve(_:age:)",
+            "CacheStrategy.Decision.serveStaleAndRevalidate(_:age:)", "CacheStrategy.freshnessLifetime(of:ttl:) ttl"),
         arguments: CallerNumbers.ints)
     func records(_ number: Int) {
         let item = CacheItem(key: "k", size: number, responseTime: .now)
@@ -146,7 +146,7 @@ struct CacheCallerNumbersTests {
             method: "GET", url: Self.url.absoluteString, status: number, headers: [:], body: Data(), requestTime: .now, responseTime: .now)
         entry.status = number
         #expect(entry.size > 0)
-        #expect(CacheStrategy.Decision.serve(age: number) != .serveStaleAndRevalidate(age: number))
+        #expect(CacheStrategy.Decision.serve(entry, age: number) != .serveStaleAndRevalidate(entry, age: number))
         let lifetime = CacheStrategy().freshnessLifetime(of: entry, ttl: number)
         #expect(lifetime >= 0)
         // The strategy decides on a stored entry with any status without trapping.
