@@ -29,13 +29,9 @@ import Sluice
 /// The client's default media types accept `application/xml`, `text/xml` and every `+xml` type
 /// (`application/atom+xml`, `application/rss+xml`).
 public struct XMLResponseDecoder: ResponseDecoder {
-    /// What error messages hide when they quote the body.
-    public let redaction: Redaction
-
-    /// A decoder whose errors quote the body with `redaction`'s secrets hidden.
-    public init(redaction: Redaction = .default) {
-        self.redaction = redaction
-    }
+    /// A decoder whose errors quote the body under the privacy policy of the request it answered
+    /// (the client's, for a client's call).
+    public init() {}
 
     /// - Throws: `.decodingFailed` naming where the XML goes wrong, with the start of the body.
     public func decode(_ response: HTTPResponse) throws(SluiceError) -> XMLTree {
@@ -44,7 +40,7 @@ public struct XMLResponseDecoder: ResponseDecoder {
             return try XMLTree(parsing: data)
         } catch {
             var error = error
-            error.message += "; body: " + redaction.snippet(of: data, in: response)
+            error.message += "; body: " + Redaction.default.snippet(of: data, in: response)
             error.stage = .client
             error.response = response
             throw error

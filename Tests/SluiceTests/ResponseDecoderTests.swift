@@ -23,6 +23,27 @@ import Testing
         }
     }
 
+    /// Issue 43, item 5: a decoder takes no policy of its own. A client's call is decoded under
+    /// the client's policy, which its core stages put on the request every door sends.
+    @Test func aClientsDecodingErrorHidesWhatTheClientsPolicyNames() async throws {
+        struct Pinned: Decodable { let id: Int }
+        let transport = MockTransport(replies: [.json(#"{"pin":"4711","id":"x"}"#), .json(#"{"pin":"4711","id":"x"}"#)])
+        let client = Client(transport: transport, configuration: .init(redaction: Redaction.default.adding(parameters: ["pin"])))
+        let expected =
+            #"cannot decode Pinned from the response body: expected Int at .id: Expected to decode Int but found a string instead.; body: "{\"id\":\"x\",\"pin\":\"<redacted>\"}""#
+        await #expect {
+            _ = try await client.get("https://api.example.com/me", as: Pinned.self)
+        } throws: { error in
+            (error as? SluiceError)?.message == expected
+        }
+        let response = try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!))
+        #expect {
+            try JSONResponseDecoder<Pinned>().decode(response)
+        } throws: { error in
+            (error as? SluiceError)?.message == expected
+        }
+    }
+
     /// A decoder made with the default policy still hides what the request's own policy names
     /// when its error quotes the body.
     @Test func aDecodersErrorHidesWhatTheRequestsPolicyNames() throws {

@@ -14,7 +14,7 @@ extension Client {
     ///   the start of the body (secrets hidden); the `DecodingError` is its
     ///   ``SluiceError/underlying`` and the response its ``SluiceError/response``.
     public func decode<T: Decodable>(_ type: T.Type = T.self, from response: HTTPResponse) throws(SluiceError) -> T {
-        try JSONResponseDecoder<T>(decoder: configuration.decoder, redaction: configuration.redaction).decode(response)
+        try JSONResponseDecoder<T>(decoder: configuration.decoder).decode(response)
     }
 
     /// Checks that `response`'s status is in ``Configuration/acceptableStatusCodes`` and its media

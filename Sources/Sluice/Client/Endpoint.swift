@@ -86,6 +86,6 @@ extension Endpoint where Response == Data {
 
 extension Endpoint where Response == String {
     public func decode(_ response: HTTPResponse, with client: Client) throws(SluiceError) -> String {
-        try StringResponseDecoder(redaction: client.configuration.redaction).decode(response)
+        try StringResponseDecoder().decode(response)
     }
 }

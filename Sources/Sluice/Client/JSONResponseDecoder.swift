@@ -15,25 +15,22 @@ import Foundation
 public struct JSONResponseDecoder<Output: Decodable>: ResponseDecoder {
     /// The decoder the body is read with.
     public let decoder: JSONDecoder
-    /// What error messages hide when they quote the body.
-    public let redaction: Redaction
 
-    /// Decodes with `decoder`; error messages quote the body with `redaction`'s secrets hidden.
-    public init(decoder: JSONDecoder = JSONDecoder(), redaction: Redaction = .default) {
+    /// Decodes with `decoder`. Error messages quote the body under the privacy policy of the
+    /// request it answered (the client's, for a client's call), so a decoder takes none of its own.
+    public init(decoder: JSONDecoder = JSONDecoder()) {
         self.decoder = decoder
-        self.redaction = redaction
     }
 
     /// A decoder with these strategies.
     public init(
         dateDecodingStrategy: JSONDecoder.DateDecodingStrategy,
-        keyDecodingStrategy: JSONDecoder.KeyDecodingStrategy = .useDefaultKeys,
-        redaction: Redaction = .default
+        keyDecodingStrategy: JSONDecoder.KeyDecodingStrategy = .useDefaultKeys
     ) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = dateDecodingStrategy
         decoder.keyDecodingStrategy = keyDecodingStrategy
-        self.init(decoder: decoder, redaction: redaction)
+        self.init(decoder: decoder)
     }
 
     /// - Throws: `.decodingFailed` whose message names `Output`, says where decoding stopped, and
@@ -46,7 +43,7 @@ public struct JSONResponseDecoder<Output: Decodable>: ResponseDecoder {
             throw SluiceError(
                 .decodingFailed,
                 "cannot decode \(Output.self) from the response body: \(Self.explain(error)); body: "
-                    + redaction.snippet(of: data, in: response),
+                    + Redaction.default.snippet(of: data, in: response),
                 underlying: error, stage: .client, response: response
             )
         }

@@ -13,13 +13,11 @@ import Foundation
 public struct StringResponseDecoder: ResponseDecoder {
     /// For bodies whose `Content-Type` names no charset.
     public let defaultEncoding: String.Encoding
-    /// What error messages hide when they quote the body.
-    public let redaction: Redaction
 
-    /// Decodes text in its declared charset, or `defaultEncoding` when it declares none.
-    public init(defaultEncoding: String.Encoding = .utf8, redaction: Redaction = .default) {
+    /// Decodes text in its declared charset, or `defaultEncoding` when it declares none. Error
+    /// messages quote the body under the privacy policy of the request it answered.
+    public init(defaultEncoding: String.Encoding = .utf8) {
         self.defaultEncoding = defaultEncoding
-        self.redaction = redaction
     }
 
     /// - Throws: `.decodingFailed` naming an unknown charset, or the charset the bytes are not valid in.
@@ -41,7 +39,7 @@ public struct StringResponseDecoder: ResponseDecoder {
         guard let text = String(data: data, encoding: encoding) else {
             throw SluiceError(
                 .decodingFailed,
-                "the response body is not valid \(charset ?? "\(encoding)") text; body: \(redaction.snippet(of: data, in: response))",
+                "the response body is not valid \(charset ?? "\(encoding)") text; body: \(Redaction.default.snippet(of: data, in: response))",
                 stage: .client, response: response
             )
         }
