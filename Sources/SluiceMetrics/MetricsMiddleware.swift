@@ -12,7 +12,7 @@
     /// | `sluice_http_client_requests_total` | counter | `method`, `status_class` (`2xx`…`5xx`, `failed`, `cancelled`), `host`, `operation`, `source` |
     /// | `sluice_http_client_request_duration` | timer | `method`, `status_class`, `host`, `operation` |
     /// | `sluice_http_client_retries_total` | counter | `host`, `operation` (one per attempt after the first) |
-    /// | `sluice_http_client_hedges_total` | counter | `host`, `operation` (one per hedged copy sent, `HTTPResponse.hedges`) |
+    /// | `sluice_http_client_<name>_total` | counter | `host`, `operation`: each count a module attaches and reports (a `ReportedAttachmentKey`); hedging's `sluice_http_client_hedges_total` counts hedged copies sent |
     /// | `sluice_http_client_cache_total` | counter | `result` (`hit`, `revalidated`, `miss`, or another module's source), `host` |
     /// | `sluice_http_client_request_body_bytes_total` | counter | `host` (bodies of known length) |
     /// | `sluice_http_client_response_body_bytes_total` | counter | `host` (a streamed body as it is read) |
@@ -106,7 +106,7 @@
                 missedCache: response.missedCache)
             record(request, handles, since: start)
             if response.attempts > 1 { handles.retries?.increment(by: Int64(response.attempts - 1)) }
-            if response.hedges > 0 { handles.hedges?.increment(by: Int64(response.hedges)) }
+            if !response.attachments.isEmpty { count(response.attachments, request) }
             handles.cache?.increment()
             if bytes > 0 { handles.responseBytes.increment(by: bytes) }
         }
@@ -114,6 +114,16 @@
         private func recordFailure(_ request: HTTPRequest, error: any Error, since start: ContinuousClock.Instant) {
             let cancelled = SluiceError.isCancellation(error)
             record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil, missedCache: false), since: start)
+        }
+
+        /// Each count a module attached and reports (``Sluice/ReportedAttachmentKey``), as
+        /// `http_client_<name>_total` by host and operation: hedging's `http_client_hedges_total`.
+        /// Made through the factory at each count: counts are seldom (a hedge, a failover).
+        private func count(_ attachments: Attachments, _ request: HTTPRequest) {
+            let dimensions = [("host", configuration.recordsHost ? (request.url.host ?? "") : ""), ("operation", request.operationName ?? "")]
+            for case (let name, .count(let count)) in attachments.reported where count > 0 {
+                Counter(label: names.prefix + "http_client_" + name + "_total", dimensions: dimensions, factory: factory).increment(by: Int64(count))
+            }
         }
 
         /// What every call records: its count, its duration, the bytes it sent.
@@ -150,7 +160,6 @@
                 requestBytes: Counter(label: names.requestBytes, dimensions: [host], factory: factory),
                 responseBytes: Counter(label: names.responseBytes, dimensions: [host], factory: factory),
                 retries: source.map { _ in Counter(label: names.retries, dimensions: [host, ("operation", key.operation)], factory: factory) },
-                hedges: source.map { _ in Counter(label: names.hedges, dimensions: [host, ("operation", key.operation)], factory: factory) },
                 cache: result.map { Counter(label: names.cache, dimensions: [("result", $0), host], factory: factory) })
         }
 
@@ -158,19 +167,19 @@
 
         /// The labels, made once.
         private struct Names: Sendable {
-            let requests, duration, retries, hedges, cache, requestBytes, responseBytes: String
+            let prefix, requests, duration, retries, cache, requestBytes, responseBytes: String
             init(prefix: String) {
+                self.prefix = prefix
                 requests = prefix + "http_client_requests_total"
                 duration = prefix + "http_client_request_duration"
                 retries = prefix + "http_client_retries_total"
-                hedges = prefix + "http_client_hedges_total"
                 cache = prefix + "http_client_cache_total"
                 requestBytes = prefix + "http_client_request_body_bytes_total"
                 responseBytes = prefix + "http_client_response_body_bytes_total"
             }
         }
     }
-    /// The metrics one set of dimensions records to. `retries`, `hedges` and `cache` only for an
+    /// The metrics one set of dimensions records to. `retries` and `cache` only for an
     /// answer.
     private struct Handles: Sendable {
         let requests: Counter
@@ -178,7 +187,6 @@
         let requestBytes: Counter
         let responseBytes: Counter
         let retries: Counter?
-        let hedges: Counter?
         let cache: Counter?
     }
 

@@ -17,11 +17,24 @@
         func answered(_ response: HTTPResponse) {
             attributes["http.response.status_code"] = response.status.code
             attributes["sluice.attempts"] = response.attempts
-            if response.hedges > 0 { attributes["sluice.hedges"] = response.hedges }
             attributes["sluice.source"] = response.source.description
+            report(response.attachments)
             if response.status.code >= 400 {
                 attributes["error.type"] = String(response.status.code)
                 setStatus(SpanStatus(code: .error))
+            }
+        }
+
+        /// What modules attached and report (``Sluice/ReportedAttachmentKey``), each as
+        /// `sluice.<name>`: hedging's `sluice.hedges` on a call, `sluice.hedge` on a hedged attempt.
+        func report(_ attachments: Attachments) {
+            guard !attachments.isEmpty else { return }
+            for (name, value) in attachments.reported {
+                switch value {
+                case .count(let count): attributes["sluice." + name] = count
+                case .flag(let flag): attributes["sluice." + name] = flag
+                case .label(let label): attributes["sluice." + name] = label
+                }
             }
         }
 

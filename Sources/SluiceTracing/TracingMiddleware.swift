@@ -111,7 +111,7 @@
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
             guard let (tracer, span) = configuration.startSpan(for: request) else { return try await next(request, context) }
             if context.attempt > 1 { span.attributes["http.request.resend_count"] = context.attempt - 1 }
-            if context.isHedge { span.attributes["sluice.hedge"] = true }
+            span.report(context.attachments)
             var request = request
             do {
                 request.headers = try FieldInjection.inject(span.context, into: request.headers, through: tracer)

@@ -50,6 +50,16 @@ struct ResilienceCallerNumbersTests {
 
     // MARK: Hedging
 
+    /// A response's count of hedges is a record: any value is kept and reported as it is, a
+    /// count of 0 or less not at all.
+    @Test(.covers("HTTPResponse.hedges"), arguments: CallerNumbers.ints)
+    func hedgeCounts(_ count: Int) {
+        var response = HTTPResponse(status: .ok)
+        response.hedges = count
+        #expect(response.hedges == count)
+        #expect(response.attachments.reported.map(\.value) == (count > 0 ? [.count(count)] : []))
+    }
+
     @Test(.covers("HedgingMiddleware.Configuration.Delay.fixed(_:)"), arguments: CallerNumbers.durations)
     func hedgingFixedDelay(_ delay: Duration) async throws {
         let hedger = HedgingMiddleware(configuration: .init(delay: .fixed(delay)))

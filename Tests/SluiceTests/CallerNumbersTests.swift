@@ -233,11 +233,10 @@ struct CallerNumbersTests {
     }
 
     /// A response's counts are records: any value prints.
-    @Test(.covers("HTTPResponse.attempts", "HTTPResponse.hedges", "RequestContext.attempt", "RequestContext.requestID"), arguments: CallerNumbers.ints)
+    @Test(.covers("HTTPResponse.attempts", "RequestContext.attempt", "RequestContext.requestID"), arguments: CallerNumbers.ints)
     func counts(_ count: Int) {
         var response = HTTPResponse(status: .ok)
         response.attempts = count
-        response.hedges = count
         #expect("\(response)".contains("200"))
         var context = RequestContext()
         context.attempt = count

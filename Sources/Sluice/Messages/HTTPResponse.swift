@@ -82,13 +82,13 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.attempts }
     }
 
-    /// How many hedged copies of the attempt that answered were sent besides the first (a hedging
-    /// middleware sets it): 0 unless one was, whichever copy's answer this is. Metrics and traces
-    /// count hedges apart from ``attempts``, which counts retries.
-    public var hedges: Int {
-        get { storage.hedges }
-        _modify { makeUnique(); yield &storage.hedges }
+    /// What modules attached to this response under keys of their own (hedging's count of
+    /// hedges, for one): see ``AttachmentKey``.
+    public var attachments: Attachments {
+        get { storage.attachments }
+        _modify { makeUnique(); yield &storage.attachments }
     }
+
     /// Whether this body came over the wire end-to-end encrypted (a payload encryption
     /// middleware decrypted it), and so the request's too: what the app sees is plaintext the
     /// server meant for it alone, so recorders (a HAR file) and logs leave both bodies out. A plain
@@ -153,7 +153,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var missedCache = false
         @exclusivity(unchecked) var trace: PipelineTrace?
         @exclusivity(unchecked) var attempts = 1
-        @exclusivity(unchecked) var hedges = 0
+        @exclusivity(unchecked) var attachments = Attachments()
         @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
         @exclusivity(unchecked) var bodiesAreConfidential = false
         @exclusivity(unchecked) var requestBodyWasConfidential = false
@@ -174,7 +174,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.missedCache = missedCache
             copy.trace = trace
             copy.attempts = attempts
-            copy.hedges = hedges
+            copy.attachments = attachments
             copy.bodyStream = bodyStream
             copy.bodiesAreConfidential = bodiesAreConfidential
             copy.requestBodyWasConfidential = requestBodyWasConfidential

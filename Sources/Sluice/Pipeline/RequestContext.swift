@@ -19,9 +19,10 @@ public struct RequestContext: Sendable {
     public var requestID: UInt64
     /// The attempt number, from 1. Retry increases it.
     public var attempt: Int
-    /// Whether this copy of the attempt is a hedge: a second copy a hedging middleware sent while
-    /// the first was still running. A span per attempt marks it; the first copy's is `false`.
-    public var isHedge = false
+    /// What modules attached to this call under keys of their own (whether this copy is a
+    /// hedge, for one): see ``AttachmentKey``. Copied with the context, so a stage below sees
+    /// what a stage above attached.
+    public var attachments = Attachments()
     /// When the whole call must be finished; transports and retry honour it. A deadline more
     /// than 100 years away is no deadline (`nil`): a caller's "no limit".
     public var deadline: ContinuousClock.Instant? {

@@ -1,0 +1,116 @@
+/// A typed key under which a module attaches what it knows to an ``HTTPResponse`` or a
+/// ``RequestContext`` (``HTTPResponse/attachments``, ``RequestContext/attachments``): the core
+/// stores the value and never learns the key, so a new module adds facts without editing the core.
+///
+/// Declare the key in your module and, for your users, a property over it:
+///
+/// ```swift
+/// import Sluice
+///
+/// enum ShardKey: AttachmentKey {
+///     static let defaultValue: String? = nil
+/// }
+///
+/// extension HTTPResponse {
+///     /// The shard that answered, as `ShardMiddleware` saw it.
+///     public var shard: String? {
+///         get { attachments[ShardKey.self] }
+///         set { attachments[ShardKey.self] = newValue }
+///     }
+/// }
+/// ```
+public protocol AttachmentKey: Sendable {
+    /// The value's type.
+    associatedtype Value: Sendable
+    /// What a response or context without the key holds.
+    static var defaultValue: Value { get }
+}
+
+/// An ``AttachmentKey`` whose value the observing modules report without knowing the key: a
+/// span attribute `sluice.<name>` (SluiceTracing), a counter `http_client_<name>_total` for a count
+/// on a response (SluiceMetrics). Hedging's count of hedges is one.
+///
+/// ```swift
+/// import Sluice
+///
+/// enum FailoversKey: ReportedAttachmentKey {
+///     static let defaultValue = 0
+///     static let reportName = "failovers"
+///     static func report(_ value: Int) -> ReportedValue? { value > 0 ? .count(value) : nil }
+/// }
+/// ```
+public protocol ReportedAttachmentKey: AttachmentKey {
+    /// The name it is reported under: lowercase, words joined by `_`.
+    static var reportName: String { get }
+    /// What to report for `value`; `nil` reports nothing (the default value, as a rule).
+    static func report(_ value: Value) -> ReportedValue?
+}
+
+/// A value an observing module reports (see ``ReportedAttachmentKey``).
+public enum ReportedValue: Sendable, Hashable {
+    /// A count: a span attribute, and on a response a counter increased by it.
+    case count(Int)
+    /// A flag: a span attribute.
+    case flag(Bool)
+    /// A label: a span attribute.
+    case label(String)
+}
+
+/// The values modules attached to one response or context, by their ``AttachmentKey``.
+///
+/// ```swift
+/// import Sluice
+///
+/// enum ShardKey: AttachmentKey { static let defaultValue: String? = nil }
+///
+/// var response = HTTPResponse(status: .ok)
+/// response.attachments[ShardKey.self] = "eu-2"
+/// print(response.attachments.reported)   // what observers report: [] here, ShardKey is not reported
+/// ```
+public struct Attachments: Sendable {
+    /// One value and the key it was set under. A handful at most, searched in order.
+    private struct Entry: Sendable {
+        let key: any AttachmentKey.Type
+        var value: any Sendable
+    }
+
+    private var entries: [Entry] = []
+
+    /// None attached.
+    public init() {}
+
+    /// The value attached under `key`, or its ``AttachmentKey/defaultValue``.
+    public subscript<Key: AttachmentKey>(key: Key.Type) -> Key.Value {
+        get {
+            guard !entries.isEmpty, let entry = entries.first(where: { $0.key == key }) else { return Key.defaultValue }
+            return entry.value as? Key.Value ?? Key.defaultValue
+        }
+        set {
+            if let index = entries.firstIndex(where: { $0.key == key }) {
+                entries[index].value = newValue
+            } else {
+                entries.append(Entry(key: key, value: newValue))
+            }
+        }
+    }
+
+    /// Whether nothing is attached.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// What the observing modules report: each ``ReportedAttachmentKey``'s name and value, in the
+    /// order they were attached, leaving out the values whose key reports nothing.
+    public var reported: [(name: String, value: ReportedValue)] {
+        entries.compactMap { entry in
+            guard let key = entry.key as? any ReportedAttachmentKey.Type else { return nil }
+            return key.reportAny(entry.value)
+        }
+    }
+}
+
+extension ReportedAttachmentKey {
+    /// ``report(_:)`` for a value stored as `any Sendable`, with the name.
+    fileprivate static func reportAny(_ value: any Sendable) -> (name: String, value: ReportedValue)? {
+        guard let value = value as? Value, let reported = report(value) else { return nil }
+        return (reportName, reported)
+    }
+}
