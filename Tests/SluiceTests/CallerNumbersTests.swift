@@ -244,6 +244,13 @@ struct CallerNumbersTests {
         #expect(context.attempt == count)
     }
 
+    /// A reported count is a record: any value is kept as it is (metrics count only one above 0).
+    @Test(.covers("ReportedValue.count(_:)"), arguments: CallerNumbers.ints)
+    func reportedCounts(_ count: Int) {
+        #expect(ReportedValue.count(count) == .count(count))
+        #expect(ReportedValue.count(count) != .flag(true))
+    }
+
     /// A position's rank orders the chain whatever it is, the extremes included.
     @Test(.covers("MiddlewarePosition.init(rank:name:) rank"), arguments: CallerNumbers.ints)
     func ranks(_ rank: Int) {
