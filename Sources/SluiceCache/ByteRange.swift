@@ -8,7 +8,7 @@
 /// ByteRange.parse("bytes=-500")      // .one(.init(suffix: 500)): the last 500 bytes
 /// ByteRange.parse("bytes=0-1,5-9")   // .several
 /// ```
-public enum ByteRange: Sendable, Hashable {
+package enum ByteRange: Sendable, Hashable {
     /// One range.
     case one(Bounds)
     /// More than one: the origin answers.
@@ -17,23 +17,23 @@ public enum ByteRange: Sendable, Hashable {
     case ignored
 
     /// One range's bounds: `first-last`, `first-`, or the last `suffix` bytes.
-    public struct Bounds: Sendable, Hashable {
+    package struct Bounds: Sendable, Hashable {
         /// The first byte, or `nil` for a suffix range.
-        public let first: Int?
+        package let first: Int?
         /// The last byte, or `nil` for "to the end".
-        public let last: Int?
+        package let last: Int?
         /// For a suffix range, how many bytes from the end.
-        public let suffix: Int?
+        package let suffix: Int?
 
         /// `first-last`, or `first-` when `last` is `nil`.
-        public init(first: Int, last: Int?) {
+        package init(first: Int, last: Int?) {
             self.first = first
             self.last = last
             self.suffix = nil
         }
 
         /// The last `suffix` bytes.
-        public init(suffix: Int) {
+        package init(suffix: Int) {
             self.first = nil
             self.last = nil
             self.suffix = suffix
@@ -42,7 +42,7 @@ public enum ByteRange: Sendable, Hashable {
         /// The first and last byte offsets within a body of `length` bytes, or `nil` when the
         /// range cannot be satisfied (it starts at or past the end, before 0 or after its last byte,
         /// or asks for no bytes).
-        public func resolved(length: Int) -> (Int, Int)? {
+        package func resolved(length: Int) -> (Int, Int)? {
             // Bounds a caller made may be anything: negative, or past each other.
             guard length > 0 else { return nil }
             if let suffix {
@@ -56,7 +56,7 @@ public enum ByteRange: Sendable, Hashable {
     }
 
     /// Reads a `Range` field value.
-    public static func parse(_ value: String) -> ByteRange {
+    package static func parse(_ value: String) -> ByteRange {
         let trimmed = value.trimmingOptionalWhitespace()
         guard trimmed.lowercased().hasPrefix("bytes=") else { return .ignored }
         let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOptionalWhitespace() }

@@ -62,7 +62,7 @@ public struct CacheControl: Sendable, Hashable {
     public var extensions: [String: String?] = [:]
 
     /// The largest delta-seconds a cache must represent (RFC 9111 §1.2.2).
-    public static let maximumDeltaSeconds = 2_147_483_648
+    package static let maximumDeltaSeconds = 2_147_483_648
 
     /// Whether these directives came from a targeted field (RFC 9213) rather than `Cache-Control`.
     public var isTargeted = false
@@ -73,7 +73,7 @@ public struct CacheControl: Sendable, Hashable {
     /// Whether `value` is a structured-field dictionary (RFC 8941 §3.2) as a targeted field must be
     /// (RFC 9213 §2.1): lowercase keys, each bare or with an integer, decimal, token, string or
     /// boolean value, separated by commas.
-    public static func isValidDictionary(_ value: String) -> Bool {
+    package static func isValidDictionary(_ value: String) -> Bool {
         let members = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingOptionalWhitespace() }
         guard !members.isEmpty else { return false }
         for member in members {

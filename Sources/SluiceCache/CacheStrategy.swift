@@ -70,7 +70,7 @@ public struct CacheStrategy: Sendable {
     }
 
     /// Status codes that are heuristically cacheable (RFC 9110 §15.1).
-    public static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+    package static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Fields a cache never stores or updates from a 304 (RFC 9111 §3.1 and §3.2).
     static let unstoredFields: Set<String> = [
@@ -82,7 +82,7 @@ public struct CacheStrategy: Sendable {
 
     /// Whether `response` to `request` may be stored (RFC 9111 §3). A request with a
     /// `HTTPRequest.cacheTTL` makes any 2xx or heuristically cacheable response storable.
-    public func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+    package func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         let ttl = request.cacheTTL
         let requestDirectives = CacheControl(request.headers)
         let status = response.status.code
@@ -128,7 +128,7 @@ public struct CacheStrategy: Sendable {
     /// request's policy, `HTTPRequest.redaction`, when the response has its request): a cookie
     /// is taken (by the jar) when it arrives, replaying it from the cache would set a stale one
     /// again (or one user's for another), and no store file ever holds a credential in clear.
-    public func storedFields(of response: HTTPResponse, redaction: Redaction = .default) -> HTTPFields {
+    package func storedFields(of response: HTTPResponse, redaction: Redaction = .default) -> HTTPFields {
         let redaction = (response.request?.privacyPolicy ?? .default).adding(redaction)
         var named: Set<String> = []
         for value in response.headers.values(for: "Connection") {
@@ -159,7 +159,7 @@ public struct CacheStrategy: Sendable {
     /// The freshness lifetime in seconds (RFC 9111 §4.2.1): `s-maxage` (shared), `max-age`,
     /// `Expires` minus `Date`, or the heuristic; `ttl` overrides them all (0 or 2^31 and more:
     /// forever, `Int.max`; a negative `ttl` is stale at once, 0).
-    public func freshnessLifetime(of entry: CachedResponse, ttl: Int? = nil) -> Int {
+    package func freshnessLifetime(of entry: CachedResponse, ttl: Int? = nil) -> Int {
         freshnessLifetime(of: entry, directives: directives(of: entry.headers), ttl: ttl)
     }
 
@@ -181,7 +181,7 @@ public struct CacheStrategy: Sendable {
     }
 
     /// The entry's current age in seconds at `now` (RFC 9111 §4.2.3).
-    public func currentAge(of entry: CachedResponse, now: Date) -> Int {
+    package func currentAge(of entry: CachedResponse, now: Date) -> Int {
         let dateValue = Self.date(of: entry)
         let ageValue = Self.ageValue(entry.headers)
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(dateValue))
@@ -275,7 +275,7 @@ public struct CacheStrategy: Sendable {
     /// Whether `stored` may serve `request` given its `Vary` (RFC 9111 §4.1): every field the
     /// response varies on has the same value (whitespace-normalized) in both requests. `Vary: *`
     /// never matches.
-    public func matchesVary(_ stored: CachedResponse, _ request: HTTPRequest) -> Bool {
+    package func matchesVary(_ stored: CachedResponse, _ request: HTTPRequest) -> Bool {
         guard let values = Self.varyValues(stored.headers, request) else { return false }
         return values == stored.varyValues
     }
@@ -284,7 +284,7 @@ public struct CacheStrategy: Sendable {
     /// when the response varies on `*`. The values of secret fields (`Authorization`, `Cookie`,
     /// the names `Redaction.default` and the request's `HTTPRequest.redaction` hide) are kept
     /// as SHA-256 fingerprints, so a store never holds a credential.
-    public static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
+    package static func varyValues(_ responseHeaders: HTTPFields, _ request: HTTPRequest) -> [String: String?]? {
         var values: [String: String?] = [:]
         let redaction = request.privacyPolicy
         for value in responseHeaders.values(for: "Vary") {
@@ -316,7 +316,7 @@ public struct CacheStrategy: Sendable {
     /// §13.1.2 and §13.1.3, as RFC 9111 §4.3.2 applies them): `If-None-Match` when one of its
     /// entity tags (or `*`) matches the stored `ETag` by weak comparison; without it,
     /// `If-Modified-Since` when the stored `Last-Modified` (or `Date`) is not later.
-    public func conditionsMatch(_ request: HTTPRequest, _ stored: CachedResponse) -> Bool {
+    package func conditionsMatch(_ request: HTTPRequest, _ stored: CachedResponse) -> Bool {
         let noneMatch = request.headers.values(for: "If-None-Match")
         if !noneMatch.isEmpty {
             guard let etag = stored.headers["ETag"].map(Self.weak) else { return false }
@@ -336,7 +336,7 @@ public struct CacheStrategy: Sendable {
     }
 
     /// `If-None-Match` from the stored `ETag`, `If-Modified-Since` from its `Last-Modified`.
-    public func conditionalFields(for stored: CachedResponse) -> HTTPFields {
+    package func conditionalFields(for stored: CachedResponse) -> HTTPFields {
         var fields = HTTPFields()
         if let etag = stored.headers["ETag"] { try? fields.append(name: "If-None-Match", value: etag) }
         if let lastModified = stored.headers["Last-Modified"] {
@@ -350,7 +350,7 @@ public struct CacheStrategy: Sendable {
     /// request and response times become the new exchange's.
     ///
     /// `redaction` names fields never stored, as in ``storedFields(of:redaction:)``.
-    public func updated(
+    package func updated(
         _ stored: CachedResponse, with notModified: HTTPResponse, requestTime: Date, responseTime: Date, redaction: Redaction = .default
     ) -> CachedResponse {
         var updated = stored
@@ -373,7 +373,7 @@ public struct CacheStrategy: Sendable {
 
     /// Whether a 304 may update `stored` (RFC 9111 §4.3.3): its strong validator matches the
     /// stored one, or it has no validator.
-    public func notModified(_ response: HTTPResponse, matches stored: CachedResponse) -> Bool {
+    package func notModified(_ response: HTTPResponse, matches stored: CachedResponse) -> Bool {
         guard let etag = response.headers["ETag"] else { return true }
         guard let storedETag = stored.headers["ETag"] else { return false }
         return Self.weakCompare(etag, storedETag)
@@ -381,7 +381,7 @@ public struct CacheStrategy: Sendable {
 
     /// Weak comparison of entity tags (RFC 9110 §8.8.3.2): equal once a `W/` prefix is dropped.
     /// An unquoted tag (as some servers send) compares by its text.
-    public static func weakCompare(_ a: String, _ b: String) -> Bool {
+    package static func weakCompare(_ a: String, _ b: String) -> Bool {
         func opaque(_ tag: String) -> Substring {
             var tag = Substring(tag.trimmingOptionalWhitespace())
             if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
