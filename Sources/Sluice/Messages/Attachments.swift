@@ -74,7 +74,9 @@ public struct Attachments: Sendable {
         var value: any Sendable
     }
 
-    private var entries: [Entry] = []
+    /// `nil` until the first value: a context is copied at every stage, and a reference that is
+    /// `nil` costs nothing to copy.
+    private var entries: [Entry]?
 
     /// None attached.
     public init() {}
@@ -82,25 +84,25 @@ public struct Attachments: Sendable {
     /// The value attached under `key`, or its ``AttachmentKey/defaultValue``.
     public subscript<Key: AttachmentKey>(key: Key.Type) -> Key.Value {
         get {
-            guard !entries.isEmpty, let entry = entries.first(where: { $0.key == key }) else { return Key.defaultValue }
+            guard let entry = entries?.first(where: { $0.key == key }) else { return Key.defaultValue }
             return entry.value as? Key.Value ?? Key.defaultValue
         }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
-                entries[index].value = newValue
+            if let index = entries?.firstIndex(where: { $0.key == key }) {
+                entries?[index].value = newValue
             } else {
-                entries.append(Entry(key: key, value: newValue))
+                entries = (entries ?? []) + [Entry(key: key, value: newValue)]
             }
         }
     }
 
     /// Whether nothing is attached.
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { entries?.isEmpty ?? true }
 
     /// What the observing modules report: each ``ReportedAttachmentKey``'s name and value, in the
     /// order they were attached, leaving out the values whose key reports nothing.
     public var reported: [(name: String, value: ReportedValue)] {
-        entries.compactMap { entry in
+        (entries ?? []).compactMap { entry in
             guard let key = entry.key as? any ReportedAttachmentKey.Type else { return nil }
             return key.reportAny(entry.value)
         }

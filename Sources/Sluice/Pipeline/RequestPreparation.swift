@@ -42,6 +42,9 @@ package struct RequestPreparation: Sendable {
     let readOptions: [ObjectIdentifier]
     /// Whether a middleware encodes ``HTTPRequest/queryParameters`` (else ``Step/query`` does).
     let encodesQuery: Bool
+    /// Whether ``redaction`` is ``Redaction/default``: a request under the default policy too
+    /// then needs nothing done for ``Step/privacy`` (the common call: no work on its path).
+    let isDefaultPolicy: Bool
 
     /// Stages for a chain whose middleware and transport read `readOptions`.
     init(baseURL: URL?, redaction: Redaction, encoder: JSONEncoder, readOptions: [ObjectIdentifier]) {
@@ -50,6 +53,7 @@ package struct RequestPreparation: Sendable {
         self.encoder = encoder
         self.readOptions = readOptions
         encodesQuery = readOptions.contains(ObjectIdentifier(QueryParametersKey.self))
+        isDefaultPolicy = redaction.isSame(as: .default)
     }
 
     /// These stages for a chain that reads `readOptions` as well (extra middleware in front).
@@ -65,9 +69,18 @@ package struct RequestPreparation: Sendable {
     ///   `.invalidHeader` (``Step/fields``), `.misconfigured` (``Step/options``), `.invalidURL`
     ///   (``Step/query``): each before anything is sent.
     package func prepare(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
+        // A scan of the URL's first bytes, not a parse: the same answer as `url.scheme != nil`.
+        let isAbsolute = URLJoin.startsWithScheme(request.urlText)
+        let isUnderPolicy = isDefaultPolicy && request.redaction.isSame(as: redaction)
+        // The common call (an absolute URL, the default policy, no option): nothing to change,
+        // so the request is not copied.
+        if isAbsolute, isUnderPolicy, request.options.count == 0 {
+            try request.headers.validated()
+            return request
+        }
         var request = request
-        if request.url.scheme == nil { request.url = try URLJoin.join(request.url.relativeString, to: baseURL) }
-        request = redaction.applied(to: request)
+        if !isAbsolute { request.url = try URLJoin.join(request.url.relativeString, to: baseURL) }
+        if !isUnderPolicy { request = redaction.applied(to: request) }
         try request.headers.validated()
         guard request.options.count > 0 else { return request }
         if let encoding = request.options[JSONBodyKey.self] {
