@@ -50,19 +50,17 @@ package enum URLJoin {
     /// Whether `text` starts with RFC 3986's scheme syntax and its colon (`ALPHA *( ALPHA / DIGIT /
     /// "+" / "-" / "." ) ":"`): without it no parser finds a scheme.
     package static func startsWithScheme(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else { return false }
-            for byte in bytes.dropFirst() {
-                switch byte {
-                case UInt8(ascii: ":"): return true
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                    continue
-                default: return false
-                }
+        // The bytes as they come, no copy and no closure: this runs on every request sent.
+        var isFirst = true
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): break
+            case UInt8(ascii: ":"): return !isFirst
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."): if isFirst { return false }
+            default: return false
             }
-            return false
+            isFirst = false
         }
+        return false
     }
 }
