@@ -8,6 +8,7 @@ extension CacheMiddleware {
     ) -> HTTPResponse {
         var response = entry.response(for: request)
         response.source = source
+        response.attachments[CacheResultKey.self] = source == .revalidated ? "revalidated" : "hit"
         try? response.headers.set(name: "Age", value: String(age))
         if source == .cache {
             // Fields a qualified no-cache names are not served without revalidation.
@@ -63,6 +64,7 @@ extension CacheMiddleware {
         var response = HTTPResponse(status: HTTPStatus(code: 304), headers: headers)
         response.request = request
         response.source = .cache
+        response.attachments[CacheResultKey.self] = "hit"
         return response
     }
 }

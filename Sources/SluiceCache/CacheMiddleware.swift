@@ -251,13 +251,11 @@ public struct CacheMiddleware: Middleware {
         }
     }
 
-    /// `response` marked as a miss (``Sluice/HTTPResponse/missedCache``) when it came from the
-    /// network after the store was looked in.
+    /// `response` marked as a miss (``CacheResultKey``) when it came from the network after the
+    /// store was looked in.
     private static func missed(_ response: HTTPResponse) -> HTTPResponse {
         guard response.source == .network else { return response }
-        var missed = response
-        missed.missedCache = true
-        return missed
+        return response.cacheResult("miss")
     }
 
     /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);

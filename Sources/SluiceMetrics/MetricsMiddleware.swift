@@ -13,7 +13,7 @@
     /// | `sluice_http_client_request_duration` | timer | `method`, `status_class`, `host`, `operation` |
     /// | `sluice_http_client_retries_total` | counter | `host`, `operation` (one per attempt after the first) |
     /// | `sluice_http_client_<name>_total` | counter | `host`, `operation`: each count a module attaches and reports (a `ReportedAttachmentKey`); hedging's `sluice_http_client_hedges_total` counts hedged copies sent |
-    /// | `sluice_http_client_cache_total` | counter | `result` (`hit`, `revalidated`, `miss`, or another module's source), `host` |
+    /// | `sluice_http_client_cache_total` | counter | `result` (what the cache reports: `hit`, `revalidated`, `miss`), `host` |
     /// | `sluice_http_client_request_body_bytes_total` | counter | `host` (bodies of known length) |
     /// | `sluice_http_client_response_body_bytes_total` | counter | `host` (a streamed body as it is read) |
     ///
@@ -102,27 +102,33 @@
 
         private func record(_ request: HTTPRequest, response: HTTPResponse, bytes: Int64, since start: ContinuousClock.Instant) {
             let handles = handles(
-                request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source,
-                missedCache: response.missedCache)
+                request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source)
             record(request, handles, since: start)
             if response.attempts > 1 { handles.retries?.increment(by: Int64(response.attempts - 1)) }
             if !response.attachments.isEmpty { count(response.attachments, request) }
-            handles.cache?.increment()
             if bytes > 0 { handles.responseBytes.increment(by: bytes) }
         }
 
         private func recordFailure(_ request: HTTPRequest, error: any Error, since start: ContinuousClock.Instant) {
             let cancelled = SluiceError.isCancellation(error)
-            record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil, missedCache: false), since: start)
+            record(request, handles(request, statusClass: cancelled ? "cancelled" : "failed", source: nil), since: start)
         }
 
-        /// Each count a module attached and reports (``Sluice/ReportedAttachmentKey``), as
-        /// `http_client_<name>_total` by host and operation: hedging's `http_client_hedges_total`.
-        /// Made through the factory at each count: counts are seldom (a hedge, a failover).
+        /// What modules attached and report (``Sluice/ReportedAttachmentKey``), as
+        /// `http_client_<name>_total`: a count by host and operation, increased by it (hedging's
+        /// `http_client_hedges_total`); a label counted once by `result` and host (the cache's
+        /// `http_client_cache_total`, `result` `hit`, `revalidated` or `miss`). Flags are not counted.
         private func count(_ attachments: Attachments, _ request: HTTPRequest) {
-            let dimensions = [("host", configuration.recordsHost ? (request.url.host ?? "") : ""), ("operation", request.operationName ?? "")]
-            for case (let name, .count(let count)) in attachments.reported where count > 0 {
-                Counter(label: names.prefix + "http_client_" + name + "_total", dimensions: dimensions, factory: factory).increment(by: Int64(count))
+            let host = ("host", configuration.recordsHost ? (request.url.host ?? "") : "")
+            for (name, value) in attachments.reported {
+                switch value {
+                case .count(let count) where count > 0:
+                    handles.counter(names.prefix + "http_client_" + name + "_total", [host, ("operation", request.operationName ?? "")], factory)
+                        .increment(by: Int64(count))
+                case .label(let label):
+                    handles.counter(names.prefix + "http_client_" + name + "_total", [("result", label), host], factory).increment()
+                default: break
+                }
             }
         }
 
@@ -135,51 +141,40 @@
 
         /// The metrics of a call with these dimensions, made through the factory the first time
         /// (a backend registers each once) and kept, for up to ``HandleCache/limit`` sets.
-        private func handles(_ request: HTTPRequest, statusClass: String, source: ResponseSource?, missedCache: Bool) -> Handles {
+        private func handles(_ request: HTTPRequest, statusClass: String, source: ResponseSource?) -> Handles {
             let key = HandleCache.Key(
                 method: request.method.rawValue, statusClass: statusClass, host: configuration.recordsHost ? (request.url.host ?? "") : "",
-                operation: request.operationName ?? "", source: source?.description ?? "", missedCache: missedCache)
+                operation: request.operationName ?? "", source: source?.description ?? "")
             return handles.handles(for: key) { makeHandles(key, source: source) }
         }
 
         private func makeHandles(_ key: HandleCache.Key, source: ResponseSource?) -> Handles {
             let host = ("host", key.host)
             let call = [("method", key.method), ("status_class", key.statusClass), host, ("operation", key.operation)]
-            // A network answer is a miss only when a cache looked first; with no cache, nothing.
-            let result = source.flatMap { source -> String? in
-                switch source {
-                case .cache: "hit"
-                case .revalidated: "revalidated"
-                case .network: key.missedCache ? "miss" : nil
-                default: source.description
-                }
-            }
             return Handles(
                 requests: Counter(label: names.requests, dimensions: call + [("source", key.source)], factory: factory),
                 duration: Timer(label: names.duration, dimensions: call, factory: factory),
                 requestBytes: Counter(label: names.requestBytes, dimensions: [host], factory: factory),
                 responseBytes: Counter(label: names.responseBytes, dimensions: [host], factory: factory),
-                retries: source.map { _ in Counter(label: names.retries, dimensions: [host, ("operation", key.operation)], factory: factory) },
-                cache: result.map { Counter(label: names.cache, dimensions: [("result", $0), host], factory: factory) })
+                retries: source.map { _ in Counter(label: names.retries, dimensions: [host, ("operation", key.operation)], factory: factory) })
         }
 
         private static let statusClasses = [1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"]
 
         /// The labels, made once.
         private struct Names: Sendable {
-            let prefix, requests, duration, retries, cache, requestBytes, responseBytes: String
+            let prefix, requests, duration, retries, requestBytes, responseBytes: String
             init(prefix: String) {
                 self.prefix = prefix
                 requests = prefix + "http_client_requests_total"
                 duration = prefix + "http_client_request_duration"
                 retries = prefix + "http_client_retries_total"
-                cache = prefix + "http_client_cache_total"
                 requestBytes = prefix + "http_client_request_body_bytes_total"
                 responseBytes = prefix + "http_client_response_body_bytes_total"
             }
         }
     }
-    /// The metrics one set of dimensions records to. `retries` and `cache` only for an
+    /// The metrics one set of dimensions records to. `retries` only for an
     /// answer.
     private struct Handles: Sendable {
         let requests: Counter
@@ -187,7 +182,6 @@
         let requestBytes: Counter
         let responseBytes: Counter
         let retries: Counter?
-        let cache: Counter?
     }
 
     /// The metrics made so far, by their dimensions. Past `limit` sets (many hosts or operations),
@@ -195,7 +189,6 @@
     private final class HandleCache: Sendable {
         struct Key: Hashable {
             let method, statusClass, host, operation, source: String
-            let missedCache: Bool
         }
 
         static let limit = 1_024
@@ -205,6 +198,24 @@
             if let found = kept.withLock({ $0[key] }) { return found }
             let made = make()
             kept.withLock { if $0.count < Self.limit { $0[key] = $0[key] ?? made } }
+            return made
+        }
+
+        /// The counters of what modules report (``Sluice/ReportedAttachmentKey``), by label and
+        /// dimensions, bounded as the handles are.
+        private let counters = Locked<[CounterKey: Counter]>([:])
+
+        struct CounterKey: Hashable {
+            let label: String
+            let dimensions: [String]
+        }
+
+        /// The counter `label` with `dimensions`, made through `factory` the first time.
+        func counter(_ label: String, _ dimensions: [(String, String)], _ factory: any MetricsFactory) -> Counter {
+            let key = CounterKey(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+            if let found = counters.withLock({ $0[key] }) { return found }
+            let made = Counter(label: label, dimensions: dimensions, factory: factory)
+            counters.withLock { if $0.count < Self.limit { $0[key] = $0[key] ?? made } }
             return made
         }
     }

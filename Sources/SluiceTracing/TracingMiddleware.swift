@@ -17,8 +17,9 @@
     ///
     /// Attributes (OpenTelemetry's HTTP names): `http.request.method`, `url.full` (redacted),
     /// `server.address`, `server.port`, `http.response.status_code`, `error.type` (the
-    /// `SluiceError` code), and `sluice.stage`, `sluice.attempts`, `sluice.source`, and
-    /// `sluice.hedges` when a hedged copy was sent (`HTTPResponse.hedges`). A status of
+    /// `SluiceError` code), `sluice.stage`, `sluice.attempts`, `sluice.source`, and
+    /// `sluice.<name>` for what each module reports (a `ReportedAttachmentKey`): `sluice.cache`
+    /// (`hit`, `revalidated`, `miss`), `sluice.hedges` when a hedged copy was sent. A status of
     /// 400 or more, or a thrown error, sets the span's status to error. A streamed answer's span
     /// ends when its body has been read.
     ///

@@ -104,16 +104,30 @@
             #expect(try metrics.expectCounter("sluice_http_client_retries_total", [("host", "api.example.com"), ("operation", "listUsers")]).totalValue == 0)
         }
 
-        @Test func aCacheHitAndARevalidationAreCountedAsSuch() async throws {
-            var hit = HTTPResponse(status: .ok, body: Data("x".utf8))
-            hit.source = .cache
-            var revalidated = HTTPResponse(status: .ok, body: Data("x".utf8))
-            revalidated.source = .revalidated
-            let pipeline = pipeline([.response(hit), .response(revalidated)])
-            _ = try await pipeline.send(request())
-            _ = try await pipeline.send(request())
-            #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "hit"), ("host", "api.example.com")]).totalValue == 1)
-            #expect(try metrics.expectCounter("sluice_http_client_cache_total", [("result", "revalidated"), ("host", "api.example.com")]).totalValue == 1)
+        /// A module's own reported label, as the cache reports `hit` and `revalidated`.
+        enum TierKey: ReportedAttachmentKey {
+            static let defaultValue: String? = nil
+            static let reportName = "tier"
+            static func report(_ value: String?) -> ReportedValue? { value.map { .label($0) } }
+        }
+
+        /// Issue 43, item 4: metrics count what a module reports without knowing the module: a
+        /// label by `result` and host, twice for two answers labelled alike; a response that only
+        /// says where it came from (its `source`) adds to no such counter.
+        @Test func aLabelAModuleReportsIsCountedByResult() async throws {
+            var gold = HTTPResponse(status: .ok, body: Data("x".utf8))
+            gold.attachments[TierKey.self] = "gold"
+            var silver = gold
+            silver.attachments[TierKey.self] = "silver"
+            var fromCache = HTTPResponse(status: .ok, body: Data("x".utf8))
+            fromCache.source = .cache
+            let pipeline = pipeline([.response(gold), .response(silver), .response(gold), .response(fromCache)])
+            for _ in 0..<4 { _ = try await pipeline.send(request()) }
+            #expect(try metrics.expectCounter("sluice_http_client_tier_total", [("result", "gold"), ("host", "api.example.com")]).totalValue == 2)
+            #expect(try metrics.expectCounter("sluice_http_client_tier_total", [("result", "silver"), ("host", "api.example.com")]).totalValue == 1)
+            #expect(throws: (any Error).self) {
+                try metrics.expectCounter("sluice_http_client_cache_total", [("result", "hit"), ("host", "api.example.com")])
+            }
         }
 
         @Test func aFailureIsCountedAsFailed() async throws {

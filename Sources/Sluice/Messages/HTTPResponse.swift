@@ -67,14 +67,6 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.source }
     }
 
-    /// Whether a cache looked for a stored answer to this request and had none it could serve,
-    /// so this one came from the network (a miss), as against no cache in the chain at all: what
-    /// metrics count as a cache miss.
-    package var missedCache: Bool {
-        get { storage.missedCache }
-        _modify { makeUnique(); yield &storage.missedCache }
-    }
-
     /// How many times the request was sent to get this response: more than 1 when a retry
     /// middleware re-sent it.
     public var attempts: Int {
@@ -150,7 +142,6 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var request: HTTPRequest?
         @exclusivity(unchecked) var metrics: TransferMetrics?
         @exclusivity(unchecked) var source: ResponseSource = .network
-        @exclusivity(unchecked) var missedCache = false
         @exclusivity(unchecked) var trace: PipelineTrace?
         @exclusivity(unchecked) var attempts = 1
         @exclusivity(unchecked) var attachments = Attachments()
@@ -171,7 +162,6 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.request = request
             copy.metrics = metrics
             copy.source = source
-            copy.missedCache = missedCache
             copy.trace = trace
             copy.attempts = attempts
             copy.attachments = attachments
