@@ -74,9 +74,12 @@ public struct Attachments: Sendable {
         var value: any Sendable
     }
 
-    /// `nil` until the first value: a context is copied at every stage, and a reference that is
-    /// `nil` costs nothing to copy.
-    private var entries: [Entry]?
+    /// The first value, kept inline: most responses carry one at most (the cache's outcome, a
+    /// hedge count), and one held here costs no allocation. `nil` costs nothing to copy, and a
+    /// context is copied at every stage.
+    private var first: Entry?
+    /// The values after the first, in the order they were attached.
+    private var rest: [Entry]?
 
     /// None attached.
     public init() {}
@@ -84,25 +87,29 @@ public struct Attachments: Sendable {
     /// The value attached under `key`, or its ``AttachmentKey/defaultValue``.
     public subscript<Key: AttachmentKey>(key: Key.Type) -> Key.Value {
         get {
-            guard let entry = entries?.first(where: { $0.key == key }) else { return Key.defaultValue }
-            return entry.value as? Key.Value ?? Key.defaultValue
+            guard let first else { return Key.defaultValue }
+            let entry = first.key == key ? first : rest?.first { $0.key == key }
+            return entry?.value as? Key.Value ?? Key.defaultValue
         }
         set {
-            if let index = entries?.firstIndex(where: { $0.key == key }) {
-                entries?[index].value = newValue
+            if first == nil || first?.key == key {
+                first = Entry(key: key, value: newValue)
+            } else if let index = rest?.firstIndex(where: { $0.key == key }) {
+                rest?[index].value = newValue
             } else {
-                entries = (entries ?? []) + [Entry(key: key, value: newValue)]
+                rest = (rest ?? []) + [Entry(key: key, value: newValue)]
             }
         }
     }
 
     /// Whether nothing is attached.
-    public var isEmpty: Bool { entries?.isEmpty ?? true }
+    public var isEmpty: Bool { first == nil }
 
     /// What the observing modules report: each ``ReportedAttachmentKey``'s name and value, in the
     /// order they were attached, leaving out the values whose key reports nothing.
     public var reported: [(name: String, value: ReportedValue)] {
-        (entries ?? []).compactMap { entry in
+        guard let first else { return [] }
+        return ([first] + (rest ?? [])).compactMap { entry in
             guard let key = entry.key as? any ReportedAttachmentKey.Type else { return nil }
             return key.reportAny(entry.value)
         }
