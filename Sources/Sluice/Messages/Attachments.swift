@@ -69,22 +69,31 @@ public enum ReportedValue: Sendable, Hashable {
 /// ```
 public struct Attachments: Sendable {
     /// One value and the key it was set under. A handful at most, searched in order.
-    private struct Entry: Sendable {
-        let key: any AttachmentKey.Type
-        var value: any Sendable
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline let key: any AttachmentKey.Type
+        @usableFromInline var value: any Sendable
+
+        @usableFromInline
+        init(key: any AttachmentKey.Type, value: any Sendable) {
+            self.key = key
+            self.value = value
+        }
     }
 
     /// The first value, kept inline: most responses carry one at most (the cache's outcome, a
     /// hedge count), and one held here costs no allocation. `nil` costs nothing to copy, and a
     /// context is copied at every stage.
-    private var first: Entry?
+    @usableFromInline var first: Entry?
     /// The values after the first, in the order they were attached.
-    private var rest: [Entry]?
+    @usableFromInline var rest: [Entry]?
 
     /// None attached.
     public init() {}
 
-    /// The value attached under `key`, or its ``AttachmentKey/defaultValue``.
+    /// The value attached under `key`, or its ``AttachmentKey/defaultValue``. Inlinable, so a
+    /// module's own key is read and set by code specialized for it.
+    @inlinable
     public subscript<Key: AttachmentKey>(key: Key.Type) -> Key.Value {
         get {
             guard let first else { return Key.defaultValue }
@@ -103,6 +112,7 @@ public struct Attachments: Sendable {
     }
 
     /// Whether nothing is attached.
+    @inlinable
     public var isEmpty: Bool { first == nil }
 
     /// What the observing modules report: each ``ReportedAttachmentKey``'s name and value, in the
