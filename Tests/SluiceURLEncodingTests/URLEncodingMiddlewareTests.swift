@@ -38,15 +38,22 @@ struct URLEncodingMiddlewareTests {
         #expect(transport.requests.first?.request.url.absoluteString == "https://api.example.com/v1/search?x=1&q=a%20b&page=2")
     }
 
-    @Test func noParametersLeaveTheURLAsItWasAndNoBaseLeavesItRelative() async throws {
+    /// No parameters add no `?`. A relative URL with no base URL to join never reaches the
+    /// middleware: the core's own stages refuse it, by every door (issue 43), before anything
+    /// is sent.
+    @Test func noParametersLeaveTheURLAsItWasAndNoBaseRefusesARelativeOne() async throws {
         let harness = MiddlewareHarness(URLEncodingMiddleware(), replies: [.status(.ok), .status(.ok)])
         var absolute = HTTPRequest(url: URL(string: "https://api.example.com/items")!)
         absolute.queryParameters = [:]
         _ = try await harness.send(absolute)
         #expect(harness.forwarded[0].url.absoluteString == "https://api.example.com/items")  // no "?" added
-        _ = try await harness.send(HTTPRequest(url: URL(string: "items")!))
-        #expect(harness.forwarded[1].url.absoluteString == "items")
-        #expect(harness.forwarded[1].url.scheme == nil)  // the transport refuses it, with .invalidURL
+        await #expect {
+            _ = try await harness.send(HTTPRequest(url: URL(string: "items")!))
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidURL && error?.message == #""items" is not an absolute URL and the client has no base URL"#
+        }
+        #expect(harness.forwarded.count == 1)
     }
 
     @Test func formParametersReplaceTheBodyAndItsContentType() async throws {
