@@ -21,7 +21,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     public let command: String
 
     /// The curl command for `request`, with `redaction`'s secrets hidden and the request's own
-    /// (`HTTPRequest.redaction`); `.disabled` shows every value.
+    /// (`HTTPRequest.redaction`); `.disabled` shows every value. It takes a policy of its own
+    /// because it is made outside any client (a debugger, a test), where no stage applies one.
     public init(_ request: HTTPRequest, redaction: Redaction = .default) {
         let redaction = redaction.adding(request.redaction)
         var words = ["curl"]

@@ -45,7 +45,8 @@ public final class HARReplayTransport: HTTPTransport {
     /// - Parameters:
     ///   - url: the HAR file.
     ///   - redaction: what the recording hid (`Redaction.default` unless it was recorded with
-    ///     another), applied to incoming requests before matching.
+    ///     another), applied to incoming requests before matching. The recording's own, not the
+    ///     client's: a request matches only when its secrets are hidden as the file hid them.
     public convenience init(contentsOf url: URL, redaction: Redaction = .default) throws {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
@@ -54,7 +55,8 @@ public final class HARReplayTransport: HTTPTransport {
         try self.init(data: data, redaction: redaction)
     }
 
-    /// Replays the HAR document in `data`, matching requests after `redaction` hides their secrets.
+    /// Replays the HAR document in `data`, matching requests after `redaction` hides their secrets
+    /// (the recording's policy, as in ``init(contentsOf:redaction:)``).
     public init(data: Data, redaction: Redaction = .default) throws {
         let document: HARDocument
         do {

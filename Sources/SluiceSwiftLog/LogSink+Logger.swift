@@ -77,6 +77,8 @@
         /// as much as the logger's level shows: `LogLevel.body` at `.trace`, `LogLevel.headers`
         /// at `.debug`, `LogLevel.basic` at `.info` and above (above `.info` only failures pass
         /// the `Logger`). `SLUICE_LOG` still changes the level when the client is built.
+        /// `redaction` is what records hide beside each request's own policy (the client's), as
+        /// in `LoggingMiddleware.Configuration.redaction`: a stage may hide more, never less.
         ///
         /// ```swift
         /// import Logging
