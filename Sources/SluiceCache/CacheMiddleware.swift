@@ -255,7 +255,9 @@ public struct CacheMiddleware: Middleware {
     /// store was looked in.
     private static func missed(_ response: HTTPResponse) -> HTTPResponse {
         guard response.source == .network else { return response }
-        return response.cacheResult("miss")
+        var missed = response
+        missed.attachments[CacheResultKey.self] = "miss"
+        return missed
     }
 
     /// Runs `fetch` once for identical concurrent GETs (same key, same header fields, same policy);

@@ -53,8 +53,8 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     }
 
     /// A client's pipeline: its core stages join relative URLs to `baseURL`, hold each request to
-    /// `redaction` and encode JSON bodies by `encoder`; its ``ChainHandle`` applies `redaction` to
-    /// what it sends.
+    /// `redaction` and encode JSON bodies by `encoder`, for every door, its ``ChainHandle``s'
+    /// replays included.
     package init(middlewares: [any Middleware], transport: any HTTPTransport, baseURL: URL?, redaction: Redaction, encoder: JSONEncoder) {
         self.middlewares = middlewares
         self.transport = transport
@@ -133,10 +133,7 @@ public struct Pipeline: HTTPTransport, CredentialSource {
     ///   request's dictionary literal was invalid (``HTTPFields/invalidLiteral``), and for a
     ///   response whose literal was.
     public func send(_ request: HTTPRequest, context: RequestContext = RequestContext()) async throws -> HTTPResponse {
-        // `sendPrepared`'s two lines, not a call to it: one async frame fewer on every call.
-        let response = try await sendChecked(preparation.prepare(request), context: context)
-        try response.headers.validated()
-        return response
+        try await sendPrepared(preparation.prepare(request), context: context)
     }
 
     /// Sends a request the core's stages already prepared (``RequestPreparation/prepare(_:)``)

@@ -10,12 +10,3 @@ package enum CacheResultKey: ReportedAttachmentKey {
     package static let reportName = "cache"
     package static func report(_ value: String?) -> ReportedValue? { value.map { .label($0) } }
 }
-
-extension HTTPResponse {
-    /// This response marked with what the cache did for it (see ``CacheResultKey``).
-    func cacheResult(_ result: String) -> HTTPResponse {
-        var marked = self
-        marked.attachments[CacheResultKey.self] = result
-        return marked
-    }
-}
