@@ -71,6 +71,21 @@ struct URLJoinTests {
         #expect(try URLJoin.join(path, to: URL(string: base)!).absoluteString == expected)
     }
 
+    /// An error quotes the path and the join through the default privacy policy: a secret in
+    /// either (an API key in the base URL's query, a token in the path) is never in the message.
+    @Test func anErrorHidesTheSecretsOfThePathAndTheBase() {
+        #expect {
+            try URLJoin.join("users?token=T0K", to: nil)
+        } throws: { error in
+            (error as? SluiceError)?.message == #""users?token=<redacted>" is not an absolute URL and the client has no base URL"#
+        }
+        #expect {
+            try URLJoin.join("http://[::1/x?token=T0K", to: base)
+        } throws: { error in
+            (error as? SluiceError)?.message == #""http://[::1/x?token=<redacted>" is not a valid absolute URL"#
+        }
+    }
+
     /// A `://` in a relative path's query is data, not a broken absolute URL.
     @Test func aURLInARelativePathsQueryIsData() throws {
         #expect(

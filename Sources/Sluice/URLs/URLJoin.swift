@@ -23,10 +23,10 @@ package enum URLJoin {
             return absolute
         }
         if hasScheme, path.drop(while: { $0 != ":" }).dropFirst().hasPrefix("//") {
-            throw SluiceError(.invalidURL, "\(String(reflecting: path)) is not a valid absolute URL", stage: .client)
+            throw SluiceError(.invalidURL, "\(quoted(path)) is not a valid absolute URL", stage: .client)
         }
         guard let base else {
-            throw SluiceError(.invalidURL, "\(String(reflecting: path)) is not an absolute URL and the client has no base URL", stage: .client)
+            throw SluiceError(.invalidURL, "\(quoted(path)) is not an absolute URL and the client has no base URL", stage: .client)
         }
         if path.isEmpty { return base }
         let baseText = base.absoluteString
@@ -42,9 +42,15 @@ package enum URLJoin {
         }
         guard let url = URL(string: joined) else {
             throw SluiceError(
-                .invalidURL, "\(String(reflecting: joined)) (base URL joined with \(String(reflecting: path))) is not a valid URL", stage: .client)
+                .invalidURL, "\(quoted(joined)) (base URL joined with \(quoted(path))) is not a valid URL", stage: .client)
         }
         return url
+    }
+
+    /// `text` quoted for an error message, through the default privacy policy: a path or a base
+    /// URL may carry a token, a key or a password.
+    private static func quoted(_ text: String) -> String {
+        String(reflecting: Redaction.default.url(text: text))
     }
 
     /// Whether `text` starts with RFC 3986's scheme syntax and its colon (`ALPHA *( ALPHA / DIGIT /
