@@ -249,15 +249,20 @@ struct ResilienceCallerNumbersTests {
             let hedger = HedgingMiddleware(configuration: .init(delay: .fixed(.milliseconds(20)), minimumPerSecond: floor))
             let client = Client(transport: transport, middlewares: [hedger])
             for call in 0..<4 {
-                let outcome = await Result {
-                    try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/\(call)")!), timeout: floor > 0 ? .seconds(60) : .seconds(1))
-                }
+                let request = HTTPRequest(url: URL(string: "https://api.example.com/\(call)")!)
                 if floor > 0 {
-                    #expect(try outcome.get().hedges == 1)
+                    #expect(try await client.send(request, timeout: .seconds(60)).hedges == 1)
                 } else {
-                    #expect { try outcome.get() } throws: { ($0 as? SluiceError)?.code == .timedOut }
+                    // The slow first copy never answers: the call ends once the budget has
+                    // refused its hedge (waited for, not raced against a deadline that a loaded
+                    // machine can pass first).
+                    let slow = Task { try await client.send(request) }
+                    try await Wait.until("the budget refused hedge \(call + 1)") { hedger.status.refused == call + 1 }
+                    slow.cancel()
+                    await #expect(throws: CancellationError.self) { try await slow.value }
                 }
             }
+            if floor == 0 { #expect(copies.withLock { $0.values.allSatisfy { $0 == 1 } }) }  // no copy went out
             #expect(hedger.status.hedges == (floor > 0 ? 4 : 0))
             #expect(hedger.status.refused == (floor > 0 ? 0 : 4))
             #expect("\(hedger.status)".contains(floor > 0 ? "4 hedged, 0 hedges refused" : "0 hedged, 4 hedges refused by the budget"))
