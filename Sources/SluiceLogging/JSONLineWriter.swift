@@ -65,6 +65,24 @@ struct JSONLineWriter: ~Copyable {
         buffer.append(UInt8(ascii: "]"))
     }
 
+    /// `{"name":value,…}` for what modules attached and report, names sorted: a count as a
+    /// number, a flag as a boolean, a label as a string. Names are the modules' own, so quoted.
+    mutating func reported(_ key: StaticString, _ facts: [(name: String, value: ReportedValue)]) {
+        self.key(key)
+        buffer.append(UInt8(ascii: "{"))
+        for (index, fact) in facts.sorted(by: { $0.name < $1.name }).enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            quote(fact.name)
+            buffer.append(UInt8(ascii: ":"))
+            switch fact.value {
+            case .count(let count): buffer.append(integer: Int64(count))
+            case .flag(let flag): buffer.append(contentsOf: flag ? "true" : "false")
+            case .label(let label): quote(label)
+            }
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
     consuming func finish() -> String {
         buffer.append(UInt8(ascii: "}"))
         return buffer.string

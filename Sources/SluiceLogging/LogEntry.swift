@@ -17,7 +17,9 @@ package struct LogEntry: Sendable {
     package let url: String
     package let status: Int?
     package let milliseconds: Double
-    package let attempts: Int?
+    /// What modules attached to the answer and report (``Sluice/ReportedAttachmentKey``): the
+    /// retries, the hedges, what the cache did.
+    package let reported: [(name: String, value: ReportedValue)]
     /// `network`, `cache` or `revalidated`.
     package let source: String?
     package let requestID: UInt64
@@ -56,7 +58,7 @@ extension LogRecord {
         return LogEntry(
             text: text, level: configuration.level, outcome: outcome, method: request.method.rawValue,
             url: configuration.redaction.url(text: request.urlText), status: response?.status.code, milliseconds: milliseconds,
-            attempts: response?.attempts, source: response?.source.description, requestID: requestID,
+            reported: response.map { $0.attachments.isEmpty ? [] : $0.attachments.reported } ?? [], source: response?.source.description, requestID: requestID,
             operation: request.operationName, errorCode: errorCode, stage: stage)
     }
 }

@@ -53,14 +53,9 @@ struct LogRecord {
             line.append(size: byteCount(response))
             line.append(", ")
             line.append(milliseconds: milliseconds)
-            if response.attempts == 1 {
-                line.append(", 1 attempt, ")
-            } else {
-                line.append(", ")
-                line.append(integer: Int64(response.attempts))
-                line.append(" attempts, ")
-            }
+            line.append(", ")
             line.append(contentsOf: response.source.description)
+            if !response.attachments.isEmpty { Self.append(response.attachments.reported, to: &line) }
             if bodyLetGo { line.append(", body let go before its end") }
         case .failure(let error):
             line.paint("31", colours) {
@@ -118,6 +113,29 @@ struct LogRecord {
         return response.metrics?.requestHeadParts
     }
 
+    /// What modules attached and report (``Sluice/ReportedAttachmentKey``), each after a comma:
+    /// a count as `retries 2`, a true flag as its name, a label as `cache hit`.
+    private static func append(_ reported: [(name: String, value: ReportedValue)], to line: inout LineBuffer) {
+        for (name, value) in reported {
+            switch value {
+            case .count(let count):
+                line.append(", ")
+                line.append(contentsOf: name.escapingControlCharacters())
+                line.append(UInt8(ascii: " "))
+                line.append(integer: Int64(count))
+            case .flag(let flag) where flag:
+                line.append(", ")
+                line.append(contentsOf: name.escapingControlCharacters())
+            case .label(let label):
+                line.append(", ")
+                line.append(contentsOf: name.escapingControlCharacters())
+                line.append(UInt8(ascii: " "))
+                line.append(contentsOf: label.escapingControlCharacters())
+            case .flag: break
+            }
+        }
+    }
+
     private static func append(_ bodyLines: [String], marker: StaticString, to line: inout LineBuffer) {
         for text in bodyLines {
             line.append(marker)
@@ -133,7 +151,6 @@ struct LogRecord {
         let redaction = configuration.redaction
         var json = JSONLineWriter()
         let response: HTTPResponse? = if case .response(let response) = outcome { response } else { nil }
-        if let response { json.number("attempts", response.attempts) }
         if response != nil, bodyLetGo { json.bool("bodyLetGo", true) }
         if let response { json.number("bytes", byteCount(response)) }
         switch outcome {
@@ -154,6 +171,10 @@ struct LogRecord {
         case .response: json.string("outcome", "ok")
         case .failure: json.string("outcome", "failed")
         case .cancelled: json.string("outcome", "cancelled")
+        }
+        if let response, !response.attachments.isEmpty {
+            let reported = response.attachments.reported
+            if !reported.isEmpty { json.reported("reported", reported) }  // keys stay sorted
         }
         if configuration.level >= .body {
             json.string(

@@ -11,8 +11,7 @@
     /// |---|---|---|
     /// | `sluice_http_client_requests_total` | counter | `method`, `status_class` (`2xx`…`5xx`, `failed`, `cancelled`), `host`, `operation`, `source` |
     /// | `sluice_http_client_request_duration` | timer | `method`, `status_class`, `host`, `operation` |
-    /// | `sluice_http_client_retries_total` | counter | `host`, `operation` (one per attempt after the first) |
-    /// | `sluice_http_client_<name>_total` | counter | `host`, `operation`: each count a module attaches and reports (a `ReportedAttachmentKey`); hedging's `sluice_http_client_hedges_total` counts hedged copies sent |
+    /// | `sluice_http_client_<name>_total` | counter | `host`, `operation`: each count a module attaches and reports (a `ReportedAttachmentKey`): retry's `sluice_http_client_retries_total` counts attempts after the first, hedging's `sluice_http_client_hedges_total` hedged copies sent |
     /// | `sluice_http_client_cache_total` | counter | `result` (what the cache reports: `hit`, `revalidated`, `miss`), `host` |
     /// | `sluice_http_client_request_body_bytes_total` | counter | `host` (bodies of known length) |
     /// | `sluice_http_client_response_body_bytes_total` | counter | `host` (a streamed body as it is read) |
@@ -104,7 +103,6 @@
             let handles = handles(
                 request, statusClass: Self.statusClasses[response.status.code / 100] ?? "\(response.status.code / 100)xx", source: response.source)
             record(request, handles, since: start)
-            if response.attempts > 1 { handles.retries?.increment(by: Int64(response.attempts - 1)) }
             if !response.attachments.isEmpty { count(response.attachments, request) }
             if bytes > 0 { handles.responseBytes.increment(by: bytes) }
         }
@@ -115,8 +113,8 @@
         }
 
         /// What modules attached and report (``Sluice/ReportedAttachmentKey``), as
-        /// `http_client_<name>_total`: a count by host and operation, increased by it (hedging's
-        /// `http_client_hedges_total`); a label counted once by `result` and host (the cache's
+        /// `http_client_<name>_total`: a count by host and operation, increased by it (retry's
+        /// `http_client_retries_total`, hedging's `http_client_hedges_total`); a label counted once by `result` and host (the cache's
         /// `http_client_cache_total`, `result` `hit`, `revalidated` or `miss`). Flags are not counted.
         private func count(_ attachments: Attachments, _ request: HTTPRequest) {
             let host = ("host", configuration.recordsHost ? (request.url.host ?? "") : "")
@@ -145,43 +143,39 @@
             let key = HandleCache.Key(
                 method: request.method.rawValue, statusClass: statusClass, host: configuration.recordsHost ? (request.url.host ?? "") : "",
                 operation: request.operationName ?? "", source: source?.description ?? "")
-            return handles.handles(for: key) { makeHandles(key, source: source) }
+            return handles.handles(for: key) { makeHandles(key) }
         }
 
-        private func makeHandles(_ key: HandleCache.Key, source: ResponseSource?) -> Handles {
+        private func makeHandles(_ key: HandleCache.Key) -> Handles {
             let host = ("host", key.host)
             let call = [("method", key.method), ("status_class", key.statusClass), host, ("operation", key.operation)]
             return Handles(
                 requests: Counter(label: names.requests, dimensions: call + [("source", key.source)], factory: factory),
                 duration: Timer(label: names.duration, dimensions: call, factory: factory),
                 requestBytes: Counter(label: names.requestBytes, dimensions: [host], factory: factory),
-                responseBytes: Counter(label: names.responseBytes, dimensions: [host], factory: factory),
-                retries: source.map { _ in Counter(label: names.retries, dimensions: [host, ("operation", key.operation)], factory: factory) })
+                responseBytes: Counter(label: names.responseBytes, dimensions: [host], factory: factory))
         }
 
         private static let statusClasses = [1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"]
 
         /// The labels, made once.
         private struct Names: Sendable {
-            let prefix, requests, duration, retries, requestBytes, responseBytes: String
+            let prefix, requests, duration, requestBytes, responseBytes: String
             init(prefix: String) {
                 self.prefix = prefix
                 requests = prefix + "http_client_requests_total"
                 duration = prefix + "http_client_request_duration"
-                retries = prefix + "http_client_retries_total"
                 requestBytes = prefix + "http_client_request_body_bytes_total"
                 responseBytes = prefix + "http_client_response_body_bytes_total"
             }
         }
     }
-    /// The metrics one set of dimensions records to. `retries` only for an
-    /// answer.
+    /// The metrics one set of dimensions records to.
     private struct Handles: Sendable {
         let requests: Counter
         let duration: Timer
         let requestBytes: Counter
         let responseBytes: Counter
-        let retries: Counter?
     }
 
     /// The metrics made so far, by their dimensions. Past `limit` sets (many hosts or operations),

@@ -19,7 +19,7 @@ package enum HedgeKey: ReportedAttachmentKey {
 extension HTTPResponse {
     /// How many hedged copies of the attempt that answered were sent besides the first
     /// (``HedgingMiddleware`` sets it): 0 unless one was, whichever copy's answer this is. Metrics
-    /// and traces count hedges apart from ``Sluice/HTTPResponse/attempts``, which counts retries.
+    /// and traces count hedges apart from retries (SluiceRetry's `attempts`).
     ///
     /// ```swift
     /// import Sluice

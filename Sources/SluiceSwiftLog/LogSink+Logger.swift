@@ -14,8 +14,8 @@
         /// | `url.full` | the URL, redacted |
         /// | `http.response.status_code` | `200` |
         /// | `sluice.duration_ms` | `12.345` |
-        /// | `sluice.attempts` | `1` |
-        /// | `sluice.source` | `network`, `cache` or `revalidated` |
+        /// | `sluice.source` | `network`, `cache`, `revalidated`… |
+        /// | `sluice.<name>` | what a module attached and reports: `sluice.retries` (`2`), `sluice.hedges`, `sluice.cache` (`hit`) |
         /// | `sluice.request_id` | the call's `RequestContext.requestID` |
         /// | `sluice.operation` | `HTTPRequest.operationName`, when set |
         /// | `sluice.outcome` | `ok`, `failed` or `cancelled` |
@@ -63,7 +63,13 @@
                 "sluice.outcome": "\(entry.outcome.rawValue)",
             ]
             if let status = entry.status { metadata["http.response.status_code"] = "\(status)" }
-            if let attempts = entry.attempts { metadata["sluice.attempts"] = "\(attempts)" }
+            for (name, value) in entry.reported {
+                switch value {
+                case .count(let count): metadata["sluice." + name] = "\(count)"
+                case .flag(let flag): metadata["sluice." + name] = "\(flag)"
+                case .label(let label): metadata["sluice." + name] = "\(label)"
+                }
+            }
             if let source = entry.source { metadata["sluice.source"] = "\(source)" }
             if let operation = entry.operation { metadata["sluice.operation"] = "\(operation)" }
             if let code = entry.errorCode { metadata["error.type"] = "\(code)" }

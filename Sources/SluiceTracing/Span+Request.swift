@@ -16,7 +16,6 @@
         /// The answer's attributes; an error status for 400 and above.
         func answered(_ response: HTTPResponse) {
             attributes["http.response.status_code"] = response.status.code
-            attributes["sluice.attempts"] = response.attempts
             attributes["sluice.source"] = response.source.description
             report(response.attachments)
             if response.status.code >= 400 {
@@ -26,7 +25,8 @@
         }
 
         /// What modules attached and report (``Sluice/ReportedAttachmentKey``), each as
-        /// `sluice.<name>`: hedging's `sluice.hedges` on a call, `sluice.hedge` on a hedged attempt.
+        /// `sluice.<name>`: retry's `sluice.retries` and hedging's `sluice.hedges` on a call,
+        /// `sluice.hedge` on a hedged attempt.
         func report(_ attachments: Attachments) {
             guard !attachments.isEmpty else { return }
             for (name, value) in attachments.reported {

@@ -17,11 +17,11 @@
     ///
     /// Attributes (OpenTelemetry's HTTP names): `http.request.method`, `url.full` (redacted),
     /// `server.address`, `server.port`, `http.response.status_code`, `error.type` (the
-    /// `SluiceError` code), `sluice.stage`, `sluice.attempts`, `sluice.source`, and
-    /// `sluice.<name>` for what each module reports (a `ReportedAttachmentKey`): `sluice.cache`
-    /// (`hit`, `revalidated`, `miss`), `sluice.hedges` when a hedged copy was sent. A status of
-    /// 400 or more, or a thrown error, sets the span's status to error. A streamed answer's span
-    /// ends when its body has been read.
+    /// `SluiceError` code), `sluice.stage`, `sluice.source`, and `sluice.<name>` for what each
+    /// module reports (a `ReportedAttachmentKey`): `sluice.cache` (`hit`, `revalidated`, `miss`),
+    /// `sluice.retries` when retry re-sent the call, `sluice.hedges` when a hedged copy was sent.
+    /// A status of 400 or more, or a thrown error, sets the span's status to error. A streamed
+    /// answer's span ends when its body has been read.
     ///
     /// ```swift
     /// import Sluice

@@ -108,4 +108,20 @@ struct RetryCallerNumbersTests {
         #expect(transport.requests.count == (duration < .seconds(30) ? 2 : 1))
         #expect(started.duration(to: .now) < .seconds(30))
     }
+
+    /// A response's count of attempts is a record: any value is kept and prints, and only the
+    /// attempts after a first are reported as retries (none for 1 or less, never a negative count).
+    @Test(.covers("HTTPResponse.attempts"), arguments: CallerNumbers.ints)
+    func attempts(_ count: Int) {
+        var response = HTTPResponse(status: .ok)
+        response.attempts = count
+        #expect(response.attempts == count)
+        #expect("\(response)".contains("200"))
+        let reported = response.attachments.reported
+        if count > 1 {
+            #expect(reported.count == 1 && reported.first?.name == "retries" && reported.first?.value == .count(count - 1))
+        } else {
+            #expect(reported.isEmpty)
+        }
+    }
 }

@@ -67,13 +67,40 @@
             #expect(entry.metadata["http.request.method"] == "GET")
             #expect(entry.metadata["url.full"] == "https://api.example.com/users?token=<redacted>")
             #expect(entry.metadata["http.response.status_code"] == "200")
-            #expect(entry.metadata["sluice.attempts"] == "1")
+            #expect(entry.metadata["sluice.retries"] == nil && entry.metadata["sluice.attempts"] == nil)
             #expect(entry.metadata["sluice.source"] == "network")
             #expect(entry.metadata["sluice.operation"] == "listUsers")
             #expect(entry.metadata["sluice.outcome"] == "ok")
             #expect(entry.metadata["sluice.request_id"].flatMap(UInt64.init) != nil)
             #expect(entry.metadata["sluice.duration_ms"].flatMap(Double.init) != nil)
             #expect(entry.metadata["error.type"] == nil)
+        }
+
+        /// A module's own reported facts, as retry reports `retries` and the cache `cache`.
+        enum TierKey: ReportedAttachmentKey {
+            static let defaultValue: String? = nil
+            static let reportName = "tier"
+            static func report(_ value: String?) -> ReportedValue? { value.map { .label($0) } }
+        }
+
+        enum FailoversKey: ReportedAttachmentKey {
+            static let defaultValue = 0
+            static let reportName = "failovers"
+            static func report(_ value: Int) -> ReportedValue? { value > 0 ? .count(value) : nil }
+        }
+
+        /// Issue 43, item 4: what modules attach and report is metadata `sluice.<name>` and part of
+        /// the message, without the sink knowing the modules.
+        @Test func whatModulesReportIsMetadata() async throws {
+            var answer = HTTPResponse(status: .ok, body: Data("hello".utf8))
+            answer.attachments[TierKey.self] = "gold"
+            answer.attachments[FailoversKey.self] = 2
+            let harness = MiddlewareHarness(LoggingMiddleware(logger: logger(.info)), replies: [.response(answer)])
+            _ = try await harness.send(request())
+            let entry = try #require(store.entries.withLock { $0 }.first)
+            #expect(entry.metadata["sluice.tier"] == "gold")
+            #expect(entry.metadata["sluice.failovers"] == "2")
+            #expect(entry.message.hasSuffix(", network, tier gold, failovers 2"), "\(entry.message)")
         }
 
         /// Issue 41, item 6: a reason phrase and a field value with U+2028, U+2029, NEL and a

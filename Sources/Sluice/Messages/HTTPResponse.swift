@@ -61,17 +61,11 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         _modify { makeUnique(); yield &storage.metrics }
     }
 
-    /// Network, cache or revalidated.
+    /// Where it came from: the network, the cache, or a module that answered it (a HAR replay,
+    /// the outbox).
     public var source: ResponseSource {
         get { storage.source }
         _modify { makeUnique(); yield &storage.source }
-    }
-
-    /// How many times the request was sent to get this response: more than 1 when a retry
-    /// middleware re-sent it.
-    public var attempts: Int {
-        get { storage.attempts }
-        _modify { makeUnique(); yield &storage.attempts }
     }
 
     /// What modules attached to this response under keys of their own (hedging's count of
@@ -79,22 +73,6 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
     public var attachments: Attachments {
         get { storage.attachments }
         _modify { makeUnique(); yield &storage.attachments }
-    }
-
-    /// Whether this body came over the wire end-to-end encrypted (a payload encryption
-    /// middleware decrypted it), and so the request's too: what the app sees is plaintext the
-    /// server meant for it alone, so recorders (a HAR file) and logs leave both bodies out. A plain
-    /// answer to an encrypted request is not confidential (see ``requestBodyWasConfidential``).
-    public var bodiesAreConfidential: Bool {
-        get { storage.bodiesAreConfidential }
-        _modify { makeUnique(); yield &storage.bodiesAreConfidential }
-    }
-
-    /// Whether the request's body went over the wire end-to-end encrypted, whatever came back:
-    /// recorders and logs leave the request's plaintext out.
-    public var requestBodyWasConfidential: Bool {
-        get { storage.requestBodyWasConfidential || storage.bodiesAreConfidential }
-        _modify { makeUnique(); yield &storage.requestBodyWasConfidential }
     }
 
     /// The body as it arrives, for a response to a streaming call (``Client/stream(_:context:timeout:deadline:)``);
@@ -143,11 +121,8 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var metrics: TransferMetrics?
         @exclusivity(unchecked) var source: ResponseSource = .network
         @exclusivity(unchecked) var trace: PipelineTrace?
-        @exclusivity(unchecked) var attempts = 1
         @exclusivity(unchecked) var attachments = Attachments()
         @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
-        @exclusivity(unchecked) var bodiesAreConfidential = false
-        @exclusivity(unchecked) var requestBodyWasConfidential = false
         @exclusivity(unchecked) var trailers = HTTPFields()
 
         init(status: HTTPStatus, headers: HTTPFields, body: Data) {
@@ -163,11 +138,8 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
             copy.metrics = metrics
             copy.source = source
             copy.trace = trace
-            copy.attempts = attempts
             copy.attachments = attachments
             copy.bodyStream = bodyStream
-            copy.bodiesAreConfidential = bodiesAreConfidential
-            copy.requestBodyWasConfidential = requestBodyWasConfidential
             copy.trailers = trailers
             return copy
         }
