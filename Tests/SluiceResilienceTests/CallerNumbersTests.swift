@@ -279,4 +279,106 @@ struct ResilienceCallerNumbersTests {
         }
         #expect(DeadlineHeaderMiddleware.value(.seconds(1e16), .milliseconds) == String(Int.max))
     }
+
+    // MARK: Rate limit
+
+    /// A count of calls is held to 1...1,000,000,000, and the first call under it goes.
+    @Test(.covers("RateLimit.init(requests:per:burst:) requests", "RateLimit.init(requests:per:burst:) burst"), arguments: CallerNumbers.ints)
+    func rateLimitCounts(_ count: Int) async throws {
+        let limit = RateLimit(requests: count, per: .seconds(1), burst: count)
+        #expect((1...1_000_000_000).contains(limit.requests) && (1...1_000_000_000).contains(limit.burst))
+        #expect(try await MemoryRateLimitStore().acquire("k", under: limit) == .allowed)
+    }
+
+    /// A period is held to 1 ms...100 years; the wait a store names is never negative nor longer
+    /// than the period.
+    @Test(.covers("RateLimit.init(requests:per:burst:) per"), arguments: CallerNumbers.durations)
+    func rateLimitPeriods(_ period: Duration) async throws {
+        let limit = RateLimit(requests: 10, per: period)
+        #expect(limit.period >= .milliseconds(1) && limit.period <= .seconds(3_155_760_000))
+        let store = MemoryRateLimitStore()
+        for _ in 0..<10 { _ = try await store.acquire("k", under: limit) }
+        if case .limited(let after) = try await store.acquire("k", under: limit) {
+            #expect(after >= .zero && after <= limit.period)
+        }
+    }
+
+    /// The keys kept are held to 1...10,000,000, and no more are kept.
+    @Test(.covers("MemoryRateLimitStore.init(maxKeys:) maxKeys"), arguments: CallerNumbers.ints)
+    func rateLimitKeys(_ maxKeys: Int) async throws {
+        let store = MemoryRateLimitStore(maxKeys: maxKeys)
+        #expect((1...10_000_000).contains(store.maxKeys))
+        for key in 0..<5 { _ = try await store.acquire("\(key)", under: RateLimit(requests: 1, per: .seconds(60))) }
+        #expect(store.count <= min(5, store.maxKeys))
+    }
+
+    /// A pause is held to 0...100 years, in the store and as the middleware's `maxPause`: a
+    /// server's 30 s pause the key for at most `maxPause`, none at all for a `maxPause` of 0 or
+    /// less.
+    @Test(
+        .covers("MemoryRateLimitStore.pause(_:for:under:) for", "RateLimitStore.pause(_:for:under:) for", "RateLimitMiddleware.Configuration.maxPause"),
+        arguments: CallerNumbers.durations)
+    func rateLimitPauses(_ duration: Duration) async throws {
+        let limit = RateLimit(requests: 10, per: .seconds(1))
+        let store = MemoryRateLimitStore()
+        try await store.pause("k", for: duration, under: limit)
+        let decision = try await store.acquire("k", under: limit)
+        if duration <= .zero {
+            #expect(decision == .allowed)
+        } else if case .limited(let after) = decision {
+            #expect(after > .zero && after <= .seconds(3_155_760_000) + limit.period)
+        }
+        let middleware = RateLimitMiddleware(configuration: .init(limit: limit, whenLimited: .failFast, maxPause: duration))
+        let harness = MiddlewareHarness(middleware, replies: [.status(.tooManyRequests, headers: ["Retry-After": "30"]), .status(.ok)])
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        let second = await Result { try await harness.send(HTTPRequest(url: Self.url)) }
+        if duration <= .zero {
+            #expect((try? second.get())?.status == .ok)
+        } else if duration >= .seconds(1) {
+            #expect(throws: SluiceError.self) { try second.get() }  // a 1 ns pause may be over already
+        }
+    }
+
+    /// A store's wait, however hostile, neither traps nor spins: past the deadline it is refused,
+    /// zero or negative is a millisecond.
+    @Test(.covers("RateLimitDecision.limited(retryAfter:)"), arguments: CallerNumbers.durations)
+    func rateLimitDecisions(_ wait: Duration) async throws {
+        final class Once: RateLimitStore {
+            let wait: Duration
+            let asked = Locked(0)
+            init(_ wait: Duration) { self.wait = wait }
+            func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
+                let count = asked.withLock { asked -> Int in
+                    asked += 1
+                    return asked
+                }
+                return count == 1 ? .limited(retryAfter: wait) : .allowed
+            }
+            func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws {}
+        }
+        let store = Once(wait)
+        let middleware = RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1, per: .seconds(1))), store: store)
+        let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
+        let outcome = await Result {
+            try await harness.send(HTTPRequest(url: Self.url), context: RequestContext(deadline: .now + .seconds(1)))
+        }
+        if wait >= .seconds(1) {
+            #expect((try? outcome.get()) == nil && store.asked.withLock { $0 } == 1)
+        } else {
+            #expect((try? outcome.get())?.status == .ok && store.asked.withLock { $0 } == 2)
+        }
+    }
+
+    /// Any number of places to wait is held to 0 or more: a call that cannot wait within its
+    /// deadline is refused either way.
+    @Test(.covers("RateLimitMiddleware.Configuration.WhenLimited.wait(maxWaiting:)"), arguments: CallerNumbers.ints)
+    func rateLimitWaiting(_ maxWaiting: Int) async throws {
+        let middleware = RateLimitMiddleware(
+            configuration: .init(limit: RateLimit(requests: 1, per: .seconds(3600)), whenLimited: .wait(maxWaiting: maxWaiting)))
+        let harness = MiddlewareHarness(middleware, replies: [.status(.ok), .status(.ok)])
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        await #expect(throws: SluiceError.self) {
+            try await harness.send(HTTPRequest(url: Self.url), context: RequestContext(deadline: .now + .seconds(1)))
+        }
+    }
 }

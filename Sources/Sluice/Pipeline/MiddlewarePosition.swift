@@ -94,6 +94,11 @@ public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringCo
     public static let circuitBreaker = MiddlewarePosition(rank: 650, name: "circuitBreaker")
     /// 700. Fails fast with `.offline` when there is no network.
     public static let reachability = MiddlewarePosition(rank: 700, name: "reachability")
+    /// 710. The rate limit (`SluiceResilience`): inside retry, hedging and the circuit breaker
+    /// (each attempt and each copy spends a place, a call the breaker refuses none), inside the
+    /// reachability gate (a call that cannot go out spends none), outside the concurrency limit (a
+    /// call waiting for its rate holds no slot).
+    public static let rateLimit = MiddlewarePosition(rank: 710, name: "rateLimit")
     /// 720. The adaptive concurrency limit (`SluiceResilience`): inside retry, hedging and the
     /// circuit breaker (each attempt and each copy takes a slot, a call the breaker refuses takes
     /// none) and inside the reachability gate (a call waiting for the network holds no slot);

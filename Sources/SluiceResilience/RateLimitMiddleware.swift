@@ -1,0 +1,190 @@
+import Foundation
+import Sluice
+
+extension SluiceError.Code {
+    /// ``SluiceResilience/RateLimitMiddleware`` did not send the call: its key's rate was spent,
+    /// and the call was set to fail fast, could not wait within its deadline, or found the queue
+    /// full. The message names the key, the limit and when a call may go again.
+    public static let rateLimited = SluiceError.Code(rawValue: "rateLimited")
+}
+
+/// A rate limit in front of the network: at most so many calls per period per origin, or per a
+/// key you name, kept in this process or shared by every process that points at the same store,
+/// and lowered for everyone sharing it when the server says its quota is spent.
+///
+/// - A call the rate allows goes at once. One over it waits for its turn, highest
+///   `HTTPRequest.priority` first, then in arrival order, while its deadline allows; or fails at
+///   once with `.rateLimited`, as ``Configuration/whenLimited`` says. The error names the key, the
+///   limit, and when a call may go again.
+/// - It learns from the server (``Configuration/learnsFromServer``): a 429 or 503 with
+///   `Retry-After`, or a `RateLimit` field (draft-ietf-httpapi-ratelimit-headers), a
+///   `RateLimit-Remaining`/`RateLimit-Reset` pair or the common `X-RateLimit-Remaining`/
+///   `X-RateLimit-Reset` pair saying none is left, pauses the key until the server's time, for up
+///   to ``Configuration/maxPause``.
+/// - A store that fails (a shared store's server down) lets the call go or refuses it, as
+///   ``Configuration/whenStoreFails`` says.
+///
+/// Its place, `MiddlewarePosition.rateLimit`, is inside retry, hedging and the circuit breaker
+/// (each attempt and each copy spends a place; a call the breaker refuses spends none), inside the
+/// reachability gate (a call that cannot go out spends none), and outside the concurrency limit (a
+/// call waiting for its rate holds no slot).
+///
+/// ```swift
+/// import Sluice
+/// import SluiceCurl
+/// import SluiceResilience
+///
+/// var builder = Client.Builder(transport: CurlTransport())
+/// builder.add(RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 100, per: .seconds(1)))))
+/// let client = builder.build()
+/// ```
+public struct RateLimitMiddleware: Middleware {
+    /// The limit, what it is kept per, and what a call over it does.
+    public struct Configuration: Sendable {
+        /// What a limit is kept per.
+        public enum Key: Sendable {
+            /// The origin the call is sent to (`https://api.example.com:443`): each its own limit.
+            case origin
+            /// One limit for every call through this middleware, under `name` (an API key's quota).
+            case named(String)
+            /// The key `key` gives for each request; a call it gives `nil` for is not limited.
+            case perRequest(@Sendable (HTTPRequest) -> String?)
+        }
+
+        /// What a call does when its key's rate is spent.
+        public enum WhenLimited: Sendable, Hashable {
+            /// Waits for its turn (highest priority first, then arrival) while its deadline allows;
+            /// fails with `.rateLimited` when `maxWaiting` calls wait already under its key, or when
+            /// the wait would pass its deadline.
+            case wait(maxWaiting: Int)
+            /// Fails at once with `.rateLimited`.
+            case failFast
+        }
+
+        /// What a call does when the store fails (its server down or stalled past the deadline).
+        public enum WhenStoreFails: Sendable, Hashable {
+            /// The call goes, unlimited: the server's own limits still answer 429.
+            case allow
+            /// The call fails with `.rateLimited`, naming the store's error.
+            case refuse
+        }
+
+        /// The rate each key is held to.
+        public var limit: RateLimit
+        /// What a limit is kept per: the origin unless set.
+        public var key: Key
+        /// What a call over the limit does: wait, with at most 1,000 waiting per key.
+        public var whenLimited: WhenLimited
+        /// Whether the server's answers pause the key (`Retry-After` on 429 and 503, a quota field
+        /// with none left): `true`.
+        public var learnsFromServer: Bool
+        /// The longest a server's answer pauses a key (5 minutes), 0...100 years.
+        public var maxPause: Duration
+        /// What a call does when the store fails: it goes (`allow`).
+        public var whenStoreFails: WhenStoreFails
+
+        /// Settings with each value given, or its default.
+        public init(
+            limit: RateLimit, key: Key = .origin, whenLimited: WhenLimited = .wait(maxWaiting: 1000), learnsFromServer: Bool = true,
+            maxPause: Duration = .seconds(300), whenStoreFails: WhenStoreFails = .allow
+        ) {
+            self.limit = limit
+            self.key = key
+            self.whenLimited = whenLimited
+            self.learnsFromServer = learnsFromServer
+            self.maxPause = maxPause
+            self.whenStoreFails = whenStoreFails
+        }
+
+        /// 10 calls a second per origin, 10 at once, waiting with at most 1,000 per key, paused by
+        /// the server for up to 5 minutes, letting calls go when the store fails.
+        public static let `default` = Configuration(limit: RateLimit(requests: 10, per: .seconds(1)))
+    }
+
+    public static let defaultPosition = MiddlewarePosition.rateLimit
+
+    /// How it behaves.
+    public let configuration: Configuration
+    /// Where each key's place in its rate is kept.
+    public let store: any RateLimitStore
+    private let turns = RateLimitTurns()
+
+    /// A limiter with `configuration`, its keys kept in `store` (this process's memory unless given).
+    public init(configuration: Configuration = .default, store: any RateLimitStore = MemoryRateLimitStore()) {
+        self.configuration = configuration
+        self.store = store
+    }
+
+    /// - Throws: `.rateLimited` as ``Configuration/whenLimited`` and
+    ///   ``Configuration/whenStoreFails`` say; `CancellationError` when the call is cancelled while
+    ///   it waits.
+    public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let key: String
+        switch configuration.key {
+        case .origin: key = next.urlAsSent(request.url).origin
+        case .named(let name): key = name
+        case .perRequest(let keyFor):
+            guard let named = keyFor(request) else { return try await next(request, context) }
+            key = named
+        }
+        try await admission(request, context, key: key)
+        let response = try await next(request, context)
+        if configuration.learnsFromServer, let pause = Self.pause(in: response, now: Date()) {
+            // The call has its answer: a store that fails now only loses the lesson.
+            try? await store.pause(key, for: min(pause, configuration.maxPause.clampedWait), under: configuration.limit)
+        }
+        return response
+    }
+
+    /// Returns once the call may go under `key`, its place taken, or throws.
+    private func admission(_ request: HTTPRequest, _ context: RequestContext, key: String) async throws {
+        let maxWaiting: Int
+        switch configuration.whenLimited {
+        case .failFast:
+            guard case .limited(let after) = try await decide(key) else { return }
+            throw refusal(request, key: key, "may go again in \(Self.seconds(after))")
+        case .wait(let most): maxWaiting = max(0, most)
+        }
+        do {
+            try await turns.take(key, priority: request.priority, maxWaiting: maxWaiting)
+        } catch let full as RateLimitTurns.Full {
+            throw refusal(request, key: key, "was not queued: \(full.waiting) calls wait already, the most that may")
+        }
+        defer { turns.pass(key) }
+        while case .limited(let after) = try await decide(key) {
+            if let remaining = context.remainingTime, after >= remaining {
+                throw refusal(
+                    request, key: key, "may go again in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
+            }
+            // A store's nonsense (a negative or zero wait) is a millisecond, not a busy loop.
+            try await Task.sleep(clamping: max(after, .milliseconds(1)))
+        }
+    }
+
+    /// The store's decision, or what its failure means.
+    private func decide(_ key: String) async throws -> RateLimitDecision {
+        do {
+            return try await store.acquire(key, under: configuration.limit)
+        } catch {
+            if SluiceError.isCancellation(error) { throw error }
+            switch configuration.whenStoreFails {
+            case .allow: return .allowed
+            case .refuse:
+                throw SluiceError(.rateLimited, "the rate-limit store for \(key) failed (\(error)); the call was not sent", underlying: error)
+            }
+        }
+    }
+
+    private func refusal(_ request: HTTPRequest, key: String, _ detail: String) -> SluiceError {
+        SluiceError(.rateLimited, "\(key) is over its rate limit of \(configuration.limit): \(request) \(detail); it was not sent")
+    }
+
+    /// Whether a call holds the turn under `key`, and how many wait behind it.
+    package func turnState(_ key: String) -> (busy: Bool, waiting: Int) {
+        turns.state(of: key)
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%.3f s", duration.timeInterval)
+    }
+}

@@ -1,0 +1,109 @@
+import Sluice
+
+/// Where ``RateLimitMiddleware`` keeps each key's place in its rate: in this process
+/// (``MemoryRateLimitStore``), or shared by every process that points at the same server, so a
+/// fleet spends one quota together. A store decides atomically: two processes asking at once never
+/// both take the last place.
+///
+/// ```swift
+/// import SluiceResilience
+///
+/// let store = MemoryRateLimitStore()
+/// let limit = RateLimit(requests: 2, per: .seconds(1))
+/// try await store.acquire("api.example.com", under: limit)   // .allowed
+/// try await store.acquire("api.example.com", under: limit)   // .allowed
+/// try await store.acquire("api.example.com", under: limit)   // .limited(retryAfter: 0.5 s)
+/// ```
+public protocol RateLimitStore: Sendable {
+    /// Takes a place for one call under `limit` for `key` when the rate allows one now;
+    /// otherwise takes nothing and says how long until it would.
+    ///
+    /// - Throws: when the store cannot be reached or answers nonsense; the middleware then fails
+    ///   open or closed as its configuration says.
+    func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision
+
+    /// Lets no call under `key` go for `duration`, for every process sharing the store: the server
+    /// said its quota is spent (a 429's `Retry-After`, a `RateLimit` field with none left).
+    func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws
+}
+
+/// What a ``RateLimitStore`` decided for one call.
+public enum RateLimitDecision: Sendable, Hashable {
+    /// The call may go now; its place is taken.
+    case allowed
+    /// The call may not go now: ask again after `retryAfter`.
+    case limited(retryAfter: Duration)
+}
+
+/// A ``RateLimitStore`` in this process's memory: the limit of one process, the default.
+///
+/// At most ``maxKeys`` keys are kept; past that, keys whose rate is idle again (their next call
+/// would be allowed anyway) are forgotten first, then the one that will be idle soonest, so
+/// memory stays bounded whatever keys callers make up.
+///
+/// ```swift
+/// import SluiceResilience
+///
+/// let limiter = RateLimitMiddleware(
+///     configuration: .init(limit: RateLimit(requests: 50, per: .seconds(1))), store: MemoryRateLimitStore())
+/// ```
+public final class MemoryRateLimitStore: RateLimitStore {
+    /// The most keys kept (10,000 unless given; 1...10,000,000).
+    public let maxKeys: Int
+    private let now: @Sendable () -> ContinuousClock.Instant
+    /// Each key's theoretical arrival time: when its next call would be on the steady rate.
+    private let arrivals = Locked<[String: ContinuousClock.Instant]>([:])
+
+    /// A store of at most `maxKeys` keys.
+    public convenience init(maxKeys: Int = 10_000) {
+        self.init(maxKeys: maxKeys, now: { .now })
+    }
+
+    /// A store whose time is `now`: for tests that step a clock.
+    package init(maxKeys: Int, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.maxKeys = maxKeys.clamped(to: 1...10_000_000)
+        self.now = now
+    }
+
+    public func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
+        decide(key, under: limit)
+    }
+
+    public func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws {
+        let now = now()
+        // The next call is allowed at now + duration, and only one at first: the arrival time
+        // that gives exactly that (see `decide`).
+        let paused = now.advanced(by: duration.clampedWait).advanced(by: limit.interval * (limit.burst - 1))
+        arrivals.withLock { arrivals in
+            arrivals[key] = max(arrivals[key] ?? now, paused)
+            trim(&arrivals, now: now)
+        }
+    }
+
+    /// GCRA: a call at `now` would move the key's arrival time to `max(arrival, now) + interval`;
+    /// it may go when that is at most `burst` intervals ahead of `now`.
+    package func decide(_ key: String, under limit: RateLimit) -> RateLimitDecision {
+        let now = now()
+        let interval = limit.interval
+        return arrivals.withLock { arrivals in
+            let next = max(arrivals[key] ?? now, now).advanced(by: interval)
+            let allowedAt = next.advanced(by: .zero - interval * limit.burst)
+            guard allowedAt <= now else { return .limited(retryAfter: now.duration(to: allowedAt)) }
+            arrivals[key] = next
+            trim(&arrivals, now: now)
+            return .allowed
+        }
+    }
+
+    /// How many keys are kept.
+    package var count: Int { arrivals.withLock { $0.count } }
+
+    /// Past ``maxKeys``, forgets the keys already idle at `now`, then the soonest idle.
+    private func trim(_ arrivals: inout [String: ContinuousClock.Instant], now: ContinuousClock.Instant) {
+        guard arrivals.count > maxKeys else { return }
+        arrivals = arrivals.filter { $0.value > now }
+        while arrivals.count > maxKeys, let soonest = arrivals.min(by: { $0.value < $1.value })?.key {
+            arrivals.removeValue(forKey: soonest)
+        }
+    }
+}
