@@ -24,7 +24,7 @@ let libraries = [
     "Sluice", "SluiceCurl", "SluiceHeaders", "SluiceURLEncoding", "SluiceSigning", "SluiceGzip", "SluiceLogging",
     "SluiceRetry", "SluiceCache", "SluiceCacheRedis", "SluiceReachability", "SluiceHUD", "SluiceOutbox",
     "SluiceDownload", "SluiceMultipart", "SluiceXML", "SluiceEncryption", "SluiceServerSentEvents", "SluiceStandard", "SluiceTesting",
-    "SluiceResilience",
+    "SluiceResilience", "SluiceRateLimitRedis",
     // The integrations (each needs its trait; see `traits` below).
     "SluiceHTTPTypes", "SluiceOpenAPI", "SluiceSwiftLog", "SluiceMetrics", "SluiceTracing",
 ]
@@ -92,6 +92,9 @@ let core: [Target] = [
     .target(name: "SluiceCurl", dependencies: ["Sluice", "CCurl", "CCurlShim"], swiftSettings: strict),
     // One SQLite connection type for the cache and the outbox (package access; it ships inside them).
     .target(name: "SluiceSQLite", dependencies: ["Sluice", "CSQLite"], swiftSettings: strict),
+    // One pool of hiredis connections for the Redis cache store and the Redis rate-limit store
+    // (package access; it ships inside them).
+    .target(name: "SluiceRedis", dependencies: ["Sluice", "CHiredis"], swiftSettings: strict),
 ]
 
 // MARK: - Middleware and the modules around them
@@ -113,10 +116,12 @@ let modules: [Target] = [
     // An RFC 9111 cache with the app policies, over a CacheStore (memory, SQLite, or your own).
     .target(name: "SluiceCache", dependencies: ["Sluice", "SluiceSQLite", "CSQLite", "CCrypto"], swiftSettings: strict),
     // RedisCacheStore, one cache shared by a fleet; its own module, so only its users link hiredis.
-    .target(name: "SluiceCacheRedis", dependencies: ["Sluice", "SluiceCache", "CHiredis"], swiftSettings: strict),
+    .target(name: "SluiceCacheRedis", dependencies: ["Sluice", "SluiceCache", "SluiceRedis"], swiftSettings: strict),
     // A netlink reachability monitor, a host probe, the gate middleware.
     .target(name: "SluiceReachability", dependencies: ["Sluice"], swiftSettings: strict),
     .target(name: "SluiceResilience", dependencies: ["Sluice"], swiftSettings: strict),
+    // RedisRateLimitStore, one rate limit shared by a fleet; its own module, so only its users link hiredis.
+    .target(name: "SluiceRateLimitRedis", dependencies: ["Sluice", "SluiceResilience", "SluiceRedis"], swiftSettings: strict),
     // An activity tracker without flicker, ordered presenter calls, a terminal HUD.
     .target(name: "SluiceHUD", dependencies: ["Sluice"], swiftSettings: strict),
     // Durable offline writes with idempotency keys, replayed when reachable.
@@ -275,6 +280,7 @@ let testTargets: [Target] = [
     tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
     tests("SluiceReachability", ["SluiceCurl", "sluice-reachability-probe"]),
     tests("SluiceResilience", ["SluiceCurl", "SluiceRetry"]),
+    tests("SluiceRateLimitRedis", ["SluiceResilience", "SluiceCurl"]),
     tests("SluiceHUD"),
     tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),

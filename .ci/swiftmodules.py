@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LIBRARIES = """Sluice SluiceCurl SluiceHeaders SluiceURLEncoding SluiceSigning SluiceGzip SluiceLogging SluiceRetry SluiceCache
 SluiceCacheRedis SluiceReachability SluiceHUD SluiceOutbox SluiceDownload SluiceMultipart SluiceXML SluiceEncryption SluiceServerSentEvents
-SluiceStandard SluiceTesting SluiceResilience SluiceHTTPTypes SluiceOpenAPI SluiceSwiftLog SluiceMetrics SluiceTracing""".split()
+SluiceStandard SluiceTesting SluiceResilience SluiceRateLimitRedis SluiceHTTPTypes SluiceOpenAPI SluiceSwiftLog SluiceMetrics SluiceTracing""".split()
 
 
 def bin_path():

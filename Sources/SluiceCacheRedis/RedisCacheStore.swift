@@ -1,8 +1,8 @@
-import CHiredis
 import Dispatch
 import Foundation
 import Sluice
 import SluiceCache
+import SluiceRedis
 
 /// A `CacheStore` in Redis, so every worker of a fleet shares one cache.
 ///
@@ -102,23 +102,37 @@ public final class RedisCacheStore: CacheStore {
         configuration.commandTimeout = configuration.commandTimeout.clampedWait
         configuration.retryInterval = configuration.retryInterval.clampedWait
         self.configuration = configuration
-        self.pool = RedisConnectionPool(configuration: configuration)
+        self.pool = RedisConnectionPool(
+            configuration: RedisConnectionSettings(
+                host: configuration.host, port: configuration.port, poolSize: configuration.poolSize,
+                connectTimeout: configuration.connectTimeout, commandTimeout: configuration.commandTimeout,
+                maxReplySize: configuration.maxReplySize, retryInterval: configuration.retryInterval, log: configuration.log,
+                name: "RedisCacheStore.Configuration", whileDown: "the cache is bypassed", whenBack: "the cache is back"))
+    }
+
+    /// One command through the pool; its failure as a ``RedisCacheError``.
+    private func run(_ arguments: [String], data: Data? = nil, then tail: [String] = []) async throws -> RedisReply {
+        do {
+            return try await pool.run(arguments, data: data, then: tail)
+        } catch let error as RedisError {
+            throw RedisCacheError(error.message)
+        }
     }
 
     public func get(_ key: String) async throws -> CachedResponse? {
-        let reply = try await pool.run(["GET", configuration.keyPrefix + key])
+        let reply = try await run(["GET", configuration.keyPrefix + key])
         guard case .bytes(let data) = reply else { return nil }
         return try RedisEntryCoding.decode(data, key: key)
     }
 
     public func put(_ entry: CachedResponse, for key: String) async throws {
         let seconds = max(1, configuration.entryLifetime.components.seconds)
-        _ = try await pool.run(["SET", configuration.keyPrefix + key], data: RedisEntryCoding.encode(entry), then: ["EX", String(seconds)])
+        _ = try await run(["SET", configuration.keyPrefix + key], data: RedisEntryCoding.encode(entry), then: ["EX", String(seconds)])
     }
 
     @discardableResult
     public func delete(_ key: String) async throws -> Bool {
-        try await pool.run(["DEL", configuration.keyPrefix + key]).integer == 1
+        try await run(["DEL", configuration.keyPrefix + key]).integer == 1
     }
 
     @discardableResult
@@ -126,7 +140,7 @@ public final class RedisCacheStore: CacheStore {
         let keys = try await scan(prefix)
         var deleted = 0
         for batch in stride(from: 0, to: keys.count, by: 500) {
-            deleted += try await pool.run(["DEL"] + keys[batch..<min(keys.count, batch + 500)]).integer ?? 0
+            deleted += try await run(["DEL"] + keys[batch..<min(keys.count, batch + 500)]).integer ?? 0
         }
         return deleted
     }
@@ -147,7 +161,7 @@ public final class RedisCacheStore: CacheStore {
     public func items() async throws -> [CacheItem] {
         var items: [CacheItem] = []
         for fullKey in try await scan("") {
-            guard case .bytes(let data) = try await pool.run(["GET", fullKey]) else { continue }
+            guard case .bytes(let data) = try await run(["GET", fullKey]) else { continue }
             let key = String(fullKey.dropFirst(configuration.keyPrefix.count))
             guard let entry = try? RedisEntryCoding.decode(data, key: key) else { continue }
             items.append(CacheItem(key: key, size: entry.size, responseTime: entry.responseTime))
@@ -167,7 +181,7 @@ public final class RedisCacheStore: CacheStore {
             guard rounds <= configuration.maxScanRounds else {
                 throw RedisCacheError("SCAN did not end after \(configuration.maxScanRounds) rounds: the server never returned cursor 0")
             }
-            let reply = try await pool.run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
+            let reply = try await run(["SCAN", cursor, "MATCH", pattern, "COUNT", "500"])
             guard case .array(let parts) = reply, parts.count == 2, case .bytes(let next) = parts[0],
                 case .array(let found) = parts[1]
             else {

@@ -4,8 +4,9 @@
 /// at least 3 bytes (`_\r\n`), so an array of `n` needs `3n`; a blob of `n` bytes needs `n`.
 /// Only the RESP framing is read: a blob's bytes are skipped, not looked at.
 struct RedisReplyScanner {
-    /// The reply limit, `RedisCacheStore.Configuration.maxReplySize`.
+    /// The reply limit, and the setting that names it.
     let limit: Int
+    let setting: String
     /// Bytes of a blob still to skip, its CRLF included.
     private var skipping = 0
     /// The least bytes the elements declared so far need, nested aggregates' included: what
@@ -23,7 +24,8 @@ struct RedisReplyScanner {
     /// Bytes of the current line that is not a count, so far.
     private var lineLength = 0
 
-    init(limit: Int) {
+    init(limit: Int, setting: String) {
+        self.setting = setting
         self.limit = max(0, limit)
     }
 
@@ -76,11 +78,11 @@ struct RedisReplyScanner {
                 declared = total
                 if overflow || totalOverflow || total > limit {
                     return "a reply that declares \(count) elements, which need more than the limit of \(limit) bytes "
-                        + "(RedisCacheStore.Configuration.maxReplySize)"
+                        + "(\(setting))"
                 }
             case .blob:
                 guard count <= limit else {
-                    return "a reply that declares a \(count)-byte string, more than the limit of \(limit) bytes (RedisCacheStore.Configuration.maxReplySize)"
+                    return "a reply that declares a \(count)-byte string, more than the limit of \(limit) bytes (\(setting))"
                 }
                 skipping = count + 2
             }

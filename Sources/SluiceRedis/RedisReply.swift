@@ -2,7 +2,7 @@ import CHiredis
 import Foundation
 
 /// One reply from Redis, copied out of hiredis's `redisReply`.
-enum RedisReply: Sendable, CustomStringConvertible {
+package enum RedisReply: Sendable, CustomStringConvertible {
     case bytes(Data)
     case integer(Int)
     case array([RedisReply])
@@ -10,7 +10,7 @@ enum RedisReply: Sendable, CustomStringConvertible {
     case status(String)
     case error(String)
 
-    init(_ reply: UnsafePointer<redisReply>) {
+    package init(_ reply: UnsafePointer<redisReply>) {
         let value = reply.pointee
         switch value.type {
         case REDIS_REPLY_STRING: self = .bytes(value.str.map { Data(bytes: $0, count: value.len) } ?? Data())
@@ -23,9 +23,9 @@ enum RedisReply: Sendable, CustomStringConvertible {
         }
     }
 
-    var integer: Int? { if case .integer(let value) = self { value } else { nil } }
+    package var integer: Int? { if case .integer(let value) = self { value } else { nil } }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .bytes(let data): "\(data.count) bytes"
         case .integer(let value): "integer \(value)"

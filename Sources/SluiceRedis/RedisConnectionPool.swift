@@ -4,9 +4,9 @@ import Foundation
 import Sluice
 
 /// A few blocking hiredis connections, each owned by a serial queue, and what the store knows
-/// about Redis's health: after a failure, calls fail at once for the retry interval, then one tries
+/// about Redis's health (shared by the cache's and the rate limit's stores): after a failure, calls fail at once for the retry interval, then one tries
 /// again. A caller on an idle event thread runs its command there, holding the queue (see `run`).
-final class RedisConnectionPool: Sendable {
+package final class RedisConnectionPool: Sendable {
     /// One connection and the queue that alone touches it.
     private final class Slot: @unchecked Sendable {
         // @unchecked: `context` is read and written only by blocks running on `queue`, a serial
@@ -14,7 +14,7 @@ final class RedisConnectionPool: Sendable {
         let queue: DispatchQueue
         var context: UnsafeMutablePointer<redisContext>?
 
-        init(index: Int) { queue = DispatchQueue(label: "sluice-cache-redis-\(index)") }
+        init(index: Int) { queue = DispatchQueue(label: "sluice-redis-\(index)") }
 
         deinit { if let context { redisFree(context) } }
     }
@@ -25,20 +25,20 @@ final class RedisConnectionPool: Sendable {
         var outageReported = false
     }
 
-    private let configuration: RedisCacheStore.Configuration
+    private let configuration: RedisConnectionSettings
     private let slots: [Slot]
     private let health = Locked(Health())
 
-    init(configuration: RedisCacheStore.Configuration) {
+    package init(configuration: RedisConnectionSettings) {
         self.configuration = configuration
         slots = (0..<max(1, configuration.poolSize)).map(Slot.init)
     }
 
     /// Runs one command: `arguments`, then `data` as one binary argument, then `then`.
-    func run(_ arguments: [String], data: Data? = nil, then tail: [String] = []) async throws -> RedisReply {
+    package func run(_ arguments: [String], data: Data? = nil, then tail: [String] = []) async throws -> RedisReply {
         let slot = try health.withLock { health -> Slot in
             if let until = health.downUntil, ContinuousClock.now < until {
-                throw RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable; the cache is bypassed")
+                throw RedisError("Redis at \(configuration.host):\(configuration.port) is unreachable; \(configuration.whileDown)")
             }
             health.next += 1
             return slots[health.next % slots.count]
@@ -55,7 +55,7 @@ final class RedisConnectionPool: Sendable {
         // A call that is cancelled (its deadline passed) stops waiting at once; the command
         // finishes on its queue within the command timeout, and its reply is dropped.
         let waiter = Locked(Waiter.waiting(nil))
-        let result: Result<RedisReply, RedisCacheError> = try await withTaskCancellationHandler {
+        let result: Result<RedisReply, RedisError> = try await withTaskCancellationHandler {
             try await ThreadSanitizer.withContinuation { continuation in
                 let cancelled = waiter.withLock { state -> Bool in
                     if case .cancelled = state { return true }
@@ -69,7 +69,7 @@ final class RedisConnectionPool: Sendable {
                 }
             }
         } onCancel: {
-            let continuation = waiter.withLock { state -> UnsafeContinuation<Result<RedisReply, RedisCacheError>, any Error>? in
+            let continuation = waiter.withLock { state -> UnsafeContinuation<Result<RedisReply, RedisError>, any Error>? in
                 defer { state = .cancelled }
                 return state.finish()
             }
@@ -80,12 +80,12 @@ final class RedisConnectionPool: Sendable {
 
     /// A waiting caller: its continuation, until it is resumed once (with the reply, or by its cancellation).
     private enum Waiter {
-        case waiting(UnsafeContinuation<Result<RedisReply, RedisCacheError>, any Error>?)
+        case waiting(UnsafeContinuation<Result<RedisReply, RedisError>, any Error>?)
         case cancelled
         case done
 
         /// The continuation to resume, at most once.
-        mutating func finish() -> UnsafeContinuation<Result<RedisReply, RedisCacheError>, any Error>? {
+        mutating func finish() -> UnsafeContinuation<Result<RedisReply, RedisError>, any Error>? {
             guard case .waiting(let continuation) = self else { return nil }
             self = .done
             return continuation
@@ -93,14 +93,14 @@ final class RedisConnectionPool: Sendable {
     }
 
     /// On `slot.queue`: connects if needed, sends, reads the reply.
-    private func execute(_ parts: [Data], on slot: Slot) -> Result<RedisReply, RedisCacheError> {
+    private func execute(_ parts: [Data], on slot: Slot) -> Result<RedisReply, RedisError> {
         if slot.context == nil {
             switch connect() {
             case .success(let context): slot.context = context
             case .failure(let error): return .failure(outage(error))
             }
         }
-        guard let context = slot.context else { return .failure(RedisCacheError("no connection")) }
+        guard let context = slot.context else { return .failure(RedisError("no connection")) }
         let reply: RedisReply
         switch command(context, parts) {
         case .success(let value): reply = value
@@ -110,37 +110,37 @@ final class RedisConnectionPool: Sendable {
             return .failure(outage(error))
         }
         recovered()
-        if case .error(let text) = reply { return .failure(RedisCacheError("Redis refused \(String(decoding: parts[0], as: UTF8.self)): \(text)")) }
+        if case .error(let text) = reply { return .failure(RedisError("Redis refused \(String(decoding: parts[0], as: UTF8.self)): \(text)")) }
         return .success(reply)
     }
 
-    private func connect() -> Result<UnsafeMutablePointer<redisContext>, RedisCacheError> {
+    private func connect() -> Result<UnsafeMutablePointer<redisContext>, RedisError> {
         let timeout = Self.timeval(configuration.connectTimeout)
         guard let port = Int32(exactly: configuration.port), (1...65_535).contains(port) else {
             return .failure(
-                RedisCacheError(
-                    "Redis at \(configuration.host):\(configuration.port): the port is not a TCP port (RedisCacheStore.Configuration.port, 1...65535)"))
+                RedisError(
+                    "Redis at \(configuration.host):\(configuration.port): the port is not a TCP port (\(configuration.name).port, 1...65535)"))
         }
         guard let context = redisConnectWithTimeout(configuration.host, port, timeout) else {
-            return .failure(RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable: out of memory"))
+            return .failure(RedisError("Redis at \(configuration.host):\(configuration.port) is unreachable: out of memory"))
         }
         if context.pointee.err != 0 {
             let reason = Self.errorText(context)
             redisFree(context)
-            return .failure(RedisCacheError("Redis at \(configuration.host):\(configuration.port) is unreachable: \(reason)"))
+            return .failure(RedisError("Redis at \(configuration.host):\(configuration.port) is unreachable: \(reason)"))
         }
         redisSetTimeout(context, Self.timeval(configuration.commandTimeout))
         return .success(context)
     }
 
     /// Marks Redis down for the retry interval and reports the outage once.
-    private func outage(_ error: RedisCacheError) -> RedisCacheError {
+    private func outage(_ error: RedisError) -> RedisError {
         let report = health.withLock { health -> Bool in
             health.downUntil = .after(configuration.retryInterval)
             defer { health.outageReported = true }
             return !health.outageReported
         }
-        if report { configuration.log("\(error.message); the cache is bypassed until Redis answers again") }
+        if report { configuration.log("\(error.message); \(configuration.whileDown) until Redis answers again") }
         return error
     }
 
@@ -150,14 +150,14 @@ final class RedisConnectionPool: Sendable {
             defer { health.outageReported = false }
             return health.outageReported
         }
-        if report { configuration.log("Redis at \(configuration.host):\(configuration.port) answers again; the cache is back") }
+        if report { configuration.log("Redis at \(configuration.host):\(configuration.port) answers again; \(configuration.whenBack)") }
     }
 
     /// Sends `parts` as one command and reads its reply, within `configuration.commandTimeout`
     /// for the whole exchange (a reply that trickles in a byte at a time cannot outlast it) and
     /// `configuration.maxReplySize` bytes: everything Redis sends is treated as a hostile peer's.
     /// A failure leaves the connection in an unknown state: the caller drops it.
-    private func command(_ context: UnsafeMutablePointer<redisContext>, _ parts: [Data]) -> Result<RedisReply, RedisCacheError> {
+    private func command(_ context: UnsafeMutablePointer<redisContext>, _ parts: [Data]) -> Result<RedisReply, RedisError> {
         let deadline = ContinuousClock.Instant.after(configuration.commandTimeout)
         let copies = parts.map { part -> UnsafeMutableRawBufferPointer in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, part.count), alignment: 1)
@@ -170,7 +170,7 @@ final class RedisConnectionPool: Sendable {
         let origin = "Redis at \(configuration.host):\(configuration.port)"
         let verb = String(decoding: parts[0], as: UTF8.self)
         guard redisAppendCommandArgv(context, Int32(parts.count), &pointers, &lengths) == REDIS_OK else {
-            return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))"))
+            return .failure(RedisError("\(origin) failed: \(Self.errorText(context))"))
         }
         // hiredis writes with write(2): to a connection Redis has reset, that raises SIGPIPE, which
         // would end the app. Blocked, the write fails with EPIPE and the store is bypassed.
@@ -181,14 +181,14 @@ final class RedisConnectionPool: Sendable {
             }
             return true
         }
-        guard written else { return .failure(RedisCacheError("\(origin) failed: \(Self.errorText(context))")) }
+        guard written else { return .failure(RedisError("\(origin) failed: \(Self.errorText(context))")) }
         var received = 0
-        var scanner = RedisReplyScanner(limit: configuration.maxReplySize)
+        var scanner = RedisReplyScanner(limit: configuration.maxReplySize, setting: configuration.name + ".maxReplySize")
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             var raw: UnsafeMutableRawPointer?
             guard redisGetReplyFromReader(context, &raw) == REDIS_OK else {
-                return .failure(RedisCacheError("\(origin) sent a reply hiredis refuses: \(Self.errorText(context))"))
+                return .failure(RedisError("\(origin) sent a reply hiredis refuses: \(Self.errorText(context))"))
             }
             if let raw {
                 defer { freeReplyObject(raw) }
@@ -201,30 +201,30 @@ final class RedisConnectionPool: Sendable {
             if polled < 0, errno == EINTR { continue }
             guard polled > 0 else {
                 return .failure(
-                    RedisCacheError(
+                    RedisError(
                         "\(origin) did not finish its reply to \(verb) within "
-                            + "\(configuration.commandTimeout) (RedisCacheStore.Configuration.commandTimeout, for the whole reply); "
+                            + "\(configuration.commandTimeout) (\(configuration.name).commandTimeout, for the whole reply); "
                             + "\(received) bytes came"))
             }
             let count = chunk.withUnsafeMutableBytes { Glibc.read(context.pointee.fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else {
-                return .failure(RedisCacheError("\(origin) failed: " + (count == 0 ? "it closed the connection" : String(cString: strerror(errno)))))
+                return .failure(RedisError("\(origin) failed: " + (count == 0 ? "it closed the connection" : String(cString: strerror(errno)))))
             }
             received += count
             guard received <= configuration.maxReplySize else {
                 return .failure(
-                    RedisCacheError(
+                    RedisError(
                         "\(origin) sent a reply to \(verb) larger than the limit of "
-                            + "\(configuration.maxReplySize) bytes (RedisCacheStore.Configuration.maxReplySize)"))
+                            + "\(configuration.maxReplySize) bytes (\(configuration.name).maxReplySize)"))
             }
             // The counts it declares are checked before hiredis reserves or parses anything for them.
             if let problem = chunk.withUnsafeBufferPointer({ scanner.scan(UnsafeBufferPointer(rebasing: $0.prefix(count))) }) {
                 return .failure(
-                    RedisCacheError("\(origin) sent \(problem) in its reply to \(verb)"))
+                    RedisError("\(origin) sent \(problem) in its reply to \(verb)"))
             }
             let fed = chunk.withUnsafeBytes { redisReaderFeed(context.pointee.reader, $0.baseAddress!.assumingMemoryBound(to: CChar.self), count) }
-            guard fed == REDIS_OK else { return .failure(RedisCacheError("\(origin) failed: out of memory")) }
+            guard fed == REDIS_OK else { return .failure(RedisError("\(origin) failed: out of memory")) }
         }
     }
 

@@ -1,0 +1,111 @@
+import Foundation
+import Sluice
+import SluiceRateLimitRedis
+import SluiceResilience
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+/// Stores with pools of their own, as separate processes have, sharing one redis-server.
+@Suite("RedisRateLimitStore")
+struct RedisRateLimitStoreTests {
+    static let url = URL(string: "https://api.example.com/pay")!
+
+    /// The seconds in a wait, for bounds.
+    static func seconds(_ decision: RateLimitDecision) -> Double? {
+        if case .limited(let after) = decision { return after.timeInterval }
+        return nil
+    }
+
+    /// One rate, two stores: what one spends, the other cannot; a pause one sees, the other keeps.
+    @Test func storesSharingARedisShareOneRate() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let one = RedisRateLimitStore(configuration: .init(port: redis.port, keyPrefix: "shared:"))
+        let two = RedisRateLimitStore(configuration: .init(port: redis.port, keyPrefix: "shared:"))
+        let limit = RateLimit(requests: 2, per: .seconds(3600))
+        #expect(try await one.acquire("payments", under: limit) == .allowed)
+        #expect(try await two.acquire("payments", under: limit) == .allowed)
+        let wait = try #require(Self.seconds(try await one.acquire("payments", under: limit)))
+        #expect(wait > 1790 && wait <= 1800, "the next place is half an hour on, on Redis's clock: \(wait)")
+        #expect(try await two.acquire("payments", under: limit) != .allowed)
+        #expect(try await two.acquire("other", under: limit) == .allowed, "each key its own rate")
+
+        let quick = RateLimit(requests: 1000, per: .seconds(1))
+        #expect(try await one.acquire("paused", under: quick) == .allowed)
+        try await one.pause("paused", for: .seconds(30), under: quick)
+        let paused = try #require(Self.seconds(try await two.acquire("paused", under: quick)))
+        #expect(paused > 29 && paused <= 30.001, "a pause one store saw holds the other: \(paused)")
+    }
+
+    /// Four clients, each with its own store, against one quota: together they never pass it.
+    @Test func aFleetOfClientsNeverPassesTheQuota() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let sent = Locked(0)
+        let limit = RateLimit(requests: 40, per: .seconds(1), burst: 4)
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                let store = RedisRateLimitStore(configuration: .init(port: redis.port, keyPrefix: "fleet:"))
+                let limiter = RateLimitMiddleware(configuration: .init(limit: limit, key: .named("quota")), store: store)
+                let harness = MiddlewareHarness(
+                    limiter,
+                    transport: MockTransport { _, _ in
+                        sent.withLock { $0 += 1 }
+                        return .status(.ok)
+                    })
+                group.addTask {
+                    for _ in 0..<10 { _ = try await harness.send(HTTPRequest(url: Self.url)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = start.duration(to: .now).timeInterval
+        #expect(sent.withLock { $0 } == 40)
+        // 40 calls under 40 a second with a burst of 4: the last could go no sooner than 36 intervals in.
+        #expect(elapsed >= 0.85, "40 calls took \(elapsed) s; the quota allows them in no less than 0.9 s")
+    }
+
+    /// Redis killed: the middleware lets calls go, or refuses them naming the store's error, as
+    /// configured; once Redis is back, the limit is shared again.
+    @Test func aRedisThatDiesFailsOpenOrClosedAsConfigured() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        let log = Locked([String]())
+        let store = RedisRateLimitStore(
+            configuration: .init(port: redis.port, retryInterval: .seconds(2), log: { line in log.withLock { $0.append(line) } }))
+        let limit = RateLimit(requests: 1, per: .seconds(3600))
+        let open = MiddlewareHarness(
+            RateLimitMiddleware(configuration: .init(limit: limit, key: .named("k"), whenLimited: .failFast), store: store),
+            transport: MockTransport { _, _ in .status(.ok) })
+        let closed = MiddlewareHarness(
+            RateLimitMiddleware(configuration: .init(limit: limit, key: .named("k"), whenLimited: .failFast, whenStoreFails: .refuse), store: store),
+            transport: MockTransport { _, _ in .status(.ok) })
+        #expect(try await open.send(HTTPRequest(url: Self.url)).status == .ok)
+        await #expect(throws: SluiceError.self) { try await closed.send(HTTPRequest(url: Self.url)) }
+
+        redis.kill()
+        #expect(try await open.send(HTTPRequest(url: Self.url)).status == .ok, "fails open: the call goes")
+        let error = await #expect(throws: SluiceError.self) { try await closed.send(HTTPRequest(url: Self.url)) }
+        #expect(error?.code == .rateLimited)
+        #expect(
+            error?.message == "the rate-limit store for k failed (Redis at 127.0.0.1:\(redis.port) is unreachable; "
+                + "the rate limit cannot be read); the call was not sent")
+        #expect(
+            log.withLock { $0 }.contains {
+                $0.hasPrefix("Redis at 127.0.0.1:\(redis.port)") && $0.hasSuffix("; the rate limit cannot be read until Redis answers again")
+            })
+
+        try await redis.start()
+        var answered = false
+        for _ in 0..<100 where !answered {
+            try await Task.sleep(for: .milliseconds(100))
+            answered = (try? await store.acquire("again", under: limit)) == .allowed
+        }
+        #expect(answered, "the store answers once Redis is back and the retry interval has passed")
+        #expect(log.withLock { $0 }.last == "Redis at 127.0.0.1:\(redis.port) answers again; the rate limit is shared again")
+    }
+}
