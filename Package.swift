@@ -236,6 +236,10 @@ let testTools: [Target] = [
     .executableTarget(
         name: "sluice-outbox-helper", dependencies: ["Sluice", "SluiceOutbox"],
         path: "Tests/Tools/sluice-outbox-helper", swiftSettings: strict),
+    // One process of a fleet sharing a rate limit through Redis, for the fleet tests.
+    .executableTarget(
+        name: "sluice-ratelimit-helper", dependencies: ["Sluice", "SluiceCurl", "SluiceResilience", "SluiceRateLimitRedis"],
+        path: "Tests/Tools/sluice-ratelimit-helper", swiftSettings: strict),
     // The reachability monitor and gate inside a network namespace.
     .executableTarget(
         name: "sluice-reachability-probe", dependencies: ["Sluice", "SluiceReachability"],
@@ -275,12 +279,12 @@ let testTargets: [Target] = [
     tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
     tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "SluiceCache", "sluice-transfer-probe"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
-    tests("SluiceRetry", ["SluiceCurl"]),
+    tests("SluiceRetry", ["SluiceCurl", "SluiceResilience"]),
     tests("SluiceCache", ["SluiceCacheRedis", "SluiceCurl", "SluiceDownload", "SluiceHeaders", "SluiceSigning", "CSQLite", "sluice-cache-stress"]),
     tests("SluiceCacheRedis", ["SluiceCache", "SluiceCurl", "sluice-cache-stress"]),
     tests("SluiceReachability", ["SluiceCurl", "sluice-reachability-probe"]),
     tests("SluiceResilience", ["SluiceCurl", "SluiceRetry"]),
-    tests("SluiceRateLimitRedis", ["SluiceResilience", "SluiceCurl"]),
+    tests("SluiceRateLimitRedis", ["SluiceResilience", "SluiceCurl", "sluice-ratelimit-helper"]),
     tests("SluiceHUD"),
     tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),

@@ -191,7 +191,7 @@
             #expect(logged.count == 3, "\(logged)")
             #expect(logged.contains { $0.contains("DELETE ") && $0.contains("(deleted) -> 204 No Content, 0 B,") && !$0.contains("let go") }, "\(logged)")
             #expect(logged.contains { $0.contains("(created) -> 201 Created, 0 B,") && !$0.contains("let go") }, "\(logged)")
-            #expect(logged.contains { $0.contains("(busy) -> 503 Service Unavailable,") && $0.contains("2 attempts") }, "\(logged)")
+            #expect(logged.contains { $0.contains("(busy) -> 503 Service Unavailable,") && $0.contains("retries 1") }, "\(logged)")
             #expect(!logged.contains { $0.contains("cancelled") }, "\(logged)")
         }
     }

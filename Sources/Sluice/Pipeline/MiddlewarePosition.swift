@@ -71,6 +71,10 @@ public struct MiddlewarePosition: Hashable, Comparable, Sendable, CustomStringCo
     /// 450. In-house middleware: after the request is shaped, before the cache key is taken and
     /// the request is signed.
     public static let application = MiddlewarePosition(rank: 450, name: "application")
+    /// 470. An `Idempotency-Key` per non-idempotent call (`SluiceRetry`): outside redirects, the
+    /// cache, the outbox, retry and hedging, so every resend of the call carries the one key;
+    /// inside the stages that shape the request it keys.
+    public static let idempotencyKey = MiddlewarePosition(rank: 470, name: "idempotencyKey")
     /// 480. Redirects followed hop by hop: each hop passes the cache, retry, the gate and signing
     /// as a request of its own.
     public static let redirects = MiddlewarePosition(rank: 480, name: "redirects")

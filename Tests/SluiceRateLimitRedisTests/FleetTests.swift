@@ -1,0 +1,127 @@
+import Foundation
+import Sluice
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+/// A server that grants `quota` calls per fixed window of `window`, answering 429 past it, and
+/// counts what it granted and refused in each window since it started.
+final class QuotaServer: Sendable {
+    let server: MockWebServer
+    let quota: Int
+    let window: Duration
+    private let start = ContinuousClock.now
+    private let counts = Locked<[Int: (granted: Int, refused: Int)]>([:])
+
+    init(quota: Int, window: Duration) throws {
+        server = try MockWebServer()
+        self.quota = quota
+        self.window = window
+        let (start, counts) = (start, counts)
+        server.setHandler { _ in
+            let elapsed = start.duration(to: .now)
+            let index = Int(elapsed / window)
+            let granted = counts.withLock { counts -> Bool in
+                var count = counts[index] ?? (0, 0)
+                defer { counts[index] = count }
+                guard count.granted < quota else {
+                    count.refused += 1
+                    return false
+                }
+                count.granted += 1
+                return true
+            }
+            guard granted else {
+                let reset = max(1, Int((window * (index + 1) - elapsed).timeInterval.rounded(.up)))
+                return MockWebServer.Response(status: 429, headers: [("Retry-After", "\(reset)")], body: "over quota")
+            }
+            return MockWebServer.Response(status: 200, body: "ok")
+        }
+    }
+
+    /// Granted and refused calls per window, by the window's index.
+    var windows: [Int: (granted: Int, refused: Int)] { counts.withLock { $0 } }
+}
+
+/// Four processes, each a client with its own connection to one redis-server, sharing one quota.
+@Suite("RedisRateLimitStore shared by processes", .timeLimit(.minutes(2)))
+struct FleetTests {
+    struct Outcome: Sendable {
+        let ok, tooMany, refused, failed: Int
+    }
+
+    /// Runs the helper: `requests` per `periodMilliseconds` shared under one key, for `seconds`.
+    static func member(redisPort: Int, url: URL, requests: Int, periodMilliseconds: Int, seconds: Double, whenStoreFails: String)
+        async throws -> Outcome
+    {
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable("sluice-ratelimit-helper")
+        process.arguments = ["\(redisPort)", url.absoluteString, "\(requests)", "\(periodMilliseconds)", "\(seconds)", whenStoreFails]
+        let (data, status) = try await Blocking.output(of: process, mergingErrors: true)
+        let text = String(decoding: data, as: UTF8.self)
+        let numbers = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard status == 0, numbers.count == 4 else { throw Unexpected(text: "exit \(status): \(text)") }
+        return Outcome(ok: numbers[0], tooMany: numbers[1], refused: numbers[2], failed: numbers[3])
+    }
+
+    struct Unexpected: Error, CustomStringConvertible {
+        let text: String
+        var description: String { "the helper printed \(text)" }
+    }
+
+    static func fleet(_ count: Int, redisPort: Int, url: URL, requests: Int, periodMilliseconds: Int, seconds: Double, whenStoreFails: String)
+        async throws -> [Outcome]
+    {
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    try await Self.member(
+                        redisPort: redisPort, url: url, requests: requests, periodMilliseconds: periodMilliseconds, seconds: seconds,
+                        whenStoreFails: whenStoreFails)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// A quota of 100 calls per 2 s window, four processes holding 95 per 2 s between them (a burst
+    /// of 4, so no window can take more than 98): the server refuses none, and each window wholly
+    /// inside the run is at least 90% used.
+    @Test func fourProcessesShareOneQuotaWithoutA429AndUseMostOfIt() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let quota = try QuotaServer(quota: 100, window: .seconds(2))
+        let outcomes = try await Self.fleet(
+            4, redisPort: redis.port, url: quota.server.url("/quota"), requests: 95, periodMilliseconds: 2000, seconds: 7,
+            whenStoreFails: "refuse")
+        let windows = quota.windows
+        #expect(outcomes.allSatisfy { $0.tooMany == 0 && $0.failed == 0 && $0.refused == 0 }, "\(outcomes)")
+        #expect(windows.values.allSatisfy { $0.refused == 0 }, "\(windows)")
+        // Window 0 holds the processes' start; 1 and 2 lie wholly inside the run.
+        for index in [1, 2] {
+            let granted = windows[index]?.granted ?? 0
+            #expect(granted >= 90 && granted <= 100, "window \(index): \(granted) of 100")
+        }
+        let total = outcomes.reduce(0) { $0 + $1.ok }
+        print("fleet: \(total) calls, windows \(windows.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.granted)" })")
+    }
+
+    /// Redis killed mid-run, the fleet set to refuse: calls went before, and after it the limiter
+    /// refuses them rather than overrun the quota; the server saw no call over it.
+    @Test func aRedisKilledMidRunFailsClosedAsConfigured() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        let quota = try QuotaServer(quota: 100, window: .seconds(2))
+        async let outcomes = Self.fleet(
+            4, redisPort: redis.port, url: quota.server.url("/quota"), requests: 95, periodMilliseconds: 2000, seconds: 4,
+            whenStoreFails: "refuse")
+        try await Task.sleep(for: .seconds(2))
+        redis.kill()
+        let results = try await outcomes
+        #expect(results.reduce(0) { $0 + $1.ok } > 0, "calls went while Redis was up: \(results)")
+        #expect(results.reduce(0) { $0 + $1.refused } > 0, "calls were refused once it was gone: \(results)")
+        #expect(results.allSatisfy { $0.tooMany == 0 && $0.failed == 0 }, "\(results)")
+        #expect(quota.windows.values.allSatisfy { $0.refused == 0 }, "\(quota.windows)")
+    }
+}

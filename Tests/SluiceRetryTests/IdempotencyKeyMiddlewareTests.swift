@@ -1,0 +1,78 @@
+import Foundation
+import Sluice
+import SluiceCurl
+import SluiceResilience
+import SluiceRetry
+import SluiceTestSupport
+import SluiceTesting
+import Testing
+
+/// Issue 44, item 2: one key per call, on every resend of it, against a server that records them.
+@Suite struct IdempotencyKeyMiddlewareTests {
+    static func client(_ extra: [any Middleware] = []) -> Client {
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(IdempotencyKeyMiddleware())
+        builder.add(RetryMiddleware(policy: DefaultRetryPolicy(configuration: .init(baseDelay: .milliseconds(1)))))
+        for middleware in extra { builder.add(middleware) }
+        return builder.build()
+    }
+
+    /// A POST retried after a 503 and redirected by a 307 carries one key to the end; the next
+    /// call carries another; a GET carries none.
+    @Test func everyResendOfACallCarriesItsOneKey() async throws {
+        let server = try MockWebServer()
+        server.enqueue(
+            .init(status: 503, body: "busy"), .init(status: 307, headers: [("Location", "/charges/2")], body: ""),
+            .init(status: 200, body: "charged"), .init(status: 200, body: "charged again"), .init(status: 200, body: "read"))
+        let client = Self.client()
+        var request = HTTPRequest(method: .post, url: server.url("/charges"))
+        request.body = .bytes(Data("amount=100".utf8))
+        #expect(try await client.send(request).text == "charged")
+        #expect(try await client.send(request).text == "charged again")
+        #expect(try await client.send(HTTPRequest(url: server.url("/charges/2"))).text == "read")
+
+        let keys = server.requests.map { $0.header("Idempotency-Key") }
+        #expect(server.requests.map(\.target) == ["/charges", "/charges", "/charges/2", "/charges", "/charges/2"])
+        let first = try #require(keys[0])
+        #expect(keys[0..<3].allSatisfy { $0 == first }, "the retry and the redirect hop resend the call's key: \(keys)")
+        #expect(first.count == 36 && first == first.lowercased(), "a lowercase UUID: \(first)")
+        let second = try #require(keys[3])
+        #expect(second != first, "two calls never share a key")
+        #expect(keys[4] == nil, "a GET gets none")
+    }
+
+    /// A key the caller set is kept, quoted keys are structured-field strings, and a key no field
+    /// can carry is refused before anything is sent.
+    @Test func aCallersOwnKeyIsKeptAndKeysAreWrittenAsConfigured() async throws {
+        let harness = MiddlewareHarness(IdempotencyKeyMiddleware(), replies: [.status(.ok), .status(.ok)])
+        var own = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/orders")!)
+        own.headers = ["Idempotency-Key": "order-7"]
+        _ = try await harness.send(own)
+        #expect(harness.transport.requests.last?.request.headers["Idempotency-Key"] == "order-7")
+
+        let quoted = MiddlewareHarness(
+            IdempotencyKeyMiddleware(configuration: .init(quoted: true, makeKey: { #"a"b\c"# })), replies: [.status(.ok)])
+        _ = try await quoted.send(HTTPRequest(method: .patch, url: URL(string: "https://api.example.com/orders/7")!))
+        #expect(quoted.transport.requests.last?.request.headers["Idempotency-Key"] == #""a\"b\\c""#)
+
+        let broken = MiddlewareHarness(IdempotencyKeyMiddleware(configuration: .init(makeKey: { "k\r\nX-Evil: 1" })), replies: [.status(.ok)])
+        let error = await #expect(throws: SluiceError.self) {
+            try await broken.send(HTTPRequest(method: .post, url: URL(string: "https://api.example.com/orders")!))
+        }
+        #expect(error?.code == .invalidHeader)
+        #expect(broken.transport.requests.isEmpty)
+    }
+
+    /// A hedged POST: with its key, hedging may send a copy, and both copies carry the one key.
+    @Test func hedgedCopiesOfACallCarryItsOneKey() async throws {
+        let server = try MockWebServer()
+        server.enqueue(.init(status: 200, body: "slow").with(headersDelay: .seconds(2)), .init(status: 200, body: "fast"))
+        let client = Self.client([HedgingMiddleware(configuration: .init(delay: .fixed(.milliseconds(50)), maxExtraRatio: 1))])
+        var request = HTTPRequest(method: .post, url: server.url("/charges"))
+        request.body = .bytes(Data("amount=100".utf8))
+        #expect(try await client.send(request).text == "fast")
+        try await Wait.until("both copies reached the server") { server.requests.count == 2 }
+        let keys = server.requests.map { $0.header("Idempotency-Key") }
+        #expect(keys[0] != nil && keys[0] == keys[1], "\(keys)")
+    }
+}
