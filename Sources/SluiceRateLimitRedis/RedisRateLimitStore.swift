@@ -93,17 +93,18 @@ public final class RedisRateLimitStore: RateLimitStore {
                 whileDown: "the rate limit cannot be read", whenBack: "the rate limit is shared again"))
     }
 
-    public func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
-        let wait = try await run(Self.acquireScript, key: key, limit: limit, pause: .zero)
-        return wait == 0 ? .allowed : .limited(retryAfter: .microseconds(wait))
+    public func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
+        let wait = try await run(Self.acquireScript, key: key, limit: limit, pause: maxWait.clampedWait)
+        if wait == 0 { return .allowed }
+        return wait > 0 ? .reserved(after: .microseconds(wait)) : .limited(retryAfter: .microseconds(wait.magnitude))
     }
 
     public func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws {
         _ = try await run(Self.pauseScript, key: key, limit: limit, pause: duration.clampedWait)
     }
 
-    /// Runs `script` on `key` with the rate's interval and burst and `pause`, in microseconds;
-    /// its integer reply, which must be 0 or more.
+    /// Runs `script` on `key` with the rate's interval and burst and `pause` (the pause, or the
+    /// longest wait for a reservation), in microseconds; its integer reply.
     private func run(_ script: String, key: String, limit: RateLimit, pause: Duration) async throws -> Int64 {
         let reply: RedisReply
         do {
@@ -114,7 +115,7 @@ public final class RedisRateLimitStore: RateLimitStore {
         } catch let error as RedisError {
             throw RedisRateLimitError(error.message)
         }
-        guard let value = reply.integer, value >= 0 else {
+        guard let value = reply.integer, value.magnitude <= 3_155_760_000_000_000 else {
             throw RedisRateLimitError("Redis at \(configuration.host):\(configuration.port) gave the rate-limit script \(reply), not a wait")
         }
         return Int64(value)
@@ -128,9 +129,10 @@ public final class RedisRateLimitStore: RateLimitStore {
 
     /// GCRA on Redis's clock: the key holds the theoretical arrival time of its next call. A call
     /// at `now` would move it to `max(arrival, now) + interval`; it may go when that is at most
-    /// `burst` intervals ahead of `now`. Returns 0 when the call may go (its place taken), else
-    /// the microseconds until it may. Numbers are written with `%.0f`: Lua's own `tostring` writes
-    /// `1.7e+15`.
+    /// `burst` intervals ahead of `now`, or reserve that moment when it is at most `ARGV[3]`
+    /// microseconds away. Returns 0 when the call may go now, the microseconds to the moment it
+    /// reserved, or minus the microseconds to the next free place when it reserved nothing.
+    /// Numbers are written with `%.0f`: Lua's own `tostring` writes `1.7e+15`.
     static let acquireScript = """
         local clock = redis.call('TIME')
         local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
@@ -139,9 +141,10 @@ public final class RedisRateLimitStore: RateLimitStore {
         local arrival = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
         if arrival < now then arrival = now end
         local next = arrival + interval
-        local allowed = next - interval * burst
-        if allowed > now then return math.min(allowed - now, 3155760000000000) end
+        local wait = math.min(next - interval * burst - now, 3155760000000000)
+        if wait > tonumber(ARGV[3]) then return -wait end
         redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', math.min(math.ceil((next - now) / 1000) + 1, 3155760000000))
+        if wait > 0 then return wait end
         return 0
         """
 

@@ -22,4 +22,9 @@ struct OriginTable<Value> {
         guard entries.count > limit, let oldest = entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key else { return }
         entries.removeValue(forKey: oldest)
     }
+
+    /// Forgets `origin`.
+    mutating func remove(_ origin: String) {
+        entries.removeValue(forKey: origin)
+    }
 }

@@ -30,6 +30,9 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// The time between two calls at the steady rate: `period ÷ requests`.
     package var interval: Duration { period / requests }
 
+    /// Calls per second at the steady rate.
+    package var perSecond: Double { Double(requests) / period.timeInterval }
+
     /// `100 per 1.0 s, burst 10`.
     public var description: String {
         "\(requests) per \(String(format: "%.1f s", period.timeInterval)), burst \(burst)"

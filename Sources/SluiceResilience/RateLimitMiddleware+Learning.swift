@@ -39,6 +39,35 @@ extension RateLimitMiddleware {
         return .clampedSeconds(longest)
     }
 
+    /// The strictest quota the server states in `RateLimit-Policy`, or `nil`: each member's `q`
+    /// calls per `w` seconds (`"default";q=100;w=60`, draft 08 and later) or its leading integer
+    /// with `w` (`100;w=60`, earlier drafts). A member without both, or with a count or window
+    /// that is not a positive number, is skipped.
+    package static func policy(in response: HTTPResponse) -> (quota: Int, window: Duration)? {
+        guard let field = response.headers["RateLimit-Policy"] else { return nil }
+        var strictest: (quota: Int, window: Duration, rate: Double)?
+        for member in field.split(separator: ",") {
+            let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            var quota = parts.first.flatMap { Double($0) }
+            var window: Double?
+            for part in parts.dropFirst() {
+                let pair = part.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, let value = number(String(pair[1])) else { continue }
+                switch pair[0].lowercased() {
+                case "q": quota = value
+                case "w": window = value
+                default: break
+                }
+            }
+            guard let quota, let window, quota >= 1, quota.isFinite, window > 0 else { continue }
+            let rate = quota / window
+            if rate < strictest?.rate ?? .infinity {
+                strictest = (Int(clamping: quota), .clampedSeconds(window), rate)
+            }
+        }
+        return strictest.map { ($0.quota, $0.window) }
+    }
+
     /// A field's numeric parameters, whatever the draft: `"default";r=0;t=30` and
     /// `limit=100, remaining=0, reset=30` alike (the first list member's, then the rest's).
     private static func parameters(_ field: String) -> [String: Double] {

@@ -13,10 +13,15 @@ extension SluiceError.Code {
 /// and lowered for everyone sharing it when the server says its quota is spent.
 ///
 /// - A call the rate allows goes at once. One over it waits for its turn, highest
-///   `HTTPRequest.priority` first, then in arrival order, while its deadline allows; or fails at
-///   once with `.rateLimited`, as ``Configuration/whenLimited`` says. The error names the key, the
+///   `HTTPRequest.priority` first, then in arrival order, and then reserves the next free place in
+///   the store (in the order asked, across every process sharing it) and sleeps until it, while
+///   its deadline allows; or fails at once with `.rateLimited`, as ``Configuration/whenLimited``
+///   says. The error names the key, the
 ///   limit, and when a call may go again.
-/// - It learns from the server (``Configuration/learnsFromServer``): a 429 or 503 with
+/// - It learns from the server (``Configuration/learnsFromServer``). A `RateLimit-Policy` stricter
+///   than the configured limit (`"default";q=50;w=2`) becomes the key's limit, kept so that no
+///   window the server counts gets more than its quota, until the server states a looser one. A
+///   429 or 503 with
 ///   `Retry-After`, or a `RateLimit` field (draft-ietf-httpapi-ratelimit-headers), a
 ///   `RateLimit-Remaining`/`RateLimit-Reset` pair or the common `X-RateLimit-Remaining`/
 ///   `X-RateLimit-Reset` pair saying none is left, pauses the key until the server's time, for up
@@ -108,6 +113,9 @@ public struct RateLimitMiddleware: Middleware {
     /// Where each key's place in its rate is kept.
     public let store: any RateLimitStore
     private let turns = RateLimitTurns()
+    /// The quotas servers stated that are stricter than the configured limit, by key; at most
+    /// 1,024 keys, the one used longest ago forgotten first.
+    private let learned = Locked(OriginTable<RateLimit>(limit: 1024))
 
     /// A limiter with `configuration`, its keys kept in `store` (this process's memory unless given).
     public init(configuration: Configuration = .default, store: any RateLimitStore = MemoryRateLimitStore()) {
@@ -129,20 +137,54 @@ public struct RateLimitMiddleware: Middleware {
         }
         try await admission(request, context, key: key)
         let response = try await next(request, context)
-        if configuration.learnsFromServer, let pause = Self.pause(in: response, now: Date()) {
+        guard configuration.learnsFromServer else { return response }
+        learnPolicy(from: response, key: key)
+        if let pause = Self.pause(in: response, now: Date()) {
             // The call has its answer: a store that fails now only loses the lesson.
-            try? await store.pause(key, for: min(pause, configuration.maxPause.clampedWait), under: configuration.limit)
+            try? await store.pause(key, for: min(pause, configuration.maxPause.clampedWait), under: limit(for: key))
         }
         return response
     }
 
-    /// Returns once the call may go under `key`, its place taken, or throws.
+    /// The rate `key` is held to now: the configured one, or the server's stated quota when that
+    /// is stricter.
+    package func limit(for key: String) -> RateLimit {
+        learned.withLock { $0[key] } ?? configuration.limit
+    }
+
+    /// Keeps the server's `RateLimit-Policy` for `key` when it is stricter than the configured
+    /// limit, and forgets it when it is not (the server raised its quota again). A quota of `q` per
+    /// `w` is kept as `q − burst + 1` per `w`, with a burst of at most a tenth of `q` (and at most
+    /// the configured one): GCRA lets `requests + burst − 1` calls into any window of one period,
+    /// so this never passes `q` in any window the server counts, and keeps at least 90% of it.
+    private func learnPolicy(from response: HTTPResponse, key: String) {
+        guard let policy = Self.policy(in: response) else { return }
+        let configured = configuration.limit
+        let burst = min(configured.burst, max(1, policy.quota / 10))
+        let server = RateLimit(requests: policy.quota - burst + 1, per: policy.window, burst: burst)
+        let stricter = server.perSecond < configured.perSecond
+        learned.withLock { learned in
+            if stricter {
+                if learned[key] != server { learned.store(server, for: key) }
+            } else if learned[key] != nil {
+                learned.remove(key)
+            }
+        }
+    }
+
+    /// Returns once the call may go under `key`, its place taken, or throws. A waiting call holds
+    /// its key's turn while it sleeps until the place it reserved, so the next in line (by
+    /// priority) reserves the place after it.
     private func admission(_ request: HTTPRequest, _ context: RequestContext, key: String) async throws {
         let maxWaiting: Int
         switch configuration.whenLimited {
         case .failFast:
-            guard case .limited(let after) = try await decide(key) else { return }
-            throw refusal(request, key: key, "may go again in \(Self.seconds(after))")
+            switch try await decide(key, waitingAtMost: .zero) {
+            case .allowed: return
+            case .reserved(let after): try await Task.sleep(clamping: after)  // a store's choice: the place is the call's
+            case .limited(let after): throw refusal(request, key: key, "may go again in \(Self.seconds(after))")
+            }
+            return
         case .wait(let most): maxWaiting = max(0, most)
         }
         do {
@@ -151,20 +193,37 @@ public struct RateLimitMiddleware: Middleware {
             throw refusal(request, key: key, "was not queued: \(full.waiting) calls wait already, the most that may")
         }
         defer { turns.pass(key) }
-        while case .limited(let after) = try await decide(key) {
-            if let remaining = context.remainingTime, after >= remaining {
-                throw refusal(
-                    request, key: key, "may go again in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
+        while true {
+            let remaining = context.remainingTime ?? Duration.longestWait
+            switch try await decide(key, waitingAtMost: remaining) {
+            case .allowed:
+                return
+            case .reserved(let after):
+                // A store that reserved past the wait it was given gets no sleep past the deadline.
+                guard after < remaining else {
+                    throw refusal(
+                        request, key: key,
+                        "may go in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
+                }
+                try await Task.sleep(clamping: after)
+                return
+            case .limited(let after):
+                if after >= remaining {
+                    throw refusal(
+                        request, key: key,
+                        "may go again in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
+                }
+                // A store that would not reserve a place within the wait: ask again then. Its
+                // nonsense (a negative or zero wait) is a millisecond, not a busy loop.
+                try await Task.sleep(clamping: max(after, .milliseconds(1)))
             }
-            // A store's nonsense (a negative or zero wait) is a millisecond, not a busy loop.
-            try await Task.sleep(clamping: max(after, .milliseconds(1)))
         }
     }
 
     /// The store's decision, or what its failure means.
-    private func decide(_ key: String) async throws -> RateLimitDecision {
+    private func decide(_ key: String, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
         do {
-            return try await store.acquire(key, under: configuration.limit)
+            return try await store.acquire(key, under: limit(for: key), waitingAtMost: maxWait)
         } catch {
             if SluiceError.isCancellation(error) { throw error }
             switch configuration.whenStoreFails {
@@ -176,7 +235,7 @@ public struct RateLimitMiddleware: Middleware {
     }
 
     private func refusal(_ request: HTTPRequest, key: String, _ detail: String) -> SluiceError {
-        SluiceError(.rateLimited, "\(key) is over its rate limit of \(configuration.limit): \(request) \(detail); it was not sent")
+        SluiceError(.rateLimited, "\(key) is over its rate limit of \(limit(for: key)): \(request) \(detail); it was not sent")
     }
 
     /// Whether a call holds the turn under `key`, and how many wait behind it.

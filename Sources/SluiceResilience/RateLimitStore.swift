@@ -15,23 +15,35 @@ import Sluice
 /// try await store.acquire("api.example.com", under: limit)   // .limited(retryAfter: 0.5 s)
 /// ```
 public protocol RateLimitStore: Sendable {
-    /// Takes a place for one call under `limit` for `key` when the rate allows one now;
-    /// otherwise takes nothing and says how long until it would.
+    /// Takes a place for one call under `limit` for `key`: now when the rate allows one, or the
+    /// next free one when it comes within `maxWait` (the call sleeps until it, and no other caller
+    /// of any process sharing the store can take it meanwhile); otherwise takes nothing and says
+    /// how long until a place would be free.
     ///
     /// - Throws: when the store cannot be reached or answers nonsense; the middleware then fails
     ///   open or closed as its configuration says.
-    func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision
+    func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision
 
     /// Lets no call under `key` go for `duration`, for every process sharing the store: the server
     /// said its quota is spent (a 429's `Retry-After`, a `RateLimit` field with none left).
     func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws
 }
 
+extension RateLimitStore {
+    /// Takes a place for one call now, or nothing: ``acquire(_:under:waitingAtMost:)`` waiting at
+    /// most zero.
+    public func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
+        try await acquire(key, under: limit, waitingAtMost: .zero)
+    }
+}
+
 /// What a ``RateLimitStore`` decided for one call.
 public enum RateLimitDecision: Sendable, Hashable {
     /// The call may go now; its place is taken.
     case allowed
-    /// The call may not go now: ask again after `retryAfter`.
+    /// The call may go after `after`, within the wait it allowed; its place then is taken.
+    case reserved(after: Duration)
+    /// No place within the wait the call allowed: the next is `retryAfter` away. Nothing is taken.
     case limited(retryAfter: Duration)
 }
 
@@ -65,8 +77,8 @@ public final class MemoryRateLimitStore: RateLimitStore {
         self.now = now
     }
 
-    public func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
-        decide(key, under: limit)
+    public func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
+        decide(key, under: limit, waitingAtMost: maxWait)
     }
 
     public func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws {
@@ -81,17 +93,19 @@ public final class MemoryRateLimitStore: RateLimitStore {
     }
 
     /// GCRA: a call at `now` would move the key's arrival time to `max(arrival, now) + interval`;
-    /// it may go when that is at most `burst` intervals ahead of `now`.
-    package func decide(_ key: String, under limit: RateLimit) -> RateLimitDecision {
+    /// it may go when that is at most `burst` intervals ahead of `now`, or reserve that moment
+    /// when it is within `maxWait`.
+    package func decide(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration = .zero) -> RateLimitDecision {
         let now = now()
         let interval = limit.interval
         return arrivals.withLock { arrivals in
             let next = max(arrivals[key] ?? now, now).advanced(by: interval)
             let allowedAt = next.advanced(by: .zero - interval * limit.burst)
-            guard allowedAt <= now else { return .limited(retryAfter: now.duration(to: allowedAt)) }
+            let wait = now.duration(to: allowedAt)
+            guard wait <= maxWait.clampedWait else { return .limited(retryAfter: wait) }
             arrivals[key] = next
             trim(&arrivals, now: now)
-            return .allowed
+            return wait > .zero ? .reserved(after: wait) : .allowed
         }
     }
 

@@ -35,7 +35,8 @@ struct RateLimitRedisCallerNumbersTests {
     @Test(
         .covers(
             "RedisRateLimitStore.Configuration.connectTimeout", "RedisRateLimitStore.Configuration.commandTimeout",
-            "RedisRateLimitStore.Configuration.retryInterval", "RedisRateLimitStore.pause(_:for:under:) for"),
+            "RedisRateLimitStore.Configuration.retryInterval", "RedisRateLimitStore.pause(_:for:under:) for",
+            "RedisRateLimitStore.acquire(_:under:waitingAtMost:) waitingAtMost"),
         arguments: CallerNumbers.durations)
     func durations(_ duration: Duration) async throws {
         let redis = try Self.fakeRedis()
@@ -46,7 +47,9 @@ struct RateLimitRedisCallerNumbersTests {
         await Self.exercise(redis, mayFail: short) { $0.commandTimeout = duration }
         await Self.exercise(redis) { $0.retryInterval = duration }
         await Self.exercise(redis, pause: duration) { _ in }
-        // Every number the scripts get is whole microseconds within 1 µs...100 years.
+        let store = RedisRateLimitStore(configuration: .init(port: redis.port, log: { _ in }))
+        #expect(try await store.acquire("k", under: Self.limit, waitingAtMost: duration) == .allowed)
+        // Every number the scripts get is whole microseconds within 0...100 years.
         let numbers = redis.commands.filter { $0.first == "EVAL" }.flatMap { $0.suffix(3) }.map { Int64($0) }
         #expect(!numbers.isEmpty && numbers.allSatisfy { $0.map { (0...3_155_760_000_000_000).contains($0) } == true })
     }
@@ -72,9 +75,9 @@ struct RateLimitRedisCallerNumbersTests {
         }
     }
 
-    /// A reply that is not a wait (a negative number, a string) is a typed error naming it.
+    /// A reply that is not a wait (a number past 100 years, a string) is a typed error naming it.
     @Test func aReplyThatIsNotAWaitIsATypedError() async throws {
-        for (reply, shown) in [(":-5\r\n", "integer -5"), ("+OK\r\n", "status OK")] {
+        for (reply, shown) in [(":9000000000000000000\r\n", "integer 9000000000000000000"), ("+OK\r\n", "status OK")] {
             let redis = try FakeRedis { _, piece in piece == 0 ? Data(reply.utf8) : nil }
             defer { redis.shutdown() }
             let store = RedisRateLimitStore(configuration: .init(port: redis.port, log: { _ in }))

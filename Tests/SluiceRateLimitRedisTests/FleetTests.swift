@@ -4,23 +4,22 @@ import SluiceTestSupport
 import SluiceTesting
 import Testing
 
-/// A server that grants `quota` calls per fixed window of `window`, answering 429 past it, and
-/// counts what it granted and refused in each window since it started.
+/// A server that grants `quota` calls per fixed window of `window` (`lowered.quota` from window
+/// `lowered.from` on), answering 429 past it, stating its quota in `RateLimit-Policy` on every
+/// answer, and counting what it granted and refused in each window since it started.
 final class QuotaServer: Sendable {
     let server: MockWebServer
-    let quota: Int
-    let window: Duration
     private let start = ContinuousClock.now
     private let counts = Locked<[Int: (granted: Int, refused: Int)]>([:])
 
-    init(quota: Int, window: Duration) throws {
+    init(quota initial: Int, window: Duration, lowered: (from: Int, quota: Int)? = nil) throws {
         server = try MockWebServer()
-        self.quota = quota
-        self.window = window
         let (start, counts) = (start, counts)
         server.setHandler { _ in
             let elapsed = start.duration(to: .now)
             let index = Int(elapsed / window)
+            let quota = lowered.map { index >= $0.from ? $0.quota : initial } ?? initial
+            let policy = ("RateLimit-Policy", "\"fleet\";q=\(quota);w=\(Int(window.timeInterval))")
             let granted = counts.withLock { counts -> Bool in
                 var count = counts[index] ?? (0, 0)
                 defer { counts[index] = count }
@@ -33,9 +32,9 @@ final class QuotaServer: Sendable {
             }
             guard granted else {
                 let reset = max(1, Int((window * (index + 1) - elapsed).timeInterval.rounded(.up)))
-                return MockWebServer.Response(status: 429, headers: [("Retry-After", "\(reset)")], body: "over quota")
+                return MockWebServer.Response(status: 429, headers: [("Retry-After", "\(reset)"), policy], body: "over quota")
             }
-            return MockWebServer.Response(status: 200, body: "ok")
+            return MockWebServer.Response(status: 200, headers: [policy], body: "ok")
         }
     }
 
@@ -105,6 +104,29 @@ struct FleetTests {
         }
         let total = outcomes.reduce(0) { $0 + $1.ok }
         print("fleet: \(total) calls, windows \(windows.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.granted)" })")
+    }
+
+    /// The server lowers its quota from 100 to 50 per window in window 2 and says so in
+    /// `RateLimit-Policy`: from the next window on, the fleet keeps to the new quota with no 429,
+    /// and once the pauses the transition's 429s asked for are over (their `Retry-After` is whole
+    /// seconds, so it runs into window 3), it uses at least 90% of it.
+    @Test func aQuotaLoweredMidRunIsFollowedWithinOneWindow() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let quota = try QuotaServer(quota: 100, window: .seconds(2), lowered: (from: 2, quota: 50))
+        let outcomes = try await Self.fleet(
+            4, redisPort: redis.port, url: quota.server.url("/quota"), requests: 95, periodMilliseconds: 2000, seconds: 10.5,
+            whenStoreFails: "refuse")
+        let windows = quota.windows
+        #expect(outcomes.allSatisfy { $0.failed == 0 && $0.refused == 0 }, "\(outcomes)")
+        #expect((windows[1]?.refused ?? 0) == 0 && (windows[1]?.granted ?? 0) >= 90, "before the change: \(windows)")
+        for index in [3, 4, 5] {
+            let window = windows[index] ?? (0, 0)
+            #expect(window.refused == 0 && window.granted <= 50, "window \(index), after the change: \(windows)")
+        }
+        #expect((windows[4]?.granted ?? 0) >= 45, "the quota used once the pauses are over: \(windows)")
+        print("lowered: windows \(windows.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.granted) granted, \($0.value.refused) refused" })")
     }
 
     /// Redis killed mid-run, the fleet set to refuse: calls went before, and after it the limiter

@@ -11,6 +11,8 @@ import Testing
 struct RedisRateLimitStoreTests {
     static let url = URL(string: "https://api.example.com/pay")!
 
+    struct Unexpected: Error {}
+
     /// The seconds in a wait, for bounds.
     static func seconds(_ decision: RateLimitDecision) -> Double? {
         if case .limited(let after) = decision { return after.timeInterval }
@@ -31,6 +33,17 @@ struct RedisRateLimitStoreTests {
         #expect(wait > 1790 && wait <= 1800, "the next place is half an hour on, on Redis's clock: \(wait)")
         #expect(try await two.acquire("payments", under: limit) != .allowed)
         #expect(try await two.acquire("other", under: limit) == .allowed, "each key its own rate")
+
+        // A wait within the one allowed reserves the next free place, in the order asked.
+        let slow = RateLimit(requests: 1, per: .seconds(1))
+        #expect(try await one.acquire("queue", under: slow) == .allowed)
+        guard case .reserved(let first) = try await two.acquire("queue", under: slow, waitingAtMost: .seconds(10)),
+            case .reserved(let second) = try await one.acquire("queue", under: slow, waitingAtMost: .seconds(10))
+        else { throw Unexpected() }
+        #expect(first > .milliseconds(900) && first <= .seconds(1), "\(first)")
+        #expect(second > .milliseconds(1900) && second <= .seconds(2), "\(second)")
+        guard case .limited(let after) = try await two.acquire("queue", under: slow, waitingAtMost: .seconds(1)) else { throw Unexpected() }
+        #expect(after > .milliseconds(2900) && after <= .seconds(3), "a place past the wait is not taken: \(after)")
 
         let quick = RateLimit(requests: 1000, per: .seconds(1))
         #expect(try await one.acquire("paused", under: quick) == .allowed)

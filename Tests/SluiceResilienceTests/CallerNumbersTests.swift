@@ -340,33 +340,48 @@ struct ResilienceCallerNumbersTests {
     }
 
     /// A store's wait, however hostile, neither traps nor spins: past the deadline it is refused,
-    /// zero or negative is a millisecond.
-    @Test(.covers("RateLimitDecision.limited(retryAfter:)"), arguments: CallerNumbers.durations)
+    /// zero or negative is a millisecond; a reservation past the deadline is refused too, one
+    /// within it is slept; the memory store takes any longest wait, a negative one as zero.
+    @Test(
+        .covers(
+            "RateLimitDecision.limited(retryAfter:)", "RateLimitDecision.reserved(after:)",
+            "RateLimitStore.acquire(_:under:waitingAtMost:) waitingAtMost", "MemoryRateLimitStore.acquire(_:under:waitingAtMost:) waitingAtMost"),
+        arguments: CallerNumbers.durations)
     func rateLimitDecisions(_ wait: Duration) async throws {
         final class Once: RateLimitStore {
-            let wait: Duration
+            let first: RateLimitDecision
             let asked = Locked(0)
-            init(_ wait: Duration) { self.wait = wait }
-            func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
+            init(_ first: RateLimitDecision) { self.first = first }
+            func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
                 let count = asked.withLock { asked -> Int in
                     asked += 1
                     return asked
                 }
-                return count == 1 ? .limited(retryAfter: wait) : .allowed
+                return count == 1 ? first : .allowed
             }
             func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws {}
         }
-        let store = Once(wait)
-        let middleware = RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1, per: .seconds(1))), store: store)
-        let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
-        let outcome = await Result {
-            try await harness.send(HTTPRequest(url: Self.url), context: RequestContext(deadline: .now + .seconds(1)))
+        for first in [RateLimitDecision.limited(retryAfter: wait), .reserved(after: wait)] {
+            let store = Once(first)
+            let middleware = RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1, per: .seconds(1))), store: store)
+            let harness = MiddlewareHarness(middleware, replies: [.status(.ok)])
+            let outcome = await Result {
+                try await harness.send(HTTPRequest(url: Self.url), context: RequestContext(deadline: .now + .seconds(1)))
+            }
+            let asked = store.asked.withLock { $0 }
+            if wait >= .seconds(1) {
+                #expect((try? outcome.get()) == nil && asked == 1, "\(first)")
+            } else if case .limited = first {
+                #expect((try? outcome.get())?.status == .ok && asked == 2)
+            } else {
+                #expect((try? outcome.get())?.status == .ok && asked == 1)
+            }
         }
-        if wait >= .seconds(1) {
-            #expect((try? outcome.get()) == nil && store.asked.withLock { $0 } == 1)
-        } else {
-            #expect((try? outcome.get())?.status == .ok && store.asked.withLock { $0 } == 2)
-        }
+        let memory = MemoryRateLimitStore()
+        let limit = RateLimit(requests: 1, per: .seconds(3600))
+        #expect(try await memory.acquire("k", under: limit, waitingAtMost: wait) == .allowed)
+        let second = try await memory.acquire("k", under: limit, waitingAtMost: wait)
+        #expect(wait >= .seconds(3600) ? second == .reserved(after: second.wait) : second == .limited(retryAfter: second.wait), "\(second)")
     }
 
     /// Any number of places to wait is held to 0 or more: a call that cannot wait within its
@@ -379,6 +394,17 @@ struct ResilienceCallerNumbersTests {
         _ = try await harness.send(HTTPRequest(url: Self.url))
         await #expect(throws: SluiceError.self) {
             try await harness.send(HTTPRequest(url: Self.url), context: RequestContext(deadline: .now + .seconds(1)))
+        }
+    }
+}
+
+extension RateLimitDecision {
+    /// The wait a decision names; zero for `.allowed`.
+    var wait: Duration {
+        switch self {
+        case .allowed: .zero
+        case .reserved(let after): after
+        case .limited(let after): after
         }
     }
 }

@@ -216,11 +216,51 @@ final class SteppedClock: Sendable {
         #expect(RateLimitMiddleware.pause(in: response, now: now) == milliseconds.map { .milliseconds($0) })
     }
 
+    /// `RateLimit-Policy` in every draft's form; the strictest member counts; what is not a quota
+    /// is skipped.
+    @Test(
+        arguments: [
+            (#""default";q=100;w=60"#, 100, 60),
+            ("100;w=60", 100, 60),
+            (#""burst";q=10;w=1, "hourly";q=1000;w=3600"#, 1000, 3600),
+            (#""a";q=0;w=1, "b";q=5;w=2"#, 5, 2),
+            (#""a";q=5"#, nil, nil),
+            (#""a";q=x;w=1"#, nil, nil),
+            (#""a";q=5;w=0"#, nil, nil),
+            ("", nil, nil),
+        ] as [(String, Int?, Int?)])
+    func theServersPolicyIsRead(field: String, quota: Int?, window: Int?) throws {
+        let response = HTTPResponse(status: .ok, headers: try HTTPFields(validating: [("RateLimit-Policy", field)]))
+        let policy = RateLimitMiddleware.policy(in: response)
+        #expect(policy?.quota == quota)
+        #expect(policy?.window == window.map { .seconds($0) })
+    }
+
+    /// A stricter policy becomes the key's limit, kept so no server window passes its quota; a
+    /// looser one later gives the configured limit back; a looser one never raises it.
+    @Test func aStricterPolicyLowersTheLimitAndALooserOneGivesItBack() async throws {
+        func answer(_ policy: String) throws -> MockTransport.Reply {
+            .response(HTTPResponse(status: .ok, headers: try HTTPFields(validating: [("RateLimit-Policy", policy)])))
+        }
+        let configured = RateLimit(requests: 100, per: .seconds(1), burst: 20)
+        let limiter = RateLimitMiddleware(configuration: .init(limit: configured))
+        let harness = MiddlewareHarness(
+            limiter, replies: [try answer(#""q";q=1000;w=1"#), try answer(#""q";q=50;w=2"#), try answer(#""q";q=1000;w=1"#)])
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        #expect(limiter.limit(for: Self.origin) == configured, "a looser quota does not raise the limit")
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        #expect(limiter.limit(for: Self.origin) == RateLimit(requests: 46, per: .seconds(2), burst: 5), "50 per 2 s, a burst of 5")
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        #expect(limiter.limit(for: Self.origin) == configured, "a looser quota later gives the configured limit back")
+    }
+
     /// A store that fails lets the call go or refuses it, as configured; a key of `nil` is not limited.
     @Test func aFailingStoreFailsOpenOrClosedAsConfigured() async throws {
         struct Broken: RateLimitStore {
             struct Down: Error, CustomStringConvertible { var description: String { "connection refused" } }
-            func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision { throw Down() }
+            func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
+                throw Down()
+            }
             func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws { throw Down() }
         }
         let limit = RateLimit(requests: 1, per: .seconds(1))
