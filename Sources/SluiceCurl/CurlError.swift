@@ -51,7 +51,7 @@ public struct CurlError: Error, Hashable, Sendable, CustomStringConvertible {
         return switch code {
         case CURLE_UNSUPPORTED_PROTOCOL.rawValue, CURLE_URL_MALFORMAT.rawValue: .invalidURL
         case CURLE_COULDNT_RESOLVE_HOST.rawValue, CURLE_COULDNT_RESOLVE_PROXY.rawValue: .dnsFailure
-        case CURLE_COULDNT_CONNECT.rawValue: .cannotConnect
+        case CURLE_COULDNT_CONNECT.rawValue, CURLE_INTERFACE_FAILED.rawValue: .cannotConnect  // and the local interface or address it was to go out from
         case CURLE_OPERATION_TIMEDOUT.rawValue: .timedOut
         case CURLE_SSL_CONNECT_ERROR.rawValue, CURLE_PEER_FAILED_VERIFICATION.rawValue,
             CURLE_SSL_CERTPROBLEM.rawValue, CURLE_SSL_CIPHER.rawValue, CURLE_SSL_CACERT_BADFILE.rawValue,

@@ -43,6 +43,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     private let configuration: CurlTransport.Configuration
     /// The fields every request on this loop carries unless it has its own, as curl header lists.
     let defaultFields: CurlTransfer.DefaultFields
+    /// The transport's resolve and connect-to lists.
+    let routing: CurlTransfer.Routing
     // Loop thread only, never re-entrant: no run-time exclusivity checks needed.
     @exclusivity(unchecked) private var idle: [UnsafeMutableRawPointer] = []
     @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -63,6 +65,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         _ = Self.globalInit
         self.configuration = configuration
         self.defaultFields = CurlTransfer.DefaultFields(configuration)
+        self.routing = CurlTransfer.Routing(configuration)
         self.cookieJar = cookieJar
         multi = curl_multi_init()
         connectionGuard = sluice_connection_guard_new()
@@ -218,6 +221,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         sluice_connection_guard_free(connectionGuard)  // after the cleanup, which closes sockets through it
         if cookieJar == nil { curl_share_cleanup(share) }
         defaultFields.free()
+        routing.free()
     }
 
     private func apply(_ operation: Operation) {
@@ -308,7 +312,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         sluice_connection_guard_attach(connectionGuard, handle)
         cookieJar?.enable(on: handle)
         do {
-            try CurlTransfer.configureShared(handle, configuration)
+            try CurlTransfer.configureShared(handle, configuration, routing: routing)
         } catch {
             curl_easy_cleanup(handle)
             throw error

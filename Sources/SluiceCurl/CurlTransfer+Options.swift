@@ -13,7 +13,7 @@ extension CurlTransfer {
     /// Sets the options every request of a transport shares, once, on a new easy handle. A
     /// recycled handle keeps them (no `curl_easy_reset`): ``configure(_:)`` sets every option
     /// that varies between requests, each time.
-    static func configureShared(_ handle: UnsafeMutableRawPointer, _ configuration: CurlTransport.Configuration) throws {
+    static func configureShared(_ handle: UnsafeMutableRawPointer, _ configuration: CurlTransport.Configuration, routing: Routing) throws {
         sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -43,6 +43,11 @@ extension CurlTransfer {
         try set(handle, CURLOPT_PROXY, configuration.proxy ?? "")
         if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
         if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
+        if let resolve = routing.resolve.pointer { sluice_easy_setopt_slist(handle, CURLOPT_RESOLVE, resolve) }
+        let dnsLifetime = configuration.dnsCacheLifetime.map { $0.clampedWait.wholeMilliseconds / 1000 } ?? -1
+        sluice_easy_setopt_long(handle, CURLOPT_DNS_CACHE_TIMEOUT, dnsLifetime)
+        sluice_easy_setopt_long(handle, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, configuration.happyEyeballsDelay.clampedWait.wholeMilliseconds)
+        if let interface = configuration.localInterface { try set(handle, CURLOPT_INTERFACE, interface) }
         // Sent only when the request has no User-Agent field of its own (curl's rule).
         // Through a proxy, curl's own option also names the client on the CONNECT request.
         // Otherwise the field goes in the request's header list (`DefaultFields`): curl formats
@@ -57,7 +62,7 @@ extension CurlTransfer {
     }
 
     /// Sets every option that varies between requests (on a handle that
-    /// ``configureShared(_:_:)`` prepared, possibly used before).
+    /// ``configureShared(_:_:routing:)`` prepared, possibly used before).
     func configure(_ handle: UnsafeMutableRawPointer) throws {
         self.handle = handle
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -69,6 +74,7 @@ extension CurlTransfer {
 
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
+        try configureRouting(handle)
         if let digestCredentials { try configureDigest(handle, digestCredentials) }
 
         sluice_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, me)

@@ -118,6 +118,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     @exclusivity(unchecked) var bodySource = BodySource.none
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
+    /// This request's own connect-to list (`HTTPRequest.connectTo`), freed with the transfer.
+    @exclusivity(unchecked) var connectToList: UnsafeMutablePointer<curl_slist>?
 
     // Stream bodies: the chunk being sent, whether curl is paused waiting for one, and the pump.
     @exclusivity(unchecked) var streamChunk = Data()
@@ -308,6 +310,8 @@ final class CurlTransfer: @unchecked Sendable {
         // One block (see `configureHeaders`), not curl's own nodes.
         if let headerList { free(headerList) }
         headerList = nil
+        curl_slist_free_all(connectToList)
+        connectToList = nil
         if case .file(let file, _) = bodySource { fclose(file) }
         bodySource = .none
         if let outputFile { fclose(outputFile) }

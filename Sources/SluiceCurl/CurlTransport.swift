@@ -209,6 +209,23 @@ public final class CurlTransport: HTTPTransport {
         /// the first on a tie, so sequential requests keep reusing one connection. The connection
         /// limits apply to each thread.
         public var eventThreads: Int = 1
+        /// Names resolved before (and instead of) DNS, curl's `--resolve`: see ``ResolveEntry``.
+        /// An entry that is not a host name, a TCP port and IP addresses fails every request with
+        /// `.misconfigured` naming it.
+        public var resolve: [ResolveEntry] = []
+        /// Connections for a host and port sent elsewhere, curl's `--connect-to`: see
+        /// ``ConnectTo``. A request's own `HTTPRequest.connectTo` takes its place.
+        public var connectTo: [ConnectTo] = []
+        /// How long a name curl resolved is kept before it asks DNS again (60 s, curl's default),
+        /// 0...100 years; `nil` keeps it for the event thread's life. The cache, the circuit
+        /// breaker and the limits still key by the URL's name, whatever it resolves to.
+        public var dnsCacheLifetime: Duration? = .seconds(60)
+        /// How long a connection over IPv6 gets before one over IPv4 is tried beside it (Happy
+        /// Eyeballs, RFC 8305): 200 ms, curl's default; 0...100 years.
+        public var happyEyeballsDelay: Duration = .milliseconds(200)
+        /// The local interface or address connections go out from, as curl's `--interface` takes
+        /// it: `eth1`, `if!eth1` (an interface only), `host!10.0.0.5` (an address only).
+        public var localInterface: String?
         /// Where the transport reports settings that make it insecure (TLS verification turned
         /// off), once, when it is made. Standard error by default (``standardErrorWarnings``);
         /// an app can send them to its own log instead.
@@ -247,7 +264,7 @@ public final class CurlTransport: HTTPTransport {
     /// The options curl acts on: `HTTPRequest.maxResponseBodySize` and
     /// `HTTPRequest.streamsResponseBody` (the body fed to a stream as it arrives, curl
     /// paused while its reader is 256 KiB behind).
-    public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self, StreamsResponseBodyKey.self]
+    public static let readsOptions: [any RequestOptionKey.Type] = [MaxResponseBodySizeKey.self, StreamsResponseBodyKey.self, ConnectToKey.self]
 
     /// How it behaves.
     public let configuration: Configuration

@@ -121,3 +121,38 @@ struct CurlCallerNumbersTests {
         _ = error.sluiceCode
     }
 }
+
+/// Issue 44, item 3: the routing numbers a caller passes.
+@Suite("Caller numbers: SluiceCurl routing", .timeLimit(.minutes(2)))
+struct CurlRoutingCallerNumbersTests {
+    /// Any DNS cache lifetime or Happy Eyeballs delay is held to what curl takes: the call is served.
+    @Test(.covers("CurlTransport.Configuration.dnsCacheLifetime", "CurlTransport.Configuration.happyEyeballsDelay"), arguments: CallerNumbers.durations)
+    func durations(_ duration: Duration) async throws {
+        let server = try CurlCallerNumbersTests.server()
+        for change: (inout CurlTransport.Configuration) -> Void in [{ $0.dnsCacheLifetime = duration }, { $0.happyEyeballsDelay = duration }] {
+            #expect((try? await CurlCallerNumbersTests.fetch(server, change).get())?.text == "body")
+        }
+    }
+
+    /// A port outside 1...65535 in any entry is `.misconfigured` naming it, nothing sent.
+    @Test(
+        .covers("CurlTransport.ResolveEntry.port", "CurlTransport.ConnectTo.port", "CurlTransport.ConnectTo.toPort"),
+        arguments: CallerNumbers.ints + [65_535, 65_536])
+    func ports(_ port: Int) async throws {
+        let server = try CurlCallerNumbersTests.server()
+        let changes: [(inout CurlTransport.Configuration) -> Void] = [
+            { $0.resolve = [.init(host: "a.test", port: port, addresses: ["127.0.0.1"])] },
+            { $0.connectTo = [.init(host: "a.test", port: port, toHost: "127.0.0.1", toPort: 80)] },
+            { $0.connectTo = [.init(host: "a.test", port: 80, toHost: "127.0.0.1", toPort: port)] },
+        ]
+        for change in changes {
+            let outcome = await CurlCallerNumbersTests.fetch(server, change)
+            if (1...65_535).contains(port) {
+                #expect((try? outcome.get())?.text == "body", "an entry for another host changes nothing: \(outcome)")
+            } else {
+                #expect { try outcome.get() } throws: { ($0 as? SluiceError)?.message.hasSuffix("\(port) is not a TCP port (1...65535)") == true }
+            }
+        }
+        #expect(server.requests.count == ((1...65_535).contains(port) ? 3 : 0))
+    }
+}
