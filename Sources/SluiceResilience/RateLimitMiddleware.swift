@@ -52,7 +52,9 @@ public struct RateLimitMiddleware: Middleware {
             case origin
             /// One limit for every call through this middleware, under `name` (an API key's quota).
             case named(String)
-            /// The key `key` gives for each request; a call it gives `nil` for is not limited.
+            /// The key `key` gives for each request; a call it gives `nil` for is not limited. A
+            /// key is a name: it is a shared store's key in clear, and a `.rateLimited` message
+            /// quotes it (hidden when it is one of the request's secrets, a token it carries).
             case perRequest(@Sendable (HTTPRequest) -> String?)
         }
 
@@ -179,7 +181,7 @@ public struct RateLimitMiddleware: Middleware {
         let maxWaiting: Int
         switch configuration.whenLimited {
         case .failFast:
-            switch try await decide(key, waitingAtMost: .zero) {
+            switch try await decide(key, request, waitingAtMost: .zero) {
             case .allowed: return
             case .reserved(let after): try await Task.sleep(clamping: after)  // a store's choice: the place is the call's
             case .limited(let after): throw refusal(request, key: key, "may go again in \(Self.seconds(after))")
@@ -195,7 +197,7 @@ public struct RateLimitMiddleware: Middleware {
         defer { turns.pass(key) }
         while true {
             let remaining = context.remainingTime ?? Duration.longestWait
-            switch try await decide(key, waitingAtMost: remaining) {
+            switch try await decide(key, request, waitingAtMost: remaining) {
             case .allowed:
                 return
             case .reserved(let after):
@@ -221,7 +223,7 @@ public struct RateLimitMiddleware: Middleware {
     }
 
     /// The store's decision, or what its failure means.
-    private func decide(_ key: String, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
+    private func decide(_ key: String, _ request: HTTPRequest, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
         do {
             return try await store.acquire(key, under: limit(for: key), waitingAtMost: maxWait)
         } catch {
@@ -229,13 +231,20 @@ public struct RateLimitMiddleware: Middleware {
             switch configuration.whenStoreFails {
             case .allow: return .allowed
             case .refuse:
-                throw SluiceError(.rateLimited, "the rate-limit store for \(key) failed (\(error)); the call was not sent", underlying: error)
+                throw SluiceError(
+                    .rateLimited, Self.masked("the rate-limit store for \(key) failed (\(error)); the call was not sent", request), underlying: error)
             }
         }
     }
 
     private func refusal(_ request: HTTPRequest, key: String, _ detail: String) -> SluiceError {
-        SluiceError(.rateLimited, "\(key) is over its rate limit of \(limit(for: key)): \(request) \(detail); it was not sent")
+        SluiceError(.rateLimited, Self.masked("\(key) is over its rate limit of \(limit(for: key)): \(request) \(detail); it was not sent", request))
+    }
+
+    /// `text` with the request's secrets hidden: a key a caller made from a token (`.perRequest`)
+    /// is quoted as `<redacted>`, as the token is everywhere else.
+    static func masked(_ text: String, _ request: HTTPRequest) -> String {
+        request.privacyPolicy.secretValues(of: request, body: false).masking(text)
     }
 
     /// Whether a call holds the turn under `key`, and how many wait behind it.

@@ -273,6 +273,17 @@ final class SteppedClock: Sendable {
         ) {
             _ = try await closed.send(HTTPRequest(url: Self.url))
         }
+        // A key made from the request's token is quoted hidden, as the token is.
+        let byToken = MiddlewareHarness(
+            RateLimitMiddleware(
+                configuration: .init(limit: limit, key: .perRequest { $0.headers["Authorization"] }, whenStoreFails: .refuse), store: Broken()),
+            replies: [.status(.ok)])
+        var withToken = HTTPRequest(url: Self.url)
+        withToken.headers = ["Authorization": "Bearer s3cr3t-t0k3n"]
+        let tokened = withToken
+        await Self.expectError(.rateLimited, "the rate-limit store for <redacted> failed (connection refused); the call was not sent") {
+            _ = try await byToken.send(tokened)
+        }
         let unkeyed = MiddlewareHarness(
             RateLimitMiddleware(configuration: .init(limit: limit, key: .perRequest { _ in nil }, whenStoreFails: .refuse), store: Broken()),
             replies: [.status(.ok)])
