@@ -34,16 +34,32 @@ struct RedisRateLimitStoreTests {
         #expect(try await two.acquire("payments", under: limit) != .allowed)
         #expect(try await two.acquire("other", under: limit) == .allowed, "each key its own rate")
 
-        // A wait within the one allowed reserves the next free place, in the order asked.
+        // A wait within the one allowed reserves the next free place, in the order asked: the
+        // k-th place is k seconds after the first call, on Redis's clock. Each call's wait is
+        // checked against the instants around it, so a slow machine cannot fail it.
         let slow = RateLimit(requests: 1, per: .seconds(1))
+        let start = ContinuousClock.now
         #expect(try await one.acquire("queue", under: slow) == .allowed)
-        guard case .reserved(let first) = try await two.acquire("queue", under: slow, waitingAtMost: .seconds(10)),
-            case .reserved(let second) = try await one.acquire("queue", under: slow, waitingAtMost: .seconds(10))
-        else { throw Unexpected() }
-        #expect(first > .milliseconds(900) && first <= .seconds(1), "\(first)")
-        #expect(second > .milliseconds(1900) && second <= .seconds(2), "\(second)")
-        guard case .limited(let after) = try await two.acquire("queue", under: slow, waitingAtMost: .seconds(1)) else { throw Unexpected() }
-        #expect(after > .milliseconds(2900) && after <= .seconds(3), "a place past the wait is not taken: \(after)")
+        let started = ContinuousClock.now
+        func expectPlace(_ place: Int, _ decision: RateLimitDecision, asked: ContinuousClock.Instant, answered: ContinuousClock.Instant) {
+            let slack = Duration.milliseconds(20)  // Redis's clock against this one
+            let wait = decision.wait
+            // The place, seen from this clock, lies in [asked + wait, answered + wait]; the first
+            // call in [start, started]: the two must meet `place` seconds apart.
+            #expect(asked + wait <= started + .seconds(place) + slack && answered + wait >= start + .seconds(place) - slack, "\(decision)")
+        }
+        var asked = ContinuousClock.now
+        let first = try await two.acquire("queue", under: slow, waitingAtMost: .seconds(10))
+        guard case .reserved = first else { throw Unexpected() }
+        expectPlace(1, first, asked: asked, answered: .now)
+        asked = .now
+        let second = try await one.acquire("queue", under: slow, waitingAtMost: .seconds(10))
+        guard case .reserved = second else { throw Unexpected() }
+        expectPlace(2, second, asked: asked, answered: .now)
+        asked = .now
+        let refused = try await two.acquire("queue", under: slow, waitingAtMost: .milliseconds(100))
+        guard case .limited = refused else { throw Unexpected() }
+        expectPlace(3, refused, asked: asked, answered: .now)
 
         let quick = RateLimit(requests: 1000, per: .seconds(1))
         #expect(try await one.acquire("paused", under: quick) == .allowed)
@@ -120,5 +136,16 @@ struct RedisRateLimitStoreTests {
         }
         #expect(answered, "the store answers once Redis is back and the retry interval has passed")
         #expect(log.withLock { $0 }.last == "Redis at 127.0.0.1:\(redis.port) answers again; the rate limit is shared again")
+    }
+}
+
+extension RateLimitDecision {
+    /// The wait a decision names; zero for `.allowed`.
+    var wait: Duration {
+        switch self {
+        case .allowed: .zero
+        case .reserved(let after): after
+        case .limited(let after): after
+        }
     }
 }
