@@ -114,8 +114,9 @@
 
         /// What modules attached and report (``Sluice/ReportedAttachmentKey``), as
         /// `http_client_<name>_total`: a count by host and operation, increased by it (retry's
-        /// `http_client_retries_total`, hedging's `http_client_hedges_total`); a label counted once by `result` and host (the cache's
-        /// `http_client_cache_total`, `result` `hit`, `revalidated` or `miss`). Flags are not counted.
+        /// `http_client_retries_total`, hedging's `http_client_hedges_total`); a label counted
+        /// once by `result` and host (the cache's `http_client_cache_total`, `result` `hit`,
+        /// `revalidated` or `miss`). Flags are not counted.
         private func count(_ attachments: Attachments, _ request: HTTPRequest) {
             let host = ("host", configuration.recordsHost ? (request.url.host ?? "") : "")
             for (name, value) in attachments.reported {

@@ -66,7 +66,7 @@ import Testing
         let second = try await api.getCacheable(path: .init(seconds: 60)).ok.body.json
         #expect(first == second)
         #expect(seen.sent.withLock { $0.count } == 1)
-        #expect(seen.lines.withLock { $0.last?.hasSuffix(", cache") } == true)
+        #expect(seen.lines.withLock { $0.last?.hasSuffix(", cache, cache hit") } == true)
     }
 
     @Test func aServerErrorIsRetriedThenComesBackAsTheDocumentedDefault() async throws {
