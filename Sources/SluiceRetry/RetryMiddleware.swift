@@ -4,7 +4,7 @@ import Sluice
 /// Sends a request again when its ``RetryPolicy`` says so, within a shared ``RetryBudget``.
 ///
 /// - Each retry counts in `context.attempt` (1 for the first attempt), and the answer carries
-///   ``Sluice/HTTPResponse/attempts``, which logs, traces and metrics report as `retries`.
+///   `response.attempts`, which logs, traces and metrics report as `retries`.
 /// - It never sleeps past the context's deadline: a retry that would start too late is not made.
 /// - The sleep before a retry is cancellable: a cancelled task stops at once with
 ///   `CancellationError`.
