@@ -96,18 +96,13 @@ public final class RedisCacheStore: CacheStore {
     /// it (the cache is bypassed, as for a Redis that is down).
     public init(configuration: Configuration = .default) {
         var configuration = configuration
-        configuration.poolSize = configuration.poolSize.clamped(to: 1...64)
+        configuration.clampConnection()
         configuration.entryLifetime = max(.seconds(1), configuration.entryLifetime.clampedWait)
-        configuration.connectTimeout = configuration.connectTimeout.clampedWait
-        configuration.commandTimeout = configuration.commandTimeout.clampedWait
-        configuration.retryInterval = configuration.retryInterval.clampedWait
         self.configuration = configuration
         self.pool = RedisConnectionPool(
-            configuration: RedisConnectionSettings(
-                host: configuration.host, port: configuration.port, poolSize: configuration.poolSize,
-                connectTimeout: configuration.connectTimeout, commandTimeout: configuration.commandTimeout,
-                maxReplySize: configuration.maxReplySize, retryInterval: configuration.retryInterval, log: configuration.log,
-                name: "RedisCacheStore.Configuration", whileDown: "the cache is bypassed", whenBack: "the cache is back"))
+            configuration: configuration.connectionSettings(
+                maxReplySize: configuration.maxReplySize, name: "RedisCacheStore.Configuration",
+                whileDown: "the cache is bypassed", whenBack: "the cache is back"))
     }
 
     /// One command through the pool; its failure as a ``RedisCacheError``.
@@ -203,3 +198,5 @@ public final class RedisCacheStore: CacheStore {
         return escaped
     }
 }
+
+extension RedisCacheStore.Configuration: RedisConnectionConfiguration {}

@@ -80,16 +80,11 @@ public final class RedisRateLimitStore: RateLimitStore {
     /// fail with ``RedisRateLimitError`` naming it, as for a Redis that is down.
     public init(configuration: Configuration = .default) {
         var configuration = configuration
-        configuration.poolSize = configuration.poolSize.clamped(to: 1...64)
-        configuration.connectTimeout = configuration.connectTimeout.clampedWait
-        configuration.commandTimeout = configuration.commandTimeout.clampedWait
-        configuration.retryInterval = configuration.retryInterval.clampedWait
+        configuration.clampConnection()
         self.configuration = configuration
         pool = RedisConnectionPool(
-            configuration: RedisConnectionSettings(
-                host: configuration.host, port: configuration.port, poolSize: configuration.poolSize,
-                connectTimeout: configuration.connectTimeout, commandTimeout: configuration.commandTimeout, maxReplySize: 64 << 10,
-                retryInterval: configuration.retryInterval, log: configuration.log, name: "RedisRateLimitStore.Configuration",
+            configuration: configuration.connectionSettings(
+                maxReplySize: 64 << 10, name: "RedisRateLimitStore.Configuration",
                 whileDown: "the rate limit cannot be read", whenBack: "the rate limit is shared again"))
     }
 
@@ -163,6 +158,8 @@ public final class RedisRateLimitStore: RateLimitStore {
         return 0
         """
 }
+
+extension RedisRateLimitStore.Configuration: RedisConnectionConfiguration {}
 
 /// Why a ``RedisRateLimitStore`` call failed: Redis unreachable, slow, refusing the script, or an
 /// answer that is not a wait. `RateLimitMiddleware` lets the call go or refuses it, as its
