@@ -47,6 +47,17 @@ public enum RateLimitDecision: Sendable, Hashable {
     case limited(retryAfter: Duration)
 }
 
+extension RateLimitDecision {
+    /// The wait a decision names: zero for ``allowed``.
+    package var wait: Duration {
+        switch self {
+        case .allowed: .zero
+        case .reserved(let after): after
+        case .limited(let after): after
+        }
+    }
+}
+
 /// A ``RateLimitStore`` in this process's memory: the limit of one process, the default.
 ///
 /// At most ``maxKeys`` keys are kept; past that, keys whose rate is idle again (their next call

@@ -138,14 +138,3 @@ struct RedisRateLimitStoreTests {
         #expect(log.withLock { $0 }.last == "Redis at 127.0.0.1:\(redis.port) answers again; the rate limit is shared again")
     }
 }
-
-extension RateLimitDecision {
-    /// The wait a decision names; zero for `.allowed`.
-    var wait: Duration {
-        switch self {
-        case .allowed: .zero
-        case .reserved(let after): after
-        case .limited(let after): after
-        }
-    }
-}

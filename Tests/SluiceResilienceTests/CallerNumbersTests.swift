@@ -397,14 +397,3 @@ struct ResilienceCallerNumbersTests {
         }
     }
 }
-
-extension RateLimitDecision {
-    /// The wait a decision names; zero for `.allowed`.
-    var wait: Duration {
-        switch self {
-        case .allowed: .zero
-        case .reserved(let after): after
-        case .limited(let after): after
-        }
-    }
-}

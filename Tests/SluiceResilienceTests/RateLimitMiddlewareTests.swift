@@ -117,14 +117,52 @@ final class SteppedClock: Sendable {
         #expect(start.duration(to: .now) >= .milliseconds(200), "the third call waited two intervals")
     }
 
+    /// A store that lets the first call go, then holds every later one until the test opens it:
+    /// the call holding the turn waits inside the store for as long as the test needs.
+    final class GatedStore: RateLimitStore {
+        private let asked = Locked(0)
+        private let gate = Locked<(open: Bool, held: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
+            let count = asked.withLock { asked -> Int in
+                asked += 1
+                return asked
+            }
+            if count > 1 {
+                await withCheckedContinuation { continuation in
+                    let open = gate.withLock { gate -> Bool in
+                        if !gate.open { gate.held.append(continuation) }
+                        return gate.open
+                    }
+                    if open { continuation.resume() }
+                }
+            }
+            return .allowed
+        }
+
+        func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws {}
+
+        func open() {
+            let held = gate.withLock { gate -> [CheckedContinuation<Void, Never>] in
+                gate.open = true
+                defer { gate.held = [] }
+                return gate.held
+            }
+            for continuation in held { continuation.resume() }
+        }
+    }
+
     /// Waiting calls go highest priority first: a high one that came last goes before a low one.
+    /// The store holds the call that has the turn until both others wait, so no timing decides.
     @Test func waitingCallsGoByPriority() async throws {
         let order = Locked<[String]>([])
         let transport = MockTransport { request, _ in
             order.withLock { $0.append(request.url.lastPathComponent) }
             return .status(.ok)
         }
-        let limiter = Self.limiter(RateLimit(requests: 1, per: .milliseconds(300)), whenLimited: .wait(maxWaiting: 10))
+        let store = GatedStore()
+        let limiter = RateLimitMiddleware(
+            configuration: .init(limit: RateLimit(requests: 1, per: .seconds(1)), whenLimited: .wait(maxWaiting: 10)), store: store)
         let harness = MiddlewareHarness(limiter, transport: transport)
         func call(_ name: String, _ priority: RequestPriority) -> Task<Void, any Error> {
             var request = HTTPRequest(url: Self.url.appending(path: name))
@@ -132,12 +170,13 @@ final class SteppedClock: Sendable {
             return Task { _ = try await harness.send(request) }
         }
         try await call("first", .normal).value
-        let holder = call("holder", .normal)  // takes the turn and sleeps until the rate allows it
+        let holder = call("holder", .normal)  // takes the turn and is held in the store
         try await Wait.until("the holder took the turn") { limiter.turnState(Self.origin).busy }
         let low = call("low", .low)
         try await Wait.until("the low call waits") { limiter.turnState(Self.origin).waiting == 1 }
         let high = call("high", .high)
         try await Wait.until("the high call waits") { limiter.turnState(Self.origin).waiting == 2 }
+        store.open()
         for task in [holder, low, high] { try await task.value }
         #expect(order.withLock { $0 } == ["first", "holder", "high", "low"])
         #expect(!limiter.turnState(Self.origin).busy, "an idle key holds no entry")
