@@ -21,9 +21,9 @@
 #                     circuit breaker against a failing one (calls sent, when calls fail fast)
 SHELL := /bin/bash
 
-# Debian packages for the C libraries Sluice links (libcurl, zlib, SQLite, libcrypto, hiredis), and iproute2
+# Debian packages for the C libraries Sluice links (libcurl, zlib, the brotli and zstd decoders, SQLite, libcrypto, hiredis), and iproute2
 # for the reachability test's network namespace.
-APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libssl-dev libhiredis-dev iproute2 curl
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libbrotli-dev libzstd-dev libsqlite3-dev libssl-dev libhiredis-dev iproute2 curl
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: deps build lint format docs test test-tsan test-asan fuzz soak demo bench bench-peers bench-cache bench-middleware bench-instructions bench-micro bench-resilience clean

@@ -72,6 +72,9 @@ let cModules: [Target] = [
     // zlib, and a shim for its macro init functions.
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .target(name: "CZlibShim", dependencies: ["CZlib"]),
+    // The brotli decoder (libbrotli-dev) and Zstandard (libzstd-dev): the libraries libcurl links.
+    .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+    .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
     // libcrypto (libssl-dev): hashes, HMAC.
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // SQLite (libsqlite3-dev), for the cache's SQLite store and the outbox.
@@ -107,7 +110,7 @@ let modules: [Target] = [
     // A Signer protocol, HMAC parameter signing, AWS SigV4, OAuth 1.0a.
     .target(name: "SluiceSigning", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
     // gzip request bodies, decode gzip and deflate responses, with limits.
-    .target(name: "SluiceGzip", dependencies: ["Sluice", "CZlib", "CZlibShim"], swiftSettings: strict),
+    .target(name: "SluiceGzip", dependencies: ["Sluice", "CZlib", "CZlibShim", "CBrotli", "CZstd"], swiftSettings: strict),
     .target(name: "SluiceEncryption", dependencies: ["Sluice", "CCrypto"], swiftSettings: strict),
     // Debug logging with SLUICE_LOG, redaction, copy as curl, JSON lines, HAR.
     .target(name: "SluiceLogging", dependencies: ["Sluice"], swiftSettings: strict),
@@ -276,7 +279,7 @@ let testTargets: [Target] = [
     tests("SluiceHeaders", ["SluiceCurl"]),
     tests("SluiceURLEncoding", ["SluiceCurl"]),
     tests("SluiceSigning", ["SluiceCurl"]),
-    tests("SluiceGzip", ["SluiceCurl", "CZlib"]),
+    tests("SluiceGzip", ["SluiceCurl", "CZlib", "CZstd"]),
     tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "SluiceCache", "sluice-transfer-probe"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl", "SluiceResilience"]),

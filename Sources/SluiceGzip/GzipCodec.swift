@@ -3,12 +3,15 @@ import CZlibShim
 import Foundation
 import Sluice
 
-/// gzip and deflate over zlib, with the limits a client needs against hostile input.
+/// gzip and deflate over zlib, and decoding of brotli and Zstandard, with the limits a client needs
+/// against hostile input.
 ///
 /// - ``compress(_:level:)`` writes one gzip member.
-/// - ``decompress(_:format:limits:)`` streams through zlib's inflate in 64 KiB steps: gzip (several
+/// - ``decompress(_:format:limits:)`` decodes in steps of at most 64 KiB: gzip (several
 ///   concatenated members too), zlib-wrapped deflate, or raw deflate (`.deflate` tells the two
-///   apart by the zlib header). A corrupt or truncated stream, a bad checksum, or output past
+///   apart by the zlib header) through zlib; `br` through libbrotlidec; `zstd` (several frames
+///   too, each with a window of at most 8 MiB, as RFC 9659 bounds it) through libzstd: the
+///   decoders libcurl itself links. A corrupt or truncated stream, a bad checksum, or output past
 ///   ``Limits`` throws a `SluiceError` that says which; nothing is ever silently short.
 ///
 /// ```swift
@@ -19,12 +22,16 @@ import Sluice
 /// let plain = try GzipCodec.decompress(packed, format: .gzip)
 /// ```
 public enum GzipCodec {
-    /// What a compressed body is.
-    public enum Format: String, Sendable {
+    /// What a compressed body is; its raw value is its `Content-Encoding` token.
+    public enum Format: String, Sendable, CaseIterable {
         /// RFC 1952 gzip, one or more members.
         case gzip
         /// HTTP's `deflate`: RFC 1950 zlib-wrapped deflate, or (as some servers send) raw RFC 1951.
         case deflate
+        /// RFC 7932 brotli, `br` (decoding only).
+        case brotli = "br"
+        /// RFC 8878 Zstandard, `zstd`, one or more frames (decoding only).
+        case zstd
     }
 
     /// Bounds on decompression, against decompression bombs.

@@ -1,9 +1,11 @@
+import CBrotli
 import CZlib
 import CZlibShim
+import CZstd
 import Foundation
 import Sluice
 
-/// Decodes a gzip or deflate body chunk by chunk, as it arrives, with the same errors as
+/// Decodes a gzip, deflate, brotli or Zstandard body chunk by chunk, as it arrives, with the same errors as
 /// ``GzipCodec/decompress(_:format:limits:)``: what a streamed response needs. Its size bound is
 /// `GzipCodec.Limits.maximumStreamedSize` (1 GiB by default), not the whole-body
 /// `maximumSize`; the ratio bounds both.
@@ -19,6 +21,8 @@ import Sluice
 /// ```
 public final class GzipInflater {
     private var stream = z_stream()
+    /// libbrotlidec's or libzstd's state, once started (zlib's is `stream`).
+    private var decoder: OpaquePointer?
     private let format: GzipCodec.Format
     private let limits: GzipCodec.Limits
     /// The most decoded bytes, and the setting that says so (for the error).
@@ -29,7 +33,7 @@ public final class GzipInflater {
     private var atEnd = false
     private var input = 0
     private var output = 0
-    private var name: String { format == .gzip ? "gzip" : "deflate" }
+    private var name: String { format.rawValue }
 
     /// An inflater for `format`, within `limits`' ratio and streamed size (held to their ranges:
     /// see `GzipCodec.Limits`).
@@ -49,7 +53,11 @@ public final class GzipInflater {
     }
 
     deinit {
-        if started { inflateEnd(&stream) }
+        switch format {
+        case .gzip, .deflate: if started { inflateEnd(&stream) }
+        case .brotli: if let decoder { BrotliDecoderDestroyInstance(decoder) }
+        case .zstd: if let decoder { ZSTD_freeDCtx(decoder) }
+        }
     }
 
     /// The bytes `chunk` decodes to (possibly none yet).
@@ -57,12 +65,13 @@ public final class GzipInflater {
     /// - Throws: `.bodyTooLarge` past the limits; `.invalidResponse` for a corrupt stream.
     public func decode(_ chunk: Data) throws(SluiceError) -> Data {
         guard !chunk.isEmpty else { return Data() }
+        let windowBits: Int32
+        switch format {
+        case .gzip: windowBits = 15 + 16
+        case .deflate: windowBits = GzipCodec.isZlibHeader(chunk) ? 15 : -15  // zlib-wrapped, or raw
+        case .brotli, .zstd: return try decodeFrames(chunk)
+        }
         if !started {
-            let windowBits: Int32 =
-                switch format {
-                case .gzip: 15 + 16
-                case .deflate: GzipCodec.isZlibHeader(chunk) ? 15 : -15  // zlib-wrapped, or raw
-                }
             guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
                 throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
             }
@@ -133,6 +142,122 @@ public final class GzipInflater {
     public func finish() throws(SluiceError) {
         guard started, !atEnd else { return }
         throw SluiceError(.invalidResponse, "truncated \(name) body: it ends after \(input) bytes, before the end of the stream")
+    }
+
+    /// One step of libbrotlidec or libzstd: how it ended, and the bytes it read and wrote.
+    private enum Step {
+        /// It wants more input (everything given was read).
+        case needsInput
+        /// It has more to write than there was room for.
+        case needsRoom
+        /// A brotli stream or a zstd frame ended.
+        case end
+        case failed(SluiceError)
+
+        var isPending: Bool {
+            switch self {
+            case .needsInput, .needsRoom: true
+            case .end, .failed: false
+            }
+        }
+        var wantsRoom: Bool {
+            if case .needsRoom = self { true } else { false }
+        }
+    }
+
+    /// ``decode(_:)`` for `br` and `zstd`: the same growing output, limits and errors as zlib's.
+    /// A zstd frame may be followed by another (RFC 8878 §3.1); anything after a brotli stream
+    /// is corrupt.
+    private func decodeFrames(_ chunk: Data) throws(SluiceError) -> Data {
+        if !started {
+            switch format {
+            case .brotli: decoder = BrotliDecoderCreateInstance(nil, nil, nil)
+            default:
+                decoder = ZSTD_createDCtx()
+                // RFC 9659 §3: a zstd coding's window is at most 8 MiB, so a frame cannot make the
+                // decoder reserve libzstd's default of 128 MiB.
+                if let decoder, ZSTD_isError(ZSTD_DCtx_setParameter(decoder, ZSTD_d_windowLogMax, 23)) != 0 { ZSTD_freeDCtx(decoder); self.decoder = nil }
+            }
+            guard decoder != nil else { throw SluiceError(.other, "\(name) could not start decoding (out of memory?)") }
+            started = true
+        } else if atEnd, format == .brotli {
+            throw SluiceError(.invalidResponse, "corrupt br body: data after the end of the stream")
+        }
+        input += chunk.count
+        var decoded = Data(count: min(64 << 10, max(4 << 10, chunk.count * 4)))
+        var written = 0
+        var failure: SluiceError?
+        chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var consumed = 0
+            while failure == nil {
+                if written == decoded.count { decoded.count += min(64 << 10, max(4 << 10, written)) }
+                let free = decoded.count - written, allowed = maximumSize - output
+                let room = allowed < free ? allowed + 1 : free
+                let (step, read, produced) = decoded.withUnsafeMutableBytes { out in
+                    self.step(UnsafeRawBufferPointer(rebasing: bytes[consumed...]), into: out.baseAddress! + written, room: room)
+                }
+                consumed += read
+                if read == 0, produced == 0, step.isPending, consumed < bytes.count || step.wantsRoom {
+                    // Room to write and nothing written: a decoder that never moves on.
+                    failure = SluiceError(.invalidResponse, "corrupt \(name) body: the decoder stopped making progress")
+                    break
+                }
+                if produced > 0 {
+                    atEnd = false
+                    output += produced
+                    written += produced
+                    if let limit = exceededLimit() {
+                        failure = limit
+                        break
+                    }
+                }
+                switch step {
+                case .needsInput: if consumed == bytes.count { return }
+                case .needsRoom: continue
+                case .end:
+                    atEnd = true
+                    guard consumed < bytes.count else { return }
+                    if format == .brotli { failure = SluiceError(.invalidResponse, "corrupt br body: data after the end of the stream") }
+                case .failed(let error): failure = error
+                }
+            }
+        }
+        decoded.count = written
+        if let failure { throw failure }
+        return decoded
+    }
+
+    /// Feeds `input` to the decoder, writing at most `room` bytes to `output`.
+    private func step(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, room: Int) -> (Step, read: Int, written: Int) {
+        if format == .brotli {
+            var availableIn = input.count, availableOut = room
+            var nextIn = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var nextOut: UnsafeMutablePointer<UInt8>? = output.assumingMemoryBound(to: UInt8.self)
+            let result = BrotliDecoderDecompressStream(decoder, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+            let read = input.count - availableIn, written = room - availableOut
+            switch result {
+            case BROTLI_DECODER_RESULT_SUCCESS: return (.end, read, written)
+            case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: return (.needsInput, read, written)
+            case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: return (.needsRoom, read, written)
+            default:
+                let reason = BrotliDecoderErrorString(BrotliDecoderGetErrorCode(decoder)).map { String(cString: $0) } ?? "invalid data"
+                return (.failed(SluiceError(.invalidResponse, "corrupt br body: \(reason)")), read, written)
+            }
+        }
+        var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+        var target = ZSTD_outBuffer(dst: output, size: room, pos: 0)
+        let hint = ZSTD_decompressStream(decoder, &target, &source)
+        let read = source.pos, written = target.pos
+        if ZSTD_isError(hint) != 0 {
+            let reason =
+                ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
+                ? "a frame asks for a window larger than the 8 MiB a zstd coding may use (RFC 9659)"
+                : String(cString: ZSTD_getErrorName(hint))
+            return (.failed(SluiceError(.invalidResponse, "corrupt zstd body: \(reason)")), read, written)
+        }
+        if hint == 0 { return (.end, read, written) }
+        // A full output may hide more to write; otherwise libzstd has read all it was given.
+        return (written == room ? .needsRoom : .needsInput, read, written)
     }
 
     private func exceededLimit() -> SluiceError? {

@@ -1,8 +1,8 @@
 import Foundation
 import Sluice
 
-/// gzip both ways: asks for and decodes compressed responses, and compresses request bodies when
-/// asked to.
+/// gzip both ways: asks for and decodes compressed responses (gzip, deflate, brotli and
+/// Zstandard), and compresses request bodies with gzip when asked to.
 ///
 /// - **Requests** are sent as written unless compression is asked for, because most servers do
 ///   not accept a compressed body: per request (`HTTPRequest.compressesBody` `= true`),
@@ -12,9 +12,14 @@ import Sluice
 ///   a request asks for, and for hosts or always, those of at least
 ///   ``Configuration/compressionThreshold`` bytes. `compressesBody = .never` opts a request out.
 ///   Asking for it on a file or stream body is `.misconfigured` (they are never loaded whole).
-/// - **Responses:** sends `Accept-Encoding: gzip, deflate` (unless the request sets its own) and
-///   decodes `gzip`, `x-gzip` and `deflate` bodies, then removes `Content-Encoding` and sets
-///   `Content-Length` to the decoded size. Bodies written to a file are left encoded.
+/// - **Responses:** sends `Accept-Encoding: gzip, deflate, br, zstd` (``Configuration/acceptedCodings``;
+///   unless the request sets its own) and decodes `gzip`, `x-gzip`, `deflate`, `br` and `zstd`
+///   bodies, then removes `Content-Encoding` and sets `Content-Length` to the decoded size. Bodies
+///   written to a file are left encoded.
+/// - **Ranges:** a request with a `Range` field is sent `Accept-Encoding: identity`, so the piece
+///   that comes back is a piece of the plain body (what a resumed download and the cache join); a
+///   `206` that comes encoded all the same is passed on as it came, `Content-Encoding` and all: a
+///   piece of a compressed stream cannot be decoded alone.
 /// - **Limits:** ``Configuration/limits`` bounds the expansion ratio and the decoded size: 64 MiB
 ///   for a body read whole, 1 GiB for one read as a stream (`client.stream`), which exists for
 ///   bodies larger than memory; past either, `.bodyTooLarge` ("decompression limit: …", naming
@@ -52,23 +57,28 @@ public struct GzipMiddleware: Middleware {
         public var compressionLevel: Int32
         /// Ask for and decode compressed responses.
         public var decodesResponses: Bool
+        /// The codings offered in `Accept-Encoding`, in this order: all four by default. Leave one
+        /// out for a server that mishandles it; a body that comes in any of the four is decoded
+        /// all the same.
+        public var acceptedCodings: [GzipCodec.Format]
         /// Bounds on decoding.
         public var limits: GzipCodec.Limits
 
         /// Settings with each value given, or its default.
         public init(
             requestCompression: RequestCompression = .whenAsked, compressionThreshold: Int = 1_024, compressionLevel: Int32 = 6,
-            decodesResponses: Bool = true, limits: GzipCodec.Limits = .default
+            decodesResponses: Bool = true, acceptedCodings: [GzipCodec.Format] = GzipCodec.Format.allCases, limits: GzipCodec.Limits = .default
         ) {
             self.requestCompression = requestCompression
             self.compressionThreshold = compressionThreshold
             self.compressionLevel = compressionLevel
             self.decodesResponses = decodesResponses
+            self.acceptedCodings = acceptedCodings
             self.limits = limits
         }
 
-        /// Compress request bodies only when a request asks (at level 6); decode responses up to
-        /// 64 MiB and 1,000×.
+        /// Compress request bodies only when a request asks (at level 6); offer and decode gzip,
+        /// deflate, br and zstd, up to 64 MiB and 1,000×.
         public static let `default` = Configuration()
     }
 
@@ -78,14 +88,17 @@ public struct GzipMiddleware: Middleware {
     /// How it behaves.
     public let configuration: Configuration
 
+    /// The field every request without a `Range` gets, and the one with a `Range` gets.
+    private let acceptEncoding: Result<HTTPFields.Field, SluiceError>
+    private static let identity = Result { () throws(SluiceError) in try HTTPFields.Field(checking: "Accept-Encoding", value: "identity") }
+
     /// One with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
-    }
-
-    /// The field every request gets, checked once.
-    private static let acceptEncoding = Result { () throws(SluiceError) in
-        try HTTPFields.Field(checking: "Accept-Encoding", value: "gzip, deflate")
+        var offered: [String] = []
+        for coding in configuration.acceptedCodings where !offered.contains(coding.rawValue) { offered.append(coding.rawValue) }
+        let value = offered.isEmpty ? "identity" : offered.joined(separator: ", ")
+        acceptEncoding = Result { () throws(SluiceError) in try HTTPFields.Field(checking: "Accept-Encoding", value: value) }
     }
 
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -96,17 +109,19 @@ public struct GzipMiddleware: Middleware {
             try request.headers.set(name: "Content-Encoding", value: "gzip")
         }
         if configuration.decodesResponses, !request.headers.contains("Accept-Encoding") {
-            request.headers.set(try Self.acceptEncoding.get())
+            request.headers.set(try (request.headers.contains("Range") ? Self.identity : acceptEncoding).get())
         }
         var response = try await next(request, context)
-        guard configuration.decodesResponses, response.bodyFile == nil,
+        guard configuration.decodesResponses, response.bodyFile == nil, response.status.code != 206,
             let encoding = response.headers["Content-Encoding"]?.trimmingOptionalWhitespace().lowercased()
         else { return response }
         let format: GzipCodec.Format
         switch encoding {
         case "gzip", "x-gzip": format = .gzip
         case "deflate": format = .deflate
-        default: return response  // identity, br, or a list: not ours to undo
+        case "br": format = .brotli
+        case "zstd": format = .zstd
+        default: return response  // identity, or a list: not ours to undo
         }
         if let stream = response.bodyStream {
             // A streamed body is decoded chunk by chunk as it is read.

@@ -1,3 +1,4 @@
+import CZstd
 import Foundation
 import Sluice
 import SluiceGzip
@@ -83,5 +84,115 @@ struct GzipCodecTests {
                     == "decompression limit: the gzip body expands more than 100× its \(bomb.count) bytes (GzipCodec.Limits.maximumRatio)"
         }
         #expect(try GzipCodec.decompress(bomb, format: .gzip, limits: .init(maximumSize: 10 << 20, maximumRatio: 2_000)).count == 10 << 20)
+    }
+}
+
+// Made by brotlicffi 1.2.1.0 (PyPI, Google's brotli): brotlicffi.compress(b'{"greeting":"hello, brotli","n":42}\n' * 3),
+// and brotlicffi.compress(b'\0' * (8 << 20)), 8 MiB of zeros in 14 bytes.
+let brotliHello = Data(base64Encoded: "G2sA+J0HdqyMyciDJamh3JPpcx5ef/c5kphGViw6KaJAUwMhWDNQZFTyHaFQH6b3axC8Aw==")!
+let brotliText = String(repeating: "{\"greeting\":\"hello, brotli\",\"n\":42}\n", count: 3)
+let brotliZeros = Data(base64Encoded: "m///f/gnAOKxQCD3/g8=")!
+
+/// `data` as one Zstandard frame, by libzstd's own compressor; `windowLog` sets its window.
+func zstdFrame(_ data: Data, windowLog: Int32? = nil) -> Data {
+    let context = ZSTD_createCCtx()
+    defer { ZSTD_freeCCtx(context) }
+    if let windowLog { ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, windowLog) }
+    var frame = Data(count: ZSTD_compressBound(data.count))
+    let size = frame.withUnsafeMutableBytes { out in
+        data.withUnsafeBytes { input in ZSTD_compress2(context, out.baseAddress, out.count, input.baseAddress, input.count) }
+    }
+    #expect(ZSTD_isError(size) == 0)
+    frame.count = ZSTD_isError(size) == 0 ? size : 0
+    return frame
+}
+
+@Suite("GzipCodec, br and zstd")
+struct GzipCodecBrotliZstdTests {
+    let json = Data((0..<20_000).map { "{\"id\":\($0),\"name\":\"item \($0)\"}," }.joined().utf8)
+
+    /// What decoding `data` as `format` throws, as (code, message).
+    func failure(_ data: Data, _ format: GzipCodec.Format, limits: GzipCodec.Limits = .default) -> (SluiceError.Code, String)? {
+        do {
+            _ = try GzipCodec.decompress(data, format: format, limits: limits)
+            return nil
+        } catch {
+            return (error.code, error.message)
+        }
+    }
+
+    @Test func decodesAVectorFromTheReferenceEncoderAndLibzstdFrames() throws {
+        #expect(try GzipCodec.decompress(brotliHello, format: .brotli) == Data(brotliText.utf8))
+        #expect(try GzipCodec.decompress(zstdFrame(json), format: .zstd) == json)
+        // RFC 8878 §3.1: frames back to back are one body.
+        let two = zstdFrame(Data("first ".utf8)) + zstdFrame(Data("second".utf8))
+        #expect(try GzipCodec.decompress(two, format: .zstd) == Data("first second".utf8))
+        #expect(GzipCodec.Format(rawValue: "br") == .brotli && GzipCodec.Format(rawValue: "zstd") == .zstd)
+    }
+
+    @Test(arguments: [1, 7, 4096])
+    func bothDecodeChunkByChunk(chunkSize: Int) throws {
+        for (format, packed, plain) in [(GzipCodec.Format.brotli, brotliHello, Data(brotliText.utf8)), (.zstd, zstdFrame(json), json)] {
+            let inflater = GzipInflater(format: format)
+            var decoded = Data()
+            for start in stride(from: 0, to: packed.count, by: chunkSize) {
+                decoded += try inflater.decode(packed.subdata(in: start..<min(start + chunkSize, packed.count)))
+            }
+            try inflater.finish()
+            #expect(decoded == plain, "\(format)")
+        }
+    }
+
+    @Test func aTruncatedStreamIsAnErrorNotAShortBody() {
+        let zstd = zstdFrame(json)
+        for (format, packed) in [(GzipCodec.Format.brotli, brotliHello), (.zstd, zstd)] {
+            for cut in [packed.count - 1, packed.count / 2, 5] {
+                #expect(
+                    failure(packed.prefix(cut), format)! == (
+                        .invalidResponse, "truncated \(format.rawValue) body: it ends after \(cut) bytes, before the end of the stream"
+                    ))
+            }
+        }
+    }
+
+    @Test func corruptDataIsAnErrorThatSaysWhy() {
+        #expect(failure(Data("not zstd at all".utf8), .zstd)! == (.invalidResponse, "corrupt zstd body: Unknown frame descriptor"))
+        var badChecksum = zstdFrame(json)
+        badChecksum[badChecksum.count / 2] ^= 0xFF
+        #expect(failure(badChecksum, .zstd)?.0 == .invalidResponse)
+        // libbrotlidec names its error (here a bad padding bit).
+        #expect(failure(Data(repeating: 0xFF, count: 40), .brotli)! == (.invalidResponse, "corrupt br body: PADDING_2"))
+        #expect(failure(brotliHello + Data("x".utf8), .brotli)! == (.invalidResponse, "corrupt br body: data after the end of the stream"))
+    }
+
+    @Test func aZstdFrameWithAWindowPastEightMiBIsRefused() {
+        // 9 MiB of zeros with a 16 MiB window: a few hundred bytes that would make libzstd reserve
+        // 16 MiB. RFC 9659 §3 bounds a zstd coding's window at 8 MiB.
+        let wide = zstdFrame(Data(count: 9 << 20), windowLog: 24)
+        #expect(
+            failure(wide, .zstd, limits: .init(maximumRatio: .max))!
+                == (.invalidResponse, "corrupt zstd body: a frame asks for a window larger than the 8 MiB a zstd coding may use (RFC 9659)"))
+    }
+
+    @Test func bombsStopAtTheSameLimitsAsGzip() {
+        #expect(
+            failure(brotliZeros, .brotli)!
+                == (.bodyTooLarge, "decompression limit: the br body expands more than 1000× its 14 bytes (GzipCodec.Limits.maximumRatio)"))
+        let zeros = zstdFrame(Data(count: 4 << 20))
+        #expect(
+            failure(zeros, .zstd)!
+                == (.bodyTooLarge, "decompression limit: the zstd body expands more than 1000× its \(zeros.count) bytes (GzipCodec.Limits.maximumRatio)"))
+        let sized = GzipCodec.Limits(maximumSize: 1 << 20, maximumRatio: .max)
+        #expect(
+            failure(zeros, .zstd, limits: sized)! == (
+                .bodyTooLarge, "decompression limit: the zstd body decodes to more than 1048576 bytes (GzipCodec.Limits.maximumSize)"
+            ))
+        #expect(
+            failure(brotliZeros, .brotli, limits: sized)! == (
+                .bodyTooLarge, "decompression limit: the br body decodes to more than 1048576 bytes (GzipCodec.Limits.maximumSize)"
+            ))
+        // Streamed, the streamed size bounds it.
+        let inflater = GzipInflater(format: .brotli, limits: .init(maximumRatio: .max, maximumStreamedSize: 1 << 20))
+        #expect(throws: SluiceError.self) { _ = try inflater.decode(brotliZeros) }
     }
 }

@@ -17,7 +17,34 @@ struct GzipMiddlewareTests {
         let sent = try #require(harness.forwarded.first)
         #expect(sent.headers["Content-Encoding"] == nil)
         #expect(harness.forwardedBodies[0] == big)
-        #expect(sent.headers["Accept-Encoding"] == "gzip, deflate")
+        #expect(sent.headers["Accept-Encoding"] == "gzip, deflate, br, zstd")
+    }
+
+    @Test func theOfferFollowsTheConfigurationAndARangeIsAskedForPlain() async throws {
+        let fewer = MiddlewareHarness(
+            GzipMiddleware(configuration: .init(acceptedCodings: [.zstd, .gzip, .zstd])), replies: [.status(.ok), .status(.ok)])
+        _ = try await fewer.send(HTTPRequest(url: url))
+        #expect(fewer.forwarded[0].headers["Accept-Encoding"] == "zstd, gzip")
+        let none = MiddlewareHarness(GzipMiddleware(configuration: .init(acceptedCodings: [])), replies: [.status(.ok)])
+        _ = try await none.send(HTTPRequest(url: url))
+        #expect(none.forwarded[0].headers["Accept-Encoding"] == "identity")
+        // A piece of a compressed stream cannot be decoded alone, nor joined to plain bytes.
+        var ranged = HTTPRequest(url: url)
+        try ranged.headers.set(name: "Range", value: "bytes=100-")
+        _ = try await fewer.send(ranged)
+        #expect(fewer.forwarded[1].headers["Accept-Encoding"] == "identity")
+    }
+
+    @Test func aPartialAnswerThatComesEncodedIsPassedOnAsItCame() async throws {
+        let piece = gzipHello.prefix(12)
+        let harness = MiddlewareHarness(
+            GzipMiddleware(),
+            replies: [
+                .response(
+                    HTTPResponse(status: HTTPStatus(code: 206), headers: ["Content-Encoding": "gzip", "Content-Range": "bytes 0-11/26"], body: piece))
+            ])
+        let response = try await harness.send(HTTPRequest(url: url))
+        #expect(response.status.code == 206 && response.body == piece && response.headers["Content-Encoding"] == "gzip")
     }
 
     @Test func aRequestThatAsksIsCompressedWhateverItsSizeAndOneThatDeclinesIsNot() async throws {
@@ -92,14 +119,20 @@ struct GzipMiddlewareTests {
                 .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "gzip", "Content-Length": "26"], body: gzipHello)),
                 .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "deflate"], body: rawDeflate)),
                 .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "x-gzip"], body: try GzipCodec.compress(big))),
-                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "br"], body: Data("opaque".utf8))),
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "br", "Content-Length": "52"], body: brotliHello)),
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": " ZSTD "], body: zstdFrame(big))),
+                .response(HTTPResponse(status: .ok, headers: ["Content-Encoding": "gzip, br"], body: Data("opaque".utf8))),
             ])
         let gzip = try await harness.send(HTTPRequest(url: url))
         #expect(gzip.text == "hello\n" && gzip.headers["Content-Encoding"] == nil && gzip.headers["Content-Length"] == "6")
         #expect(try await harness.send(HTTPRequest(url: url)).text == "raw deflate")
         #expect(try await harness.send(HTTPRequest(url: url)).body == big)
         let brotli = try await harness.send(HTTPRequest(url: url))
-        #expect(brotli.text == "opaque" && brotli.headers["Content-Encoding"] == "br")
+        #expect(brotli.text == brotliText && brotli.headers["Content-Encoding"] == nil && brotli.headers["Content-Length"] == "\(brotliText.utf8.count)")
+        #expect(try await harness.send(HTTPRequest(url: url)).body == big)
+        // A list of codings is not undone here.
+        let listed = try await harness.send(HTTPRequest(url: url))
+        #expect(listed.text == "opaque" && listed.headers["Content-Encoding"] == "gzip, br")
     }
 
     @Test func aCorruptResponseKeepsTheResponseInTheError() async throws {
@@ -263,7 +296,7 @@ struct GzipInteropTests {
         #expect(try JSONSerialization.data(withJSONObject: received, options: [.sortedKeys]) == json)
     }
 
-    @Test(arguments: ["gzip", "deflate"])
+    @Test(arguments: ["gzip", "deflate", "brotli"])
     func httpbinsCompressedEndpointsAreDecoded(path: String) async throws {
         let pipeline = Pipeline(middlewares: [GzipMiddleware()], transport: CurlTransport())
         let response = try await pipeline.send(HTTPRequest(url: try InteropServers.httpbin("/" + path)))
@@ -271,6 +304,31 @@ struct GzipInteropTests {
         #expect(response.headers["Content-Encoding"] == nil)
         #expect(response.headers["Content-Length"] == String(response.body.count))
         let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
-        #expect(json[path == "gzip" ? "gzipped" : "deflated"] as? Bool == true)
+        #expect(json[["gzip": "gzipped", "deflate": "deflated", "brotli": "brotli"][path]!] as? Bool == true)
+        #expect((json["headers"] as? [String: String])?["Accept-Encoding"] == "gzip, deflate, br, zstd")
+    }
+
+    @Test(arguments: ["br", "zstd", "zstd-frames"])
+    func theReferenceEncodersAnswersAreDecodedBuffered(path: String) async throws {
+        let server = try await ScriptServer.start("codings.py")
+        let pipeline = Pipeline(middlewares: [GzipMiddleware()], transport: CurlTransport())
+        let response = try await pipeline.send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(server.port)/\(path)")!))
+        #expect(response.headers["Content-Encoding"] == nil && response.headers["Content-Length"] == String(response.body.count))
+        let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(json["accept-encoding"] as? String == "gzip, deflate, br, zstd")
+        #expect((json["items"] as? [Int])?.count == 10_000 && (json["items"] as? [Int])?.last == 9_999)
+    }
+
+    @Test(arguments: ["br", "zstd"])
+    func theReferenceEncodersAnswersAreDecodedStreamed(path: String) async throws {
+        let server = try await ScriptServer.start("codings.py")
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(GzipMiddleware())
+        var request = HTTPRequest(url: URL(string: "http://127.0.0.1:\(server.port)/\(path)")!)
+        request.streamsResponseBody = true
+        let response = try await builder.build().send(request)
+        let body = try await #require(response.bodyStream).collect()
+        let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(json["coding"] as? String == path && (json["items"] as? [Int])?.count == 10_000)
     }
 }

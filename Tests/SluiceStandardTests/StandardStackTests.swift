@@ -113,11 +113,32 @@ struct StandardStackTests {
                     "middleware ReachabilityGateMiddleware", "middleware GzipMiddleware", "transport CurlTransport",
                 ].compactMap { $0 })
         #expect(server.requests.count == 2)
-        #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "gzip, deflate" })
+        #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "gzip, deflate, br, zstd" })
         // Answered from the SQLite cache the second time.
         let again = try await client.get("items/7")
         #expect(again.source == .cache)
         #expect(server.requests.count == 2)
         #expect(FileManager.default.fileExists(atPath: folder.filePath("cache.sqlite")))
+    }
+
+    @Test(arguments: ["br", "zstd"])
+    func aBodyInBrOrZstdIsStoredDecodedAndItsRangesServedFromTheDecodedBytes(coding: String) async throws {
+        let server = try await ScriptServer.start("codings.py")
+        let folder = try TemporaryDirectory(prefix: "sluice-standard")
+        let client = try Client.standard(
+            baseURL: URL(string: "http://127.0.0.1:\(server.port)/")!, cache: .sqlite(folder.filePath("cache.sqlite")))
+        let first = try await client.get(coding)
+        #expect(first.source == .network && first.headers["Content-Encoding"] == nil)
+        let json = try #require(try JSONSerialization.jsonObject(with: first.body) as? [String: Any])
+        #expect(json["coding"] as? String == coding && json["accept-encoding"] as? String == "gzip, deflate, br, zstd")
+        // The stored copy is the decoded body, so its Vary on Accept-Encoding matches the next call
+        // and a range is cut from the decoded bytes; the server saw one request.
+        let again = try await client.get(coding)
+        #expect(again.source == .cache && again.body == first.body)
+        var ranged = try client.makeRequest(.get, coding)
+        try ranged.headers.set(name: "Range", value: "bytes=0-9")
+        let piece = try await client.send(ranged)
+        #expect(piece.status.code == 206 && piece.body == first.body.prefix(10) && piece.headers["Content-Encoding"] == nil)
+        #expect(try await server.lines(count: 1) == ["/\(coding) gzip, deflate, br, zstd"])
     }
 }

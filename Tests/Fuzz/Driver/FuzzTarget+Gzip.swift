@@ -3,12 +3,12 @@ import Sluice
 import SluiceGzip
 
 extension FuzzTarget {
-    /// `GzipCodec.decompress` as gzip and as deflate, with a 1 MiB limit: output stays within the
+    /// `GzipCodec.decompress` as gzip, deflate, br and zstd, with a 1 MiB limit: output stays within the
     /// limit and failures are `.invalidResponse` or `.bodyTooLarge`. Also `compress` then
     /// `decompress` gives the input back.
-    static let gzip = FuzzTarget(name: "gzip", summary: "gzip and deflate decoding") { data in
+    static let gzip = FuzzTarget(name: "gzip", summary: "gzip, deflate, br and zstd decoding") { data in
         let limits = GzipCodec.Limits(maximumSize: 1 << 20, maximumRatio: 1_000)
-        for format in [GzipCodec.Format.gzip, .deflate] {
+        for format in GzipCodec.Format.allCases {
             do throws(SluiceError) {
                 let decoded = try GzipCodec.decompress(data, format: format, limits: limits)
                 require(decoded.count <= limits.maximumSize, "\(format) decoded \(decoded.count) bytes past the limit")
