@@ -44,6 +44,7 @@ extension CurlTransfer {
         if let noProxy = configuration.noProxy { try set(handle, CURLOPT_NOPROXY, noProxy) }
         if configuration.decodesContentEncoding { try set(handle, CURLOPT_ACCEPT_ENCODING, "") }
         if let resolve = routing.resolve.pointer { sluice_easy_setopt_slist(handle, CURLOPT_RESOLVE, resolve) }
+        if let server = configuration.dnsOverHTTPS { try set(handle, CURLOPT_DOH_URL, server.absoluteString) }
         let dnsLifetime = configuration.dnsCacheLifetime.map { $0.clampedWait.wholeMilliseconds / 1000 } ?? -1
         sluice_easy_setopt_long(handle, CURLOPT_DNS_CACHE_TIMEOUT, dnsLifetime)
         sluice_easy_setopt_long(handle, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, configuration.happyEyeballsDelay.clampedWait.wholeMilliseconds)

@@ -248,6 +248,10 @@ final class CurlTransfer: @unchecked Sendable {
                 underlying: curl)
         }
         let what = detail.isEmpty ? curl.summary : detail
+        if result.rawValue == CURLE_COULDNT_RESOLVE_HOST.rawValue, let server = loop.routing.dnsOverHTTPSOrigin {
+            // curl says only that the name did not resolve: say who was asked.
+            return SluiceError(.dnsFailure, "\(request): \(what) through the DNS-over-HTTPS server \(server)", underlying: curl)
+        }
         return SluiceError(curl.sluiceCode, "\(request): \(what)", underlying: curl)
     }
 

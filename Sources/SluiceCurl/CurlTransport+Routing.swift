@@ -75,10 +75,16 @@ extension CurlTransfer {
         let resolve: HeaderList
         let connectTo: HeaderList
         let problem: SluiceError?
+        /// The DoH server a failed name lookup asked, as `https://host:port`, for its message.
+        let dnsOverHTTPSOrigin: String?
 
         init(_ configuration: CurlTransport.Configuration) {
+            dnsOverHTTPSOrigin = configuration.dnsOverHTTPS.map { server in
+                "https://\(server.host ?? "")" + (server.port.map { ":\($0)" } ?? "")
+            }
             var resolveLines: [String] = [], connectToLines: [String] = []
             do throws(SluiceError) {
+                if let server = configuration.dnsOverHTTPS { try Self.checkDNSOverHTTPS(server) }
                 for entry in configuration.resolve { resolveLines.append(try Self.line(entry)) }
                 for entry in configuration.connectTo { connectToLines.append(try Self.line(entry, setting: "connectTo")) }
                 problem = nil
@@ -115,6 +121,17 @@ extension CurlTransfer {
                 throw SluiceError(.misconfigured, "\(setting): \(String(reflecting: address)) is not an IPv4 or IPv6 address")
             }
             return "\(entry.host):\(entry.port):\(addresses.joined(separator: ","))"
+        }
+
+        /// curl asks a DoH server over HTTPS only, and needs its host. The message names the
+        /// scheme and host, never a user or password the URL carries.
+        static func checkDNSOverHTTPS(_ server: URL) throws(SluiceError) {
+            guard server.scheme?.lowercased() == "https", let host = server.host, !host.isEmpty else {
+                throw SluiceError(
+                    .misconfigured,
+                    "CurlTransport.Configuration.dnsOverHTTPS: \(server.scheme ?? "no scheme")://\(server.host ?? "") is not an https URL with a host "
+                        + "(DNS over HTTPS is asked over TLS only)")
+            }
         }
 
         /// `host:port:toHost:toPort`, each part checked.

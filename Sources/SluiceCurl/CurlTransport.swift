@@ -220,6 +220,12 @@ public final class CurlTransport: HTTPTransport {
         /// 0...100 years; `nil` keeps it for the event thread's life. The cache, the circuit
         /// breaker and the limits still key by the URL's name, whatever it resolves to.
         public var dnsCacheLifetime: Duration? = .seconds(60)
+        /// A DNS-over-HTTPS server (RFC 8484) that resolves names instead of the system's resolver,
+        /// curl's `--doh-url`: `https://dns.example/dns-query`. Its certificate is always verified,
+        /// against ``Configuration/tls``'s CA file when it names one, even when verification is
+        /// turned off for requests; ``resolve`` entries still come first. `nil` (the default) uses the system's resolver. A URL that is not `https`
+        /// fails every request with `.misconfigured`.
+        public var dnsOverHTTPS: URL?
         /// How long a connection over IPv6 gets before one over IPv4 is tried beside it (Happy
         /// Eyeballs, RFC 8305): 200 ms, curl's default; 0...100 years.
         public var happyEyeballsDelay: Duration = .milliseconds(200)

@@ -22,11 +22,12 @@ venv=${SLUICE_VENV:-$HOME/.cache/sluice/py-venv}
 # http-ece and jwcrypto are the reference implementations the payload-encryption tests check
 # Sluice against, both ways; httpie is what the sluice command's tests compare it with; h2 is the
 # HTTP/2 state machine Tests/Servers/h2-goaway.py serves with; zstandard and brotlicffi
-# (httpbin's own) the reference encoders Tests/Servers/codings.py answers in.
-if [ ! -x "$venv/bin/gunicorn" ] || [ ! -x "$venv/bin/http" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto, httpie, h2, zstandard, brotlicffi" 2>/dev/null; then
+# (httpbin's own) the reference encoders Tests/Servers/codings.py answers in; dnspython the DNS
+# messages of Tests/Servers/doh.py.
+if [ ! -x "$venv/bin/gunicorn" ] || [ ! -x "$venv/bin/http" ] || ! "$venv/bin/python" -c "import httpbin, requests_cache, http_ece, jwcrypto, httpie, h2, zstandard, brotlicffi, dns" 2>/dev/null; then
   mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5" "httpie>=3.2" "h2>=4.1" "zstandard>=0.22" "brotlicffi>=1.0"
+  "$venv/bin/pip" install -q --disable-pip-version-check "httpbin>=0.10" "gunicorn>=21" "requests-cache>=1.1" "http-ece>=1.2" "jwcrypto>=1.5" "httpie>=3.2" "h2>=4.1" "zstandard>=0.22" "brotlicffi>=1.0" "dnspython>=2.4"
 fi
 if [ "$action" = venv ]; then echo "$venv/bin/python"; exit 0; fi
 : "${dir:?state directory}"

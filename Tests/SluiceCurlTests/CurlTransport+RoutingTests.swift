@@ -118,3 +118,66 @@ extension CurlTransport.Configuration {
         return configuration
     }
 }
+
+/// Issue 44, item 3: names resolved by a DNS-over-HTTPS server of the tests' own
+/// (`Tests/Servers/doh.py`, dnspython over TLS with the test CA's certificate for 127.0.0.1).
+@Suite struct CurlTransportDNSOverHTTPSTests {
+    static func doh(_ names: [String]) async throws -> (ScriptServer, ca: String) {
+        let ca = try InteropServers.value("SLUICE_NGINX_CA")
+        let folder = URL(fileURLWithPath: ca).deletingLastPathComponent()
+        let server = try await ScriptServer.start(
+            "doh.py", arguments: [folder.appendingPathComponent("server.pem").path, folder.appendingPathComponent("server.key").path] + names)
+        return (server, ca)
+    }
+
+    @Test func aNameOnlyTheDoHServerKnowsResolvesThroughIt() async throws {
+        let target = try CurlTransportRoutingTests.server()
+        let (doh, ca) = try await Self.doh(["api.sluice.test=127.0.0.1"])
+        let url = URL(string: "http://api.sluice.test:\(target.port)/x")!
+        let response = try await CurlTransportRoutingTests.send(url) {
+            $0.dnsOverHTTPS = URL(string: "https://127.0.0.1:\(doh.port)/dns-query")
+            $0.tls.caFile = ca
+        }
+        #expect(response.text == "here")
+        #expect(target.requests.last?.header("Host") == "api.sluice.test:\(target.port)")
+        #expect(try await doh.lines(count: 1).contains("api.sluice.test. A"))
+    }
+
+    @Test func aNameTheDoHServerDoesNotKnowIsADNSFailure() async throws {
+        let (doh, ca) = try await Self.doh(["api.sluice.test=127.0.0.1"])
+        let error = await #expect(throws: SluiceError.self) {
+            try await CurlTransportRoutingTests.send(URL(string: "http://nowhere.sluice.test/x")!) {
+                $0.dnsOverHTTPS = URL(string: "https://127.0.0.1:\(doh.port)/dns-query")
+                $0.tls.caFile = ca
+            }
+        }
+        #expect(error?.code == .dnsFailure)
+        #expect(
+            error?.message == "GET http://nowhere.sluice.test/x: Couldn't resolve host name through the DNS-over-HTTPS server https://127.0.0.1:\(doh.port)")
+        #expect(try await doh.lines(count: 1).contains("nowhere.sluice.test. A"))
+    }
+
+    @Test func aDoHServerWhoseCertificateIsNotTrustedResolvesNothing() async throws {
+        let (doh, _) = try await Self.doh(["api.sluice.test=127.0.0.1"])
+        let error = await #expect(throws: SluiceError.self) {
+            try await CurlTransportRoutingTests.send(URL(string: "http://api.sluice.test/x")!) {
+                $0.dnsOverHTTPS = URL(string: "https://127.0.0.1:\(doh.port)/dns-query")
+            }
+        }
+        #expect(error?.code == .dnsFailure)
+        #expect(error?.message == "GET http://api.sluice.test/x: Couldn't resolve host name through the DNS-over-HTTPS server https://127.0.0.1:\(doh.port)")
+        #expect(doh.lines.isEmpty, "no question reached a server curl could not verify")
+    }
+
+    @Test func aDoHURLThatIsNotHTTPSIsRefused() async throws {
+        let error = await #expect(throws: SluiceError.self) {
+            try await CurlTransportRoutingTests.send(URL(string: "http://127.0.0.1:1/x")!) {
+                $0.dnsOverHTTPS = URL(string: "http://user:secret@dns.example/dns-query")
+            }
+        }
+        #expect(error?.code == .misconfigured)
+        #expect(
+            error?.message
+                == "CurlTransport.Configuration.dnsOverHTTPS: http://dns.example is not an https URL with a host (DNS over HTTPS is asked over TLS only)")
+    }
+}
