@@ -15,6 +15,22 @@
     /// | `sluice_http_client_cache_total` | counter | `result` (what the cache reports: `hit`, `revalidated`, `miss`), `host` |
     /// | `sluice_http_client_request_body_bytes_total` | counter | `host` (bodies of known length) |
     /// | `sluice_http_client_response_body_bytes_total` | counter | `host` (a streamed body as it is read) |
+    /// | `sluice_http_client_phase_duration` | timer | `phase`, `host`: each phase of the transfer that answered, as the transport measured it (below) |
+    ///
+    /// The phases do not overlap: `queue` from the call's reaching this middleware to the start of
+    /// the transfer that answered it (waiting in a rate or concurrency limit, for the event
+    /// thread, the inner stages' own work, and, on a retried call, the earlier attempts and their
+    /// back-off); `dns`; `connect`;
+    /// `tls`; `first_byte`, from the connection's being ready to the first byte of the answer (the
+    /// request going out and the server's work); `transfer`, from there to the end of the body the
+    /// transport read (for a streamed body, to its head). A phase the transfer did not go through
+    /// (`tls` on plain HTTP or on a reused connection) is not recorded; nor is any phase for an
+    /// answer from the cache. The wait in the
+    /// client's own queue (`Client.Configuration.maxConcurrentRequests`) comes before the chain.
+    ///
+    /// With no backend (swift-metrics' no-op factory, what an app has until it bootstraps one),
+    /// nothing is measured: `Client.Builder` leaves the middleware out, and one put in a
+    /// `Pipeline` by hand passes each call straight on.
     ///
     /// The duration runs to the end of the body for a streamed answer. `operation` is
     /// `HTTPRequest.operationName` (an OpenAPI `operationId`), empty when unset. A `miss`
@@ -33,7 +49,7 @@
     /// var builder = Client.Builder(transport: CurlTransport())
     /// builder.add(MetricsMiddleware())
     /// ```
-    public struct MetricsMiddleware: Middleware {
+    public struct MetricsMiddleware: Middleware, EnvironmentConfigurable {
         /// Where metrics go and what their names start with.
         public struct Configuration: Sendable {
             /// What every metric's label starts with.
@@ -61,18 +77,28 @@
         private let factory: any MetricsFactory
         private let names: Names
         private let handles = HandleCache()
+        /// Whether there is a backend to record to: not swift-metrics' no-op factory.
+        private let isRecording: Bool
 
         /// A middleware recording through `configuration.factory`, or the bootstrapped one.
         public init(configuration: Configuration = .default) {
             self.configuration = configuration
             self.factory = configuration.factory ?? MetricsSystem.factory
             self.names = Names(prefix: configuration.prefix)
+            self.isRecording = !(factory is NOOPMetricsHandler)
+        }
+
+        /// Itself, or `nil` (left out of the chain) when there is no backend to record to.
+        public func configured(by environment: [String: String]) -> (any Middleware)? {
+            isRecording ? self : nil
         }
 
         public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            guard isRecording else { return try await next(request, context) }
             let start = ContinuousClock.now
             do {
                 var response = try await next(request, context)
+                if let metrics = response.metrics, response.source == .network { recordPhases(metrics, request, since: start) }
                 guard let stream = response.bodyStream else {
                     record(request, response: response, bytes: Int64(response.body.count), since: start)
                     return response
@@ -131,6 +157,20 @@
             }
         }
 
+        /// The phases of the transfer that answered, and the `queue` before it.
+        private func recordPhases(_ metrics: TransferMetrics, _ request: HTTPRequest, since start: ContinuousClock.Instant) {
+            let timers = handles.phaseTimers(host: configuration.recordsHost ? (request.url.host ?? "") : "") { host in
+                Dictionary(
+                    uniqueKeysWithValues: Self.phaseNames.map {
+                        ($0, Timer(label: names.phases, dimensions: [("phase", $0), ("host", host)], factory: factory))
+                    })
+            }
+            timers["queue"]?.record(duration: max(.zero, start.duration(to: .now) - metrics.total))
+            for phase in metrics.phases { timers[phase.name]?.record(duration: phase.duration) }
+        }
+
+        private static let phaseNames = ["queue", "dns", "connect", "tls", "first_byte", "transfer"]
+
         /// What every call records: its count, its duration, the bytes it sent.
         private func record(_ request: HTTPRequest, _ handles: Handles, since start: ContinuousClock.Instant) {
             handles.requests.increment()
@@ -161,13 +201,14 @@
 
         /// The labels, made once.
         private struct Names: Sendable {
-            let prefix, requests, duration, requestBytes, responseBytes: String
+            let prefix, requests, duration, requestBytes, responseBytes, phases: String
             init(prefix: String) {
                 self.prefix = prefix
                 requests = prefix + "http_client_requests_total"
                 duration = prefix + "http_client_request_duration"
                 requestBytes = prefix + "http_client_request_body_bytes_total"
                 responseBytes = prefix + "http_client_response_body_bytes_total"
+                phases = prefix + "http_client_phase_duration"
             }
         }
     }
@@ -193,6 +234,16 @@
             if let found = kept.withLock({ $0[key] }) { return found }
             let made = make()
             kept.withLock { if $0.count < Self.limit { $0[key] = $0[key] ?? made } }
+            return made
+        }
+
+        /// The phase timers, by host, bounded as the handles are.
+        private let phases = Locked<[String: [String: Timer]]>([:])
+
+        func phaseTimers(host: String, make: (String) -> [String: Timer]) -> [String: Timer] {
+            if let found = phases.withLock({ $0[host] }) { return found }
+            let made = make(host)
+            phases.withLock { if $0.count < Self.limit { $0[host] = $0[host] ?? made } }
             return made
         }
 

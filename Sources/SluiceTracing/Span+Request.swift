@@ -13,14 +13,29 @@
             if let operation = request.operationName { attributes["sluice.operation"] = operation }
         }
 
-        /// The answer's attributes; an error status for 400 and above.
+        /// The answer's attributes; an error status for 400 and above; the transfer's phases as
+        /// events.
         func answered(_ response: HTTPResponse) {
             attributes["http.response.status_code"] = response.status.code
             attributes["sluice.source"] = response.source.description
             report(response.attachments)
+            if let metrics = response.metrics, response.source == .network { addPhases(metrics) }
             if response.status.code >= 400 {
                 attributes["error.type"] = String(response.status.code)
                 setStatus(SpanStatus(code: .error))
+            }
+        }
+
+        /// An event `sluice.<phase>` where each phase of the transfer ended (`dns`, `connect`,
+        /// `tls`, `first_byte`, `transfer`; see `TransferMetrics`), with its length in
+        /// `sluice.duration_ns`. The transfer is taken to have started `total` before now, when
+        /// the transport handed the answer over.
+        func addPhases(_ metrics: TransferMetrics) {
+            let now = DefaultTracerClock.now.nanosecondsSinceEpoch
+            let start = now &- min(now, UInt64(clamping: metrics.total.wholeNanoseconds))
+            for phase in metrics.phases {
+                let at = PhaseInstant(nanosecondsSinceEpoch: start &+ UInt64(clamping: phase.end.wholeNanoseconds))
+                addEvent(SpanEvent(name: "sluice." + phase.name, at: at, attributes: ["sluice.duration_ns": .int64(phase.duration.wholeNanoseconds)]))
             }
         }
 
@@ -106,4 +121,10 @@
             return carrier.fields
         }
     }
+    /// When a phase ended, for its span event.
+    struct PhaseInstant: TracerInstant {
+        let nanosecondsSinceEpoch: UInt64
+        static func < (lhs: PhaseInstant, rhs: PhaseInstant) -> Bool { lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch }
+    }
+
 #endif

@@ -1,5 +1,6 @@
 #if Metrics
     import Foundation
+    import Metrics
     import MetricsTestKit
     import Sluice
     import SluiceCache
@@ -184,6 +185,48 @@
                 "sluice_http_client_requests_total",
                 [("method", "GET"), ("status_class", "failed"), ("host", "api.example.com"), ("operation", "listUsers"), ("source", "")])
             #expect(failed.totalValue == 1)
+        }
+
+        /// Issue 44, item 4: each phase of the transfer that answered, by host, and the queue
+        /// before it; nothing for an answer from the cache.
+        @Test func eachPhaseOfTheTransferIsTimedByHost() async throws {
+            var answer = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=60"])
+            answer.metrics = TransferMetrics(
+                nameLookup: .milliseconds(4), connect: .milliseconds(10), tlsHandshake: .milliseconds(25), firstByte: .milliseconds(70),
+                total: .milliseconds(90))
+            let reply = answer
+            let transport = MockTransport { _, _ in
+                try await Task.sleep(for: .milliseconds(120))  // longer than the transfer's 90 ms: the rest is queue
+                return .response(reply)
+            }
+            let cached = Pipeline(
+                middlewares: [MetricsMiddleware(configuration: .init(factory: metrics)), CacheMiddleware(store: MemoryCacheStore())], transport: transport)
+            _ = try await cached.send(request())
+            _ = try await cached.send(request())  // from the cache: no phase
+            let expected: [(String, Duration)] = [
+                ("dns", .milliseconds(4)), ("connect", .milliseconds(6)), ("tls", .milliseconds(15)), ("first_byte", .milliseconds(45)),
+                ("transfer", .milliseconds(20)),
+            ]
+            for (phase, duration) in expected {
+                let timer = try metrics.expectTimer("sluice_http_client_phase_duration", [("phase", phase), ("host", "api.example.com")])
+                #expect(timer.values == [duration.wholeNanoseconds], "\(phase)")
+            }
+            let queue = try metrics.expectTimer("sluice_http_client_phase_duration", [("phase", "queue"), ("host", "api.example.com")])
+            #expect(queue.values.count == 1)
+            #expect(queue.values.allSatisfy { $0 >= Duration.milliseconds(30).wholeNanoseconds }, "\(queue.values)")
+        }
+
+        /// Issue 44, item 4: with no backend bootstrapped, nothing is measured: the builder leaves
+        /// the middleware out, and one in a pipeline passes calls straight on.
+        @Test func withNoBackendNothingIsMeasured() async throws {
+            let idle = MetricsMiddleware(configuration: .init(factory: NOOPMetricsHandler.instance))
+            #expect(idle.configured(by: [:]) == nil)
+            #expect(MetricsMiddleware(configuration: .init(factory: metrics)).configured(by: [:]) != nil)
+            var builder = Client.Builder(transport: MockTransport { _, _ in .status(.ok) })
+            builder.add(idle)
+            #expect(!builder.build().pipeline.description.contains("MetricsMiddleware"))
+            let response = try await Pipeline(middlewares: [idle], transport: MockTransport(replies: [.status(.ok, body: "as is")])).send(request())
+            #expect(response.text == "as is")
         }
     }
 #endif

@@ -229,5 +229,24 @@
             let attempt = try #require(spans.first { $0.parentSpanID != nil })
             #expect(echo?["headers"]?["Traceparent"] == "00-\(attempt.traceID)-\(attempt.spanID)-01")
         }
+
+        /// Issue 44, item 4: the phases of the transfer that answered are events on the call's and
+        /// the attempt's spans, in order, each where it ended, with its length.
+        @Test func theTransfersPhasesAreSpanEvents() async throws {
+            var answer = HTTPResponse(status: .ok)
+            answer.metrics = TransferMetrics(
+                nameLookup: .milliseconds(4), connect: .milliseconds(10), tlsHandshake: .milliseconds(25), firstByte: .milliseconds(70),
+                total: .milliseconds(90))
+            let reply = answer
+            _ = try await client(MockTransport { _, _ in .response(reply) }).send(HTTPRequest(url: URL(string: "https://api.example.com/x")!))
+            #expect(spans.count == 2)
+            for span in spans {
+                #expect(span.events.map(\.name) == ["sluice.dns", "sluice.connect", "sluice.tls", "sluice.first_byte", "sluice.transfer"])
+                #expect(span.events.map { $0.attributes["sluice.duration_ns"]?.toSpanAttribute() } == [4, 6, 15, 45, 20].map { .int64($0 * 1_000_000) })
+                let times = span.events.map(\.nanosecondsSinceEpoch)
+                #expect(zip(times, times.dropFirst()).map { $1 - $0 } == [6, 15, 45, 20].map { UInt64($0) * 1_000_000 })
+                #expect(times.last! <= span.endInstant.nanosecondsSinceEpoch)
+            }
+        }
     }
 #endif

@@ -116,7 +116,7 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
         ("IdempotencyKeyMiddleware, a POST given its key", [IdempotencyKeyMiddleware()], small, { HTTPRequest(method: .post, url: url) }),
         ("DeadlineHeaderMiddleware, with a stage setting a deadline outside it", [Deadlined(), DeadlineHeaderMiddleware()], small, { HTTPRequest(url: url) }),
         // The integrations, as an app without a backend or a tracer bootstrapped runs them.
-        ("MetricsMiddleware, swift-metrics' no-op backend", [MetricsMiddleware()], small, { HTTPRequest(url: url) }),
+        ("MetricsMiddleware, no backend bootstrapped (passes calls on)", [MetricsMiddleware()], small, { HTTPRequest(url: url) }),
         (
             "TracingMiddleware + AttemptTracingMiddleware, no tracer bootstrapped", [TracingMiddleware(), AttemptTracingMiddleware()], small,
             { HTTPRequest(url: url) }

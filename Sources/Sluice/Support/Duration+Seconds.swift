@@ -17,6 +17,16 @@ extension Duration {
         return sumOverflow ? (seconds < 0 ? .min : .max) : sum
     }
 
+    /// The duration in whole nanoseconds, rounded toward zero, held to `Int64`'s range (292
+    /// years): for timestamps counted in nanoseconds.
+    package var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sumOverflow ? (seconds < 0 ? .min : .max) : sum
+    }
+
     /// `seconds` as a duration of whole milliseconds, held to 0...10^12 seconds (NaN is 0): for
     /// values computed from a peer's numbers or typed by a user, so no `Int64` conversion traps.
     package static func clampedSeconds(_ seconds: Double) -> Duration {
