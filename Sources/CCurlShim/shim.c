@@ -86,9 +86,18 @@ void sluice_connection_guard_free(sluice_connection_guard *guard) {
     free(guard);
 }
 
+struct sluice_handle_state {
+    sluice_connection_guard *guard;
+    curl_socket_t socket;   /* the connection the pre-request callback found */
+    curl_socket_t opened;   /* the socket this handle's transfer opened last */
+    char error[CURL_ERROR_SIZE + 1];
+};
+
 static int sluice_guard_sockopt(void *user, curl_socket_t fd, curlsocktype purpose) {
     (void)purpose;
-    sluice_connection_guard *guard = user;
+    sluice_handle_state *state = user;
+    sluice_connection_guard *guard = state->guard;
+    state->opened = fd;
     if (guard->count == guard->capacity) {
         size_t capacity = guard->capacity ? guard->capacity * 2 : 16;
         sluice_guarded_socket *grown = realloc(guard->sockets, capacity * sizeof(sluice_guarded_socket));
@@ -151,8 +160,10 @@ static sluice_guarded_socket *sluice_guard_find(sluice_connection_guard *guard, 
 }
 
 static int sluice_guard_prereq(void *user, char *peer_ip, char *local_ip, int peer_port, int local_port) {
-    sluice_connection_guard *guard = user;
+    sluice_handle_state *state = user;
+    sluice_connection_guard *guard = state->guard;
     sluice_guarded_socket *socket = sluice_guard_find(guard, peer_ip, peer_port, local_ip, local_port);
+    state->socket = socket ? socket->fd : CURL_SOCKET_BAD;
     /* Only a connection known to speak HTTP/1.x: on HTTP/2, bytes waiting are other streams' frames. */
     if (!socket || !socket->http1) return CURL_PREREQFUNC_OK;
     struct pollfd input = { .fd = socket->fd, .events = POLLIN };
@@ -164,13 +175,39 @@ static int sluice_guard_prereq(void *user, char *peer_ip, char *local_ip, int pe
     return CURL_PREREQFUNC_OK;
 }
 
-void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle) {
+sluice_handle_state *sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle) {
+    sluice_handle_state *state = calloc(1, sizeof(sluice_handle_state));
+    if (!state) return NULL;
+    state->guard = guard;
+    state->socket = CURL_SOCKET_BAD;
+    state->opened = CURL_SOCKET_BAD;
     curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, sluice_guard_sockopt);
-    curl_easy_setopt(handle, CURLOPT_SOCKOPTDATA, guard);
+    curl_easy_setopt(handle, CURLOPT_SOCKOPTDATA, state);
     curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, sluice_guard_close);
     curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, guard);
     curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, sluice_guard_prereq);
-    curl_easy_setopt(handle, CURLOPT_PREREQDATA, guard);
+    curl_easy_setopt(handle, CURLOPT_PREREQDATA, state);
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, state->error);
+    return state;
+}
+
+void sluice_handle_state_free(sluice_handle_state *state) { free(state); }
+
+char *sluice_handle_state_error(sluice_handle_state *state) { return state->error; }
+
+int sluice_handle_state_socket(const sluice_handle_state *state) { return (int)state->socket; }
+
+int sluice_handle_state_opened(const sluice_handle_state *state) { return (int)state->opened; }
+
+void sluice_handle_state_reset(sluice_handle_state *state) {
+    state->socket = CURL_SOCKET_BAD;
+    state->opened = CURL_SOCKET_BAD;
+    state->error[0] = 0;
+}
+
+size_t sluice_connection_guard_sockets(const sluice_connection_guard *guard, int *sockets, size_t capacity) {
+    for (size_t i = 0; i < guard->count && i < capacity; i++) sockets[i] = (int)guard->sockets[i].fd;
+    return guard->count;
 }
 
 long sluice_connection_guard_dropped(const sluice_connection_guard *guard) { return guard->dropped; }

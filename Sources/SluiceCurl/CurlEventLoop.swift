@@ -20,6 +20,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         case cancel(CurlTransfer)
         /// Run a closure on the loop thread (stream bodies feeding curl).
         case perform(@Sendable () -> Void)
+        /// Count the pool on the loop thread and hand the figures over; `[:]` once it stopped.
+        case countPool(@Sendable ([String: PoolStatistics]) -> Void)
     }
 
     private struct State {
@@ -53,8 +55,12 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     /// The sockets the loop's handles opened: drops a reused HTTP/1.x connection with bytes left
     /// on it right before a request would be sent on it (see `sluice_connection_guard`).
     private let connectionGuard: OpaquePointer
-    /// Each easy handle's CURLOPT_ERRORBUFFER, made with the handle and freed with it.
-    @exclusivity(unchecked) private var errorBuffers: [UnsafeMutableRawPointer: UnsafeMutablePointer<CChar>] = [:]
+    /// Each easy handle's state (its CURLOPT_ERRORBUFFER, the sockets its transfer opened and
+    /// was given), made with the handle and freed with it (loop thread only).
+    @exclusivity(unchecked) private var handleStates: [UnsafeMutableRawPointer: OpaquePointer] = [:]
+    /// The URL of the last transfer each open socket carried: an idle connection's origin (loop
+    /// thread only; sockets no longer open are dropped when the pool is counted).
+    @exclusivity(unchecked) private var socketURLs: [Int32: URL] = [:]
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
 
@@ -106,9 +112,12 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
 
     /// What happens to an operation submitted after the loop has stopped.
     private static func refuse(_ operation: Operation) {
-        // Only starts matter: a transfer that never started has nothing to cancel or feed.
-        if case .start(let transfer) = operation {
-            transfer.fail(with: SluiceError(.other, "the CurlTransport was shut down"))
+        // A transfer that never started fails, and a count gets nothing; a cancel or a feed has
+        // nothing left to act on.
+        switch operation {
+        case .start(let transfer): transfer.fail(with: SluiceError(.other, "the CurlTransport was shut down"))
+        case .countPool(let report): report([:])
+        case .cancel, .perform: break
         }
     }
 
@@ -232,6 +241,8 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             cancel(transfer)
         case .perform(let body):
             body()
+        case .countPool(let report):
+            report(poolStatistics())
         }
     }
 
@@ -282,6 +293,36 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     /// How many connections this loop shut down for bytes left on them. On the loop's thread only.
     var droppedConnections: Int { sluice_connection_guard_dropped(connectionGuard) }
 
+    /// This loop's connections and transfers by origin (loop thread only): a socket carrying or
+    /// opened by a transfer in flight is busy for that transfer's origin; any other open socket
+    /// is idle for the origin of the last transfer it carried; a transfer without a connection it
+    /// was given yet waits for one.
+    func poolStatistics() -> [String: PoolStatistics] {
+        var sockets = [Int32](repeating: -1, count: 64)
+        var open = sluice_connection_guard_sockets(connectionGuard, &sockets, sockets.count)
+        if open > sockets.count {
+            sockets = [Int32](repeating: -1, count: open)
+            open = sluice_connection_guard_sockets(connectionGuard, &sockets, sockets.count)
+        }
+        let live = Set(sockets.prefix(min(open, sockets.count)))
+        var figures: [String: PoolStatistics] = [:]
+        var busy: [Int32: String] = [:]
+        for (handle, transfer) in active {
+            let origin = transfer.request.url.origin
+            guard let state = handleStates[handle] else { continue }
+            let given = sluice_handle_state_socket(state), opened = sluice_handle_state_opened(state)
+            if given < 0 || !live.contains(given) { figures[origin, default: PoolStatistics(origin: origin)].waitingForConnection += 1 }
+            for socket in [given, opened] where socket >= 0 && live.contains(socket) { busy[socket] = origin }
+        }
+        for socket in live {
+            let origin = busy[socket] ?? socketURLs[socket]?.origin ?? "unknown"
+            figures[origin, default: PoolStatistics(origin: origin)].openConnections += 1
+            if busy[socket] != nil { figures[origin]!.busyConnections += 1 }
+        }
+        socketURLs = socketURLs.filter { live.contains($0.key) }
+        return figures
+    }
+
     /// Resumes a paused transfer (a stream body got more data).
     func unpause(_ transfer: CurlTransfer) {
         guard let handle = transfer.handle, active[handle] === transfer else { return }
@@ -298,7 +339,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             // Saved before the caller resumes, so the file holds the cookie once the call returns.
             // A failure here is not the request's: saveCookies() reports it.
             if let cookieJar, cookieJar.file != nil, transfer.receivedCookies { try? cookieJar.save() }
-            transfer.complete(result, errorBuffer: errorBuffers[handle]!)
+            let state = handleStates[handle]!
+            let socket = sluice_handle_state_socket(state)
+            if socket >= 0 { socketURLs[socket] = transfer.request.url }
+            transfer.complete(result, errorBuffer: sluice_handle_state_error(state))
             if transfer.releaseResources() { recycle(handle) } else { destroy(handle) }
         }
     }
@@ -309,18 +353,19 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             throw SluiceError(.other, "curl_easy_init failed (out of memory?)")
         }
         sluice_easy_setopt_share(handle, share)
-        sluice_connection_guard_attach(connectionGuard, handle)
+        guard let state = sluice_connection_guard_attach(connectionGuard, handle) else {
+            curl_easy_cleanup(handle)
+            throw SluiceError(.other, "curl_easy_init failed (out of memory?)")
+        }
         cookieJar?.enable(on: handle)
         do {
             try CurlTransfer.configureShared(handle, configuration, routing: routing)
         } catch {
             curl_easy_cleanup(handle)
+            sluice_handle_state_free(state)
             throw error
         }
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        sluice_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer)
-        errorBuffers[handle] = buffer
+        handleStates[handle] = state
         return handle
     }
 
@@ -328,16 +373,16 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     /// entry; every per-request option is set again by the next transfer.
     private func recycle(_ handle: UnsafeMutableRawPointer) {
         if idle.count < configuration.idleHandlePoolSize {
-            errorBuffers[handle]?[0] = 0
+            if let state = handleStates[handle] { sluice_handle_state_reset(state) }
             idle.append(handle)
         } else {
             destroy(handle)
         }
     }
 
-    /// Frees a handle and its error buffer.
+    /// Frees a handle and its state.
     private func destroy(_ handle: UnsafeMutableRawPointer) {
         curl_easy_cleanup(handle)
-        errorBuffers.removeValue(forKey: handle)?.deallocate()
+        if let state = handleStates.removeValue(forKey: handle) { sluice_handle_state_free(state) }
     }
 }

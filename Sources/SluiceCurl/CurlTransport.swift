@@ -347,6 +347,35 @@ public final class CurlTransport: HTTPTransport {
 
     deinit { for loop in loops { loop.shutdown() } }
 
+    /// This transport's connections and the transfers waiting for one, by origin, counted on each
+    /// event thread and added up: open, busy (carrying a transfer or being made for one) and idle
+    /// connections, and transfers still resolving, connecting or waiting under
+    /// ``Configuration/maxConnectionsPerHost``. It waits for each thread's turn, so call it from a
+    /// metrics reporter, not per request.
+    ///
+    /// ```swift
+    /// import SluiceCurl
+    ///
+    /// let transport = CurlTransport()
+    /// let idle = await transport.poolStatistics().reduce(0) { $0 + $1.idleConnections }
+    /// ```
+    public func poolStatistics() async -> [PoolStatistics] {
+        var total: [String: PoolStatistics] = [:]
+        for loop in loops {
+            let counted = await withCheckedContinuation { continuation in
+                loop.submit(.countPool { continuation.resume(returning: $0) })
+            }
+            for (origin, figures) in counted {
+                var sum = total[origin] ?? PoolStatistics(origin: origin)
+                sum.openConnections += figures.openConnections
+                sum.busyConnections += figures.busyConnections
+                sum.waitingForConnection += figures.waitingForConnection
+                total[origin] = sum
+            }
+        }
+        return total.values.sorted { $0.origin < $1.origin }
+    }
+
     /// The first event thread as a task executor: run callers on it with
     /// `withTaskExecutorPreference`, so a request and its resumption never change threads.
     public var executor: any TaskExecutor { loops[0] }

@@ -84,9 +84,26 @@ int sluice_easy_size_download(CURL *handle, curl_off_t *received);
 typedef struct sluice_connection_guard sluice_connection_guard;
 sluice_connection_guard *sluice_connection_guard_new(void);
 void sluice_connection_guard_free(sluice_connection_guard *guard);
+/* What the loop keeps for one easy handle: its CURLOPT_ERRORBUFFER, the socket of the connection
+   its current transfer was given (the pre-request callback sets it; -1 before), and the socket it
+   opened last (the socket-option callback sets it): what the pool's figures are counted from. */
+typedef struct sluice_handle_state sluice_handle_state;
 /* Routes `handle`'s socket callbacks (CURLOPT_SOCKOPTFUNCTION, CURLOPT_CLOSESOCKETFUNCTION) and
-   its pre-request callback to the guard. */
-void sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle);
+   its pre-request callback to the guard, and sets its error buffer; returns the handle's state
+   (free it with sluice_handle_state_free after curl_easy_cleanup), NULL when out of memory. */
+sluice_handle_state *sluice_connection_guard_attach(sluice_connection_guard *guard, CURL *handle);
+void sluice_handle_state_free(sluice_handle_state *state);
+/* The handle's CURLOPT_ERRORBUFFER. */
+char *sluice_handle_state_error(sluice_handle_state *state);
+/* The socket of the connection the current transfer was given, -1 when it has none yet. */
+int sluice_handle_state_socket(const sluice_handle_state *state);
+/* The socket the handle's current transfer opened last (connecting, or connected), -1 when none. */
+int sluice_handle_state_opened(const sluice_handle_state *state);
+/* Before a transfer starts on the handle: no connection yet, no error. */
+void sluice_handle_state_reset(sluice_handle_state *state);
+/* The sockets the guard's handles have open, up to `capacity` of them written to `sockets`;
+   returns how many there are. */
+size_t sluice_connection_guard_sockets(const sluice_connection_guard *guard, int *sockets, size_t capacity);
 /* `handle`'s transfer got an HTTP/1.x status line: its connection speaks HTTP/1.x, so pending
    bytes on it are never frames of other streams. Returns the connection's socket, -1 when it is
    not one the guard tracks. */

@@ -10,6 +10,25 @@ extension Client {
     /// ```
     public var inFlight: [InFlightRequest] { dispatcher.snapshot }
 
+    /// The connections and waiting calls of each origin this client reaches: its transport's
+    /// pool (``HTTPTransport/poolStatistics()``) with the calls queued in this client
+    /// (``Configuration/maxConcurrentRequests``) added, sorted by origin. For a gauge reporter,
+    /// every few seconds; `SluiceMetrics`' `PoolMetricsReporter` is one.
+    ///
+    /// ```swift
+    /// import Sluice
+    ///
+    /// let busy = await client.poolStatistics().map { "\($0.origin) \($0.busyConnections)/\($0.openConnections)" }
+    /// ```
+    public func poolStatistics() async -> [PoolStatistics] {
+        var figures = Dictionary(await pipeline.transport.poolStatistics().map { ($0.origin, $0) }) { first, _ in first }
+        for call in dispatcher.snapshot where call.state == .queued {
+            let origin = call.url.origin
+            figures[origin, default: PoolStatistics(origin: origin)].queuedCalls += 1
+        }
+        return figures.values.sorted { $0.origin < $1.origin }
+    }
+
     /// Cancels every call in flight; each throws `CancellationError` (or `.cancelled`, see
     /// ``Configuration/reportsCancellationAsError``). Returns how many were cancelled.
     ///

@@ -55,6 +55,10 @@ public protocol HTTPTransport: Sendable {
     /// literals in their shortest form. Stages that sign or key on a URL ask for it through
     /// ``MiddlewareNext/urlAsSent(_:)``. Defaults to `url` unchanged.
     func urlAsSent(_ url: URL) -> URL
+
+    /// This transport's connections and the transfers waiting for one, by origin, in no set
+    /// order: `CurlTransport` counts its pools. Defaults to none.
+    func poolStatistics() async -> [PoolStatistics]
 }
 
 extension HTTPTransport {
@@ -65,4 +69,7 @@ extension HTTPTransport {
 
     /// `url` unchanged.
     public func urlAsSent(_ url: URL) -> URL { url }
+
+    /// None: a transport without a pool of its own.
+    public func poolStatistics() async -> [PoolStatistics] { [] }
 }

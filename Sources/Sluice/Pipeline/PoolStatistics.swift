@@ -1,0 +1,42 @@
+/// What a client's connections and queues hold for one origin at one moment: the figures an
+/// operator graphs to see a pool run dry, from `Client.poolStatistics()` or a transport's own
+/// ``HTTPTransport/poolStatistics()``.
+///
+/// ```swift
+/// import Sluice
+///
+/// for origin in await client.poolStatistics() {
+///     print(origin.origin, origin.openConnections, origin.busyConnections, origin.idleConnections, origin.waiting)
+/// }
+/// ```
+public struct PoolStatistics: Sendable, Hashable {
+    /// `https://api.example.com:443`: scheme, host and port, as the cache and the limits name an
+    /// origin. A connection no transfer has finished on yet, and no transfer in flight owns, is
+    /// counted under `unknown`.
+    public var origin: String
+    /// Connections open to it, busy or idle.
+    public var openConnections: Int
+    /// Connections carrying a transfer, or being made for one. Over HTTP/2 one connection carries
+    /// many.
+    public var busyConnections: Int
+    /// Transfers the transport has started that have no connection yet: resolving the name,
+    /// connecting, or waiting for a connection under the transport's per-host limit.
+    public var waitingForConnection: Int
+    /// Calls waiting before they reach the transport: in the client's queue
+    /// (`Client.Configuration.maxConcurrentRequests`).
+    public var queuedCalls: Int
+
+    /// Open connections no transfer is using, kept for the next call.
+    public var idleConnections: Int { max(0, openConnections - busyConnections) }
+    /// Every call waiting for this origin: ``waitingForConnection`` and ``queuedCalls``.
+    public var waiting: Int { waitingForConnection + queuedCalls }
+
+    /// Figures for `origin`, each given or 0.
+    public init(origin: String, openConnections: Int = 0, busyConnections: Int = 0, waitingForConnection: Int = 0, queuedCalls: Int = 0) {
+        self.origin = origin
+        self.openConnections = openConnections
+        self.busyConnections = busyConnections
+        self.waitingForConnection = waitingForConnection
+        self.queuedCalls = queuedCalls
+    }
+}
