@@ -354,6 +354,7 @@ public final class CurlTransport: HTTPTransport {
     /// metrics reporter, not per request.
     ///
     /// ```swift
+    /// import Sluice
     /// import SluiceCurl
     ///
     /// let transport = CurlTransport()

@@ -124,6 +124,22 @@ struct CallerNumbersTests {
 
     /// The concurrency cap is held to at least 1: 0 or less lets one call through at a time (not
     /// none, which would hang every call).
+    @Test(
+        .covers(
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) openConnections",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) busyConnections",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) waitingForConnection",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) queuedCalls"), arguments: CallerNumbers.ints)
+    func poolStatisticsHoldCountsAtZeroOrMoreAndNeverTrap(value: Int) {
+        let figures = PoolStatistics(
+            origin: "https://api.example.com:443", openConnections: value, busyConnections: value, waitingForConnection: value, queuedCalls: value)
+        #expect(figures.openConnections == max(0, value) && figures.queuedCalls == max(0, value))
+        #expect(figures.idleConnections == 0)
+        #expect(figures.waiting == (value > Int.max / 2 ? Int.max : 2 * max(0, value)))
+        let busier = PoolStatistics(origin: "x", openConnections: 1, busyConnections: value)
+        #expect(busier.idleConnections == max(0, 1 - max(0, value)))
+    }
+
     @Test(.covers("Client.Configuration.maxConcurrentRequests"), arguments: CallerNumbers.ints)
     func maxConcurrentRequests(_ most: Int) async throws {
         let client = Client(transport: MockTransport.successful(), configuration: .init(maxConcurrentRequests: most))

@@ -13,30 +13,34 @@ public struct PoolStatistics: Sendable, Hashable {
     /// `https://api.example.com:443`: scheme, host and port, as the cache and the limits name an
     /// origin. A connection no transfer has finished on yet, and no transfer in flight owns, is
     /// counted under `unknown`.
-    public var origin: String
+    public package(set) var origin: String
     /// Connections open to it, busy or idle.
-    public var openConnections: Int
+    public package(set) var openConnections: Int
     /// Connections carrying a transfer, or being made for one. Over HTTP/2 one connection carries
     /// many.
-    public var busyConnections: Int
+    public package(set) var busyConnections: Int
     /// Transfers the transport has started that have no connection yet: resolving the name,
     /// connecting, or waiting for a connection under the transport's per-host limit.
-    public var waitingForConnection: Int
+    public package(set) var waitingForConnection: Int
     /// Calls waiting before they reach the transport: in the client's queue
     /// (`Client.Configuration.maxConcurrentRequests`).
-    public var queuedCalls: Int
+    public package(set) var queuedCalls: Int
 
     /// Open connections no transfer is using, kept for the next call.
     public var idleConnections: Int { max(0, openConnections - busyConnections) }
-    /// Every call waiting for this origin: ``waitingForConnection`` and ``queuedCalls``.
-    public var waiting: Int { waitingForConnection + queuedCalls }
+    /// Every call waiting for this origin: ``waitingForConnection`` and ``queuedCalls``
+    /// (`Int.max` past it).
+    public var waiting: Int {
+        let (sum, overflow) = waitingForConnection.addingReportingOverflow(queuedCalls)
+        return overflow ? .max : sum
+    }
 
-    /// Figures for `origin`, each given or 0.
+    /// Figures for `origin`, each given or 0; a count below 0 is held to 0.
     public init(origin: String, openConnections: Int = 0, busyConnections: Int = 0, waitingForConnection: Int = 0, queuedCalls: Int = 0) {
         self.origin = origin
-        self.openConnections = openConnections
-        self.busyConnections = busyConnections
-        self.waitingForConnection = waitingForConnection
-        self.queuedCalls = queuedCalls
+        self.openConnections = max(0, openConnections)
+        self.busyConnections = max(0, busyConnections)
+        self.waitingForConnection = max(0, waitingForConnection)
+        self.queuedCalls = max(0, queuedCalls)
     }
 }
