@@ -3,12 +3,13 @@
     import Sluice
 
     /// Reports a client's pool as gauges through swift-metrics, every ``Configuration/interval``:
-    /// each origin's connections and the calls waiting for it (`Client.poolStatistics()`).
+    /// each origin's connections and the calls waiting for it (`Client.poolStatistics()`): for a
+    /// connection, in the client's queue, or held by a rate or concurrency limit.
     ///
     /// | metric | type | dimensions |
     /// |---|---|---|
     /// | `sluice_http_client_connections` | gauge | `state` (`open`, `busy`, `idle`), `origin` |
-    /// | `sluice_http_client_waiting_calls` | gauge | `for` (`connection`: started, no connection yet; `queue`: in the client's queue), `origin` |
+    /// | `sluice_http_client_waiting_calls` | gauge | `for` (`connection`: started, no connection yet; `queue`: in the client's queue; `limit`: held by a rate or concurrency limit), `origin` |
     ///
     /// An origin that had figures and has none now (its connections closed) is reported at 0
     /// once, then left alone. With no backend bootstrapped (swift-metrics' no-op factory), nothing
@@ -96,6 +97,7 @@
             Gauge(label: connections, dimensions: [("state", "idle"), origin], factory: factory).record(figures.idleConnections)
             Gauge(label: waiting, dimensions: [("for", "connection"), origin], factory: factory).record(figures.waitingForConnection)
             Gauge(label: waiting, dimensions: [("for", "queue"), origin], factory: factory).record(figures.queuedCalls)
+            Gauge(label: waiting, dimensions: [("for", "limit"), origin], factory: factory).record(figures.heldCalls)
         }
     }
 #endif

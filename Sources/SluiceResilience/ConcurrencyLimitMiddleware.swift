@@ -45,7 +45,7 @@ extension SluiceError.Code {
 /// let client = builder.build()
 /// print(limit.status(of: URL(string: "https://api.example.com")!))   // limit 20, 0 in flight, 0 waiting
 /// ```
-public struct ConcurrencyLimitMiddleware: Middleware {
+public struct ConcurrencyLimitMiddleware: Middleware, CallHolding {
     /// How the limit moves, where it starts, and what a call above it does.
     public struct Configuration: Sendable {
         /// How answers move the limit.
@@ -175,6 +175,11 @@ public struct ConcurrencyLimitMiddleware: Middleware {
         case .success(let response): [429, 503, 504].contains(response.status.code)
         case .failure(let error): (error as? SluiceError)?.code == .timedOut
         }
+    }
+
+    /// The calls waiting for a slot, by origin: what `Client.poolStatistics()` counts as held.
+    public func heldCalls() -> [String: Int] {
+        limiters.waiting()
     }
 
     /// The limit of `url`'s origin as it stands; the initial limit for an origin not called yet.

@@ -26,4 +26,14 @@ final class ConcurrencyLimiters: Sendable {
     func existing(for origin: String) -> ConcurrencyLimiter? {
         limiters.withLock { $0[origin] }
     }
+
+    /// The calls waiting in each origin's queue, for the origins where some wait.
+    func waiting() -> [String: Int] {
+        var waiting: [String: Int] = [:]
+        for (origin, limiter) in limiters.withLock({ $0.all }) {
+            let count = limiter.status.waiting
+            if count > 0 { waiting[origin] = count }
+        }
+        return waiting
+    }
 }

@@ -15,6 +15,9 @@ struct OriginTable<Value> {
 
     subscript(origin: String) -> Value? { entries[origin]?.value }
 
+    /// Every origin kept, with its value, in no set order.
+    var all: [(origin: String, value: Value)] { entries.map { ($0.key, $0.value.value) } }
+
     /// Keeps `value` for `origin` as the one used last, and forgets the oldest past the limit.
     mutating func store(_ value: Value, for origin: String) {
         tick &+= 1

@@ -43,7 +43,7 @@ extension SluiceError.Code {
 /// builder.add(RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 100, per: .seconds(1)))))
 /// let client = builder.build()
 /// ```
-public struct RateLimitMiddleware: Middleware {
+public struct RateLimitMiddleware: Middleware, CallHolding {
     /// The limit, what it is kept per, and what a call over it does.
     public struct Configuration: Sendable {
         /// What a limit is kept per.
@@ -190,7 +190,7 @@ public struct RateLimitMiddleware: Middleware {
         case .wait(let most): maxWaiting = max(0, most)
         }
         do {
-            try await turns.take(key, priority: request.priority, maxWaiting: maxWaiting)
+            try await turns.take(key, priority: request.priority, url: request.url, maxWaiting: maxWaiting)
         } catch let full as RateLimitTurns.Full {
             throw refusal(request, key: key, "was not queued: \(full.waiting) calls wait already, the most that may")
         }
@@ -207,6 +207,8 @@ public struct RateLimitMiddleware: Middleware {
                         request, key: key,
                         "may go in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
                 }
+                turns.sleeping(key, request.url)
+                defer { turns.sleeping(key, nil) }
                 try await Task.sleep(clamping: after)
                 return
             case .limited(let after):
@@ -217,6 +219,8 @@ public struct RateLimitMiddleware: Middleware {
                 }
                 // A store that would not reserve a place within the wait: ask again then. Its
                 // nonsense (a negative or zero wait) is a millisecond, not a busy loop.
+                turns.sleeping(key, request.url)
+                defer { turns.sleeping(key, nil) }
                 try await Task.sleep(clamping: max(after, .milliseconds(1)))
             }
         }
@@ -245,6 +249,12 @@ public struct RateLimitMiddleware: Middleware {
     /// is quoted as `<redacted>`, as the token is everywhere else.
     static func masked(_ text: String, _ request: HTTPRequest) -> String {
         request.privacyPolicy.secretValues(of: request, body: false).masking(text)
+    }
+
+    /// The calls waiting for their turn or sleeping until their place, by origin: what
+    /// `Client.poolStatistics()` counts as held.
+    public func heldCalls() -> [String: Int] {
+        turns.held()
     }
 
     /// Whether a call holds the turn under `key`, and how many wait behind it.

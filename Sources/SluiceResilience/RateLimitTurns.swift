@@ -1,3 +1,4 @@
+import Foundation
 import Sluice
 
 /// The calls of this process waiting under one rate-limit key: one at a time asks the store
@@ -8,12 +9,16 @@ final class RateLimitTurns: Sendable {
     private struct Waiter {
         let id: UInt64
         let priority: RequestPriority
+        /// The waiting call's URL, for its origin when the held calls are counted.
+        let url: URL
         let continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct Line {
         /// A call holds the turn: it is asking the store, or sleeping until it may ask again.
         var busy = false
+        /// The URL of the call holding the turn while it sleeps until its place: held too.
+        var sleeping: URL?
         /// Highest priority first, then arrival.
         var waiters: [Waiter] = []
     }
@@ -40,7 +45,7 @@ final class RateLimitTurns: Sendable {
     ///
     /// - Throws: ``Full`` when `maxWaiting` calls wait already, `CancellationError` when the task
     ///   is cancelled while it waits; either way it holds no turn.
-    func take(_ key: String, priority: RequestPriority, maxWaiting: Int) async throws {
+    func take(_ key: String, priority: RequestPriority, url: URL, maxWaiting: Int) async throws {
         let id = state.withLock { state in
             state.nextID &+= 1
             return state.nextID
@@ -57,7 +62,7 @@ final class RateLimitTurns: Sendable {
                     }
                     if line.waiters.count >= maxWaiting { return .failure(Full(waiting: line.waiters.count)) }
                     let place = line.waiters.firstIndex { $0.priority < priority } ?? line.waiters.endIndex
-                    line.waiters.insert(Waiter(id: id, priority: priority, continuation: continuation), at: place)
+                    line.waiters.insert(Waiter(id: id, priority: priority, url: url, continuation: continuation), at: place)
                     state.lines[key] = line
                     return .success(false)
                 }
@@ -76,6 +81,27 @@ final class RateLimitTurns: Sendable {
         }
     }
 
+    /// Notes that the call holding the turn under `key` sleeps until its place (`url`), or no
+    /// longer does (`nil`).
+    func sleeping(_ key: String, _ url: URL?) {
+        state.withLock { state in
+            guard state.lines[key] != nil else { return }
+            state.lines[key]?.sleeping = url
+        }
+    }
+
+    /// The calls waiting for a turn or sleeping until their place, by origin.
+    func held() -> [String: Int] {
+        var held: [String: Int] = [:]
+        state.withLock { state in
+            for line in state.lines.values {
+                if let url = line.sleeping { held[url.origin, default: 0] += 1 }
+                for waiter in line.waiters { held[waiter.url.origin, default: 0] += 1 }
+            }
+        }
+        return held
+    }
+
     /// Hands the turn under `key` to the first waiting call, or frees it.
     func pass(_ key: String) {
         let next = state.withLock { state -> Waiter? in
@@ -85,6 +111,7 @@ final class RateLimitTurns: Sendable {
                 return nil
             }
             let next = line.waiters.removeFirst()
+            line.sleeping = nil
             state.lines[key] = line
             return next
         }

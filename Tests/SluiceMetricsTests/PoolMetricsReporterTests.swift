@@ -25,7 +25,8 @@
 
         @Test func eachOriginsConnectionsAndWaitingCallsAreGaugesAndAnOriginGoneGoesToZero() async throws {
             let figures = Locked([
-                PoolStatistics(origin: "https://a.example:443", openConnections: 5, busyConnections: 3, waitingForConnection: 2, queuedCalls: 4)
+                PoolStatistics(
+                    origin: "https://a.example:443", openConnections: 5, busyConnections: 3, waitingForConnection: 2, queuedCalls: 4, heldCalls: 6)
             ])
             let reporter = PoolMetricsReporter(
                 client: Client(transport: CountedTransport(figures: figures)), configuration: .init(factory: metrics))
@@ -36,6 +37,7 @@
             #expect(try gauge("connections", "state", "idle", a) == 2)
             #expect(try gauge("waiting_calls", "for", "connection", a) == 2)
             #expect(try gauge("waiting_calls", "for", "queue", a) == 4)
+            #expect(try gauge("waiting_calls", "for", "limit", a) == 6)
 
             figures.withLock { $0 = [PoolStatistics(origin: "https://b.example:443", openConnections: 1)] }
             await reporter.report()

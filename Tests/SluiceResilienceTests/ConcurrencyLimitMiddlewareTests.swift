@@ -285,3 +285,45 @@ struct ConcurrencyLimitConvergenceTests {
         #expect(limiter.status(of: url).inFlight == 0)
     }
 }
+
+/// Issue 44, item 4: the calls a limit holds back, by origin, in the client's pool figures.
+@Suite("Held calls in the pool figures", .timeLimit(.minutes(1)))
+struct HeldCallsTests {
+    @Test func aConcurrencyLimitsQueueIsCountedAsHeld() async throws {
+        let released = Locked(false)
+        let transport = MockTransport { _, _ in
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+            return .status(.ok)
+        }
+        let limit = ConcurrencyLimitMiddleware(configuration: .init(initialLimit: 1, minLimit: 1, maxLimit: 1, whenLimited: .wait(maxWaiting: 10)))
+        let client = Client(transport: transport, middlewares: [limit])
+        let calls = (0..<3).map { _ in Task { try await client.send(HTTPRequest(url: URL(string: "https://api.example.com/x")!)) } }
+        try await Wait.until("two calls wait for the one slot") { limit.heldCalls() == ["https://api.example.com:443": 2] }
+        #expect(await client.poolStatistics() == [PoolStatistics(origin: "https://api.example.com:443", heldCalls: 2)])
+        released.withLock { $0 = true }
+        for call in calls { _ = try await call.value }
+        #expect(limit.heldCalls().isEmpty)
+        #expect(await client.poolStatistics().isEmpty)
+    }
+
+    @Test func aRateLimitsWaitingAndSleepingCallsAreCountedByTheirOwnOrigin() async throws {
+        // One named quota for two hosts: one call a day, so the second sleeps until its place
+        // (holding the turn) and the third waits in line behind it.
+        let limit = RateLimitMiddleware(
+            configuration: .init(limit: RateLimit(requests: 1, per: .seconds(86_400), burst: 1), key: .named("shared"), whenLimited: .wait(maxWaiting: 10)))
+        let client = Client(transport: MockTransport { _, _ in .status(.ok) }, middlewares: [limit])
+        _ = try await client.send(HTTPRequest(url: URL(string: "https://a.example/x")!))
+        let second = Task { try await client.send(HTTPRequest(url: URL(string: "https://a.example/y")!)) }
+        try await Wait.until("the second call sleeps until its place") { limit.heldCalls() == ["https://a.example:443": 1] }
+        let third = Task { try await client.send(HTTPRequest(url: URL(string: "http://b.example/z")!)) }
+        try await Wait.until("the third waits behind it") { limit.heldCalls() == ["https://a.example:443": 1, "http://b.example:80": 1] }
+        #expect(
+            await client.poolStatistics() == [
+                PoolStatistics(origin: "http://b.example:80", heldCalls: 1), PoolStatistics(origin: "https://a.example:443", heldCalls: 1),
+            ])
+        second.cancel()
+        third.cancel()
+        _ = await (second.result, third.result)
+        #expect(limit.heldCalls().isEmpty)
+    }
+}

@@ -126,16 +126,19 @@ struct CallerNumbersTests {
     /// none, which would hang every call).
     @Test(
         .covers(
-            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) openConnections",
-            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) busyConnections",
-            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) waitingForConnection",
-            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:) queuedCalls"), arguments: CallerNumbers.ints)
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:heldCalls:) openConnections",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:heldCalls:) busyConnections",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:heldCalls:) waitingForConnection",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:heldCalls:) queuedCalls",
+            "PoolStatistics.init(origin:openConnections:busyConnections:waitingForConnection:queuedCalls:heldCalls:) heldCalls"),
+        arguments: CallerNumbers.ints)
     func poolStatisticsHoldCountsAtZeroOrMoreAndNeverTrap(value: Int) {
         let figures = PoolStatistics(
-            origin: "https://api.example.com:443", openConnections: value, busyConnections: value, waitingForConnection: value, queuedCalls: value)
+            origin: "https://api.example.com:443", openConnections: value, busyConnections: value, waitingForConnection: value, queuedCalls: value,
+            heldCalls: value)
         #expect(figures.openConnections == max(0, value) && figures.queuedCalls == max(0, value))
         #expect(figures.idleConnections == 0)
-        #expect(figures.waiting == (value > Int.max / 2 ? Int.max : 2 * max(0, value)))
+        #expect(figures.waiting == (value > Int.max / 3 ? Int.max : 3 * max(0, value)))
         let busier = PoolStatistics(origin: "x", openConnections: 1, busyConnections: value)
         #expect(busier.idleConnections == max(0, 1 - max(0, value)))
     }

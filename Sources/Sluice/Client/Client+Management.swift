@@ -11,8 +11,9 @@ extension Client {
     public var inFlight: [InFlightRequest] { dispatcher.snapshot }
 
     /// The connections and waiting calls of each origin this client reaches: its transport's
-    /// pool (``HTTPTransport/poolStatistics()``) with the calls queued in this client
-    /// (``Configuration/maxConcurrentRequests``) added, sorted by origin. For a gauge reporter,
+    /// pool (``HTTPTransport/poolStatistics()``), with the calls queued in this client
+    /// (``Configuration/maxConcurrentRequests``) and those its middleware hold back (a rate or
+    /// concurrency limit, each a ``CallHolding``) added, sorted by origin. For a gauge reporter,
     /// every few seconds; `SluiceMetrics`' `PoolMetricsReporter` is one.
     ///
     /// ```swift
@@ -25,6 +26,11 @@ extension Client {
         for call in dispatcher.snapshot where call.state == .queued {
             let origin = call.url.origin
             figures[origin, default: PoolStatistics(origin: origin)].queuedCalls += 1
+        }
+        for case let holder as any CallHolding in pipeline.middlewares {
+            for (origin, held) in holder.heldCalls() where held > 0 {
+                figures[origin, default: PoolStatistics(origin: origin)].heldCalls += held
+            }
         }
         return figures.values.sorted { $0.origin < $1.origin }
     }

@@ -22,25 +22,32 @@ public struct PoolStatistics: Sendable, Hashable {
     /// Transfers the transport has started that have no connection yet: resolving the name,
     /// connecting, or waiting for a connection under the transport's per-host limit.
     public package(set) var waitingForConnection: Int
-    /// Calls waiting before they reach the transport: in the client's queue
-    /// (`Client.Configuration.maxConcurrentRequests`).
+    /// Calls waiting in the client's queue (`Client.Configuration.maxConcurrentRequests`),
+    /// before the chain.
     public package(set) var queuedCalls: Int
+    /// Calls a middleware of the chain holds back (``CallHolding``): waiting under a rate or
+    /// concurrency limit.
+    public package(set) var heldCalls: Int
 
     /// Open connections no transfer is using, kept for the next call.
     public var idleConnections: Int { max(0, openConnections - busyConnections) }
-    /// Every call waiting for this origin: ``waitingForConnection`` and ``queuedCalls``
-    /// (`Int.max` past it).
+    /// Every call waiting for this origin: ``waitingForConnection``, ``queuedCalls`` and
+    /// ``heldCalls`` (`Int.max` past it).
     public var waiting: Int {
         let (sum, overflow) = waitingForConnection.addingReportingOverflow(queuedCalls)
-        return overflow ? .max : sum
+        let (total, overflowed) = sum.addingReportingOverflow(heldCalls)
+        return overflow || overflowed ? .max : total
     }
 
     /// Figures for `origin`, each given or 0; a count below 0 is held to 0.
-    public init(origin: String, openConnections: Int = 0, busyConnections: Int = 0, waitingForConnection: Int = 0, queuedCalls: Int = 0) {
+    public init(
+        origin: String, openConnections: Int = 0, busyConnections: Int = 0, waitingForConnection: Int = 0, queuedCalls: Int = 0, heldCalls: Int = 0
+    ) {
         self.origin = origin
         self.openConnections = max(0, openConnections)
         self.busyConnections = max(0, busyConnections)
         self.waitingForConnection = max(0, waitingForConnection)
         self.queuedCalls = max(0, queuedCalls)
+        self.heldCalls = max(0, heldCalls)
     }
 }
