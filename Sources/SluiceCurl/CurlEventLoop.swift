@@ -355,7 +355,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         sluice_easy_setopt_share(handle, share)
         guard let state = sluice_connection_guard_attach(connectionGuard, handle) else {
             curl_easy_cleanup(handle)
-            throw SluiceError(.other, "curl_easy_init failed (out of memory?)")
+            throw SluiceError(.other, "a new curl handle's state could not be allocated (out of memory?)")
         }
         cookieJar?.enable(on: handle)
         do {
