@@ -58,8 +58,10 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
     /// Each easy handle's state (its CURLOPT_ERRORBUFFER, the sockets its transfer opened and
     /// was given), made with the handle and freed with it (loop thread only).
     @exclusivity(unchecked) private var handleStates: [UnsafeMutableRawPointer: OpaquePointer] = [:]
-    /// The URL of the last transfer each open socket carried: an idle connection's origin (loop
-    /// thread only; sockets no longer open are dropped when the pool is counted).
+    /// The scheme and authority of the last transfer each open socket carried: an idle
+    /// connection's origin (loop thread only; sockets no longer open are dropped when the pool is
+    /// counted). `authorityURL`, never `url`: a signed request's URL is text, and reading `url`
+    /// would parse it on every call.
     @exclusivity(unchecked) private var socketURLs: [Int32: URL] = [:]
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
@@ -308,7 +310,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         var figures: [String: PoolStatistics] = [:]
         var busy: [Int32: String] = [:]
         for (handle, transfer) in active {
-            let origin = transfer.request.url.origin
+            let origin = transfer.request.authorityURL.origin
             guard let state = handleStates[handle] else { continue }
             let given = sluice_handle_state_socket(state), opened = sluice_handle_state_opened(state)
             if given < 0 || !live.contains(given) { figures[origin, default: PoolStatistics(origin: origin)].waitingForConnection += 1 }
@@ -341,7 +343,7 @@ final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
             if let cookieJar, cookieJar.file != nil, transfer.receivedCookies { try? cookieJar.save() }
             let state = handleStates[handle]!
             let socket = sluice_handle_state_socket(state)
-            if socket >= 0 { socketURLs[socket] = transfer.request.url }
+            if socket >= 0 { socketURLs[socket] = transfer.request.authorityURL }
             transfer.complete(result, errorBuffer: sluice_handle_state_error(state))
             if transfer.releaseResources() { recycle(handle) } else { destroy(handle) }
         }

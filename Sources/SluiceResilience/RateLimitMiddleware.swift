@@ -190,7 +190,7 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
         case .wait(let most): maxWaiting = max(0, most)
         }
         do {
-            try await turns.take(key, priority: request.priority, url: request.url, maxWaiting: maxWaiting)
+            try await turns.take(key, priority: request.priority, url: request.authorityURL, maxWaiting: maxWaiting)
         } catch let full as RateLimitTurns.Full {
             throw refusal(request, key: key, "was not queued: \(full.waiting) calls wait already, the most that may")
         }
@@ -207,7 +207,7 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
                         request, key: key,
                         "may go in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
                 }
-                turns.sleeping(key, request.url)
+                turns.sleeping(key, request.authorityURL)
                 defer { turns.sleeping(key, nil) }
                 try await Task.sleep(clamping: after)
                 return
@@ -219,7 +219,7 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
                 }
                 // A store that would not reserve a place within the wait: ask again then. Its
                 // nonsense (a negative or zero wait) is a millisecond, not a busy loop.
-                turns.sleeping(key, request.url)
+                turns.sleeping(key, request.authorityURL)
                 defer { turns.sleeping(key, nil) }
                 try await Task.sleep(clamping: max(after, .milliseconds(1)))
             }
