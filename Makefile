@@ -12,7 +12,7 @@
 #   make bench-peers  the same beside AsyncHTTPClient (Benchmarks/Peers, a package of its own: about 20
 #                     minutes to build in release the first time), ratios to C and to AHC
 #   make bench-cache  SluiceCache over SQLite, memory and Redis beside Python's requests-cache: hit latency, miss + store rate
-#   make bench-middleware  each middleware's cost per request without I/O; gzip beside zlib from C
+#   make bench-middleware  each middleware's cost per request without I/O (the Redis rate-limit store's over a redis-server it starts); gzip beside zlib from C
 #   make bench-instructions  the same clients under callgrind: instructions per request, then each
 #                     middleware of the default stack alone in the client (--only NAME)
 #   make bench-micro  the chain's own cost: ns per middleware hop (release build);
@@ -158,7 +158,8 @@ bench-cache: deps
 # What each middleware costs per request without I/O, and SluiceGzip beside zlib from C.
 bench-middleware: deps
 	swift build -c release $(BENCH_PACKAGE) --product sluice-bench || swift build -c release $(BENCH_PACKAGE) --product sluice-bench  # a second try: SwiftPM can miss files new in the root package
-	$(BENCH_BIN)/sluice-bench --middleware $(ARGS)
+	@dir=$$(mktemp -d "$${TMPDIR:-/tmp}/sluice-bench-redis.XXXXXX"); trap 'Tests/Servers/redis.sh down "$$dir"; rm -rf "$$dir"' EXIT; \
+	  Tests/Servers/redis.sh up "$$dir" && . "$$dir/redis.env" && $(BENCH_BIN)/sluice-bench --middleware $(ARGS)
 
 # The same clients under callgrind: instructions per request, which machine noise cannot blur.
 bench-instructions: deps

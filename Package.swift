@@ -289,7 +289,7 @@ let testTargets: [Target] = [
     tests("SluiceResilience", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRateLimitRedis", ["SluiceResilience", "SluiceCurl", "sluice-ratelimit-helper"]),
     tests("SluiceHUD"),
-    tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "CSQLite", "sluice-outbox-helper"]),
+    tests("SluiceOutbox", ["SluiceCurl", "SluiceEncryption", "SluiceReachability", "SluiceRetry", "CSQLite", "sluice-outbox-helper"]),
     tests("SluiceDownload", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceMultipart", ["SluiceCurl", "sluice-transfer-probe"]),
     tests("SluiceXML"),

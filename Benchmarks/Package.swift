@@ -31,7 +31,7 @@ let package = Package(
                 + sluice(
                     "Sluice", "SluiceCurl", "SluiceCache", "SluiceCacheRedis", "SluiceGzip", "SluiceHeaders", "SluiceURLEncoding",
                     "SluiceSigning", "SluiceLogging", "SluiceRetry", "SluiceReachability", "SluiceHUD", "SluiceMetrics", "SluiceTracing",
-                    "SluiceResilience"
+                    "SluiceResilience", "SluiceRateLimitRedis"
                 ),
             path: "Sources/SluiceBench", swiftSettings: strict
         ),

@@ -69,7 +69,7 @@
             guard !(factory is NOOPMetricsHandler) else { return }
             while true {
                 await report()
-                try await Task.sleep(for: configuration.interval)
+                try await Task.sleep(clamping: configuration.interval)
             }
         }
 

@@ -4,6 +4,7 @@ import Sluice
 import SluiceCurl
 import SluiceOutbox
 import SluiceReachability
+import SluiceRetry
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -297,6 +298,34 @@ struct OutboxTests {
         #expect(sent.header("X-Stamp") == "1")  // stamped by the chain, when it went out
         #expect(sent.header("Idempotency-Key") != nil)
         #expect(String(decoding: sent.body, as: UTF8.self) == "later")
+    }
+
+    /// Issue 44, item 2: the key `IdempotencyKeyMiddleware` gives a write (outside the outbox) is
+    /// the key its replay sends; another write gets its own.
+    @Test func theIdempotencyKeyAWriteWasGivenIsTheKeyItsReplaySends() async throws {
+        server.setHandler { _ in MockWebServer.Response(status: 201, body: "stored") }
+        let monitor = ManualMonitor()
+        monitor.set(.unreachable)
+        let outbox = try Outbox(path: database, transport: CurlTransport())
+        var builder = Client.Builder(transport: CurlTransport())
+        builder.add(IdempotencyKeyMiddleware())
+        builder.add(OutboxMiddleware(outbox: outbox))
+        builder.add(OfflineWhenUnreachable(monitor: monitor), at: .reachability)
+        let client = builder.build()
+        var keys: [String] = []
+        for note in ["first", "second"] {
+            var write = HTTPRequest(method: .post, url: server.url("/notes"), body: .bytes(Data(note.utf8)))
+            write.usesOutbox = true
+            let accepted = try await client.send(write)
+            #expect(accepted.status.code == 202)
+            keys.append(try #require(accepted.headers["Idempotency-Key"]))
+        }
+        #expect(Set(keys).count == 2, "two writes never share a key")
+        monitor.set(.reachable(.wired))
+        await outbox.replay(through: client)
+        #expect(try outbox.pendingCount() == 0)
+        #expect(server.requests.map { $0.header("Idempotency-Key") } == keys)
+        #expect(server.requests.map { String(decoding: $0.body, as: UTF8.self) } == ["first", "second"])
     }
 
     @Test func aPlainReplayIsANewCallThroughTheWholeClientWithAFreshTokenAndSignature() async throws {

@@ -9,6 +9,7 @@ import SluiceGzip
 import SluiceHeaders
 import SluiceLogging
 import SluiceMetrics
+import SluiceRateLimitRedis
 import SluiceResilience
 import SluiceRetry
 import SluiceSigning
@@ -122,8 +123,22 @@ func middlewareBenchmark(rounds: Int, scale: Double, json: Bool, only: [String]?
             { HTTPRequest(url: url) }
         ),
     ]
+    // The fleet's store, when a redis-server is at hand (`make bench-middleware` starts one):
+    // one EVAL on 127.0.0.1 a call.
+    var withRedis = allCases
+    if let host = ProcessInfo.processInfo.environment["SLUICE_REDIS_HOST"],
+        let port = ProcessInfo.processInfo.environment["SLUICE_REDIS_PORT"].flatMap(Int.init)
+    {
+        let store = RedisRateLimitStore(configuration: .init(host: host, port: port, keyPrefix: "sluice-bench:\(UInt64.random(in: 0...UInt64.max)):"))
+        withRedis.append(
+            (
+                "RateLimitMiddleware, Redis store on 127.0.0.1 (one EVAL a call)",
+                [RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1_000_000_000, per: .seconds(1))), store: store)], small,
+                { HTTPRequest(url: url) }
+            ))
+    }
     let wanted = { (name: String) in only.map { $0.contains { name.localizedCaseInsensitiveContains($0) } } ?? true }
-    let cases = allCases.filter { wanted($0.name) }
+    let cases = withRedis.filter { wanted($0.name) }
 
     // Paired: each case runs in blocks alternating with the same transport and requests without
     // it, and its cost is the median of the block differences, so drift on a shared machine
