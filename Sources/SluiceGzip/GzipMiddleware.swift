@@ -14,8 +14,11 @@ import Sluice
 ///   Asking for it on a file or stream body is `.misconfigured` (they are never loaded whole).
 /// - **Responses:** sends `Accept-Encoding: gzip, deflate, br, zstd` (``Configuration/acceptedCodings``;
 ///   unless the request sets its own) and decodes `gzip`, `x-gzip`, `deflate`, `br` and `zstd`
-///   bodies, then removes `Content-Encoding` and sets `Content-Length` to the decoded size. Bodies
-///   written to a file are left encoded.
+///   bodies, and a list of them (`gzip, zstd`) last coding first, at most 5; then removes
+///   `Content-Encoding` and sets `Content-Length` to the decoded size. A list with a coding it does
+///   not know is passed on as it came, named in `Content-Encoding`; a list of more than 5 is
+///   `.invalidResponse`. Bodies written to a file, and messages without a body (HEAD, 204, 304),
+///   are left as they came.
 /// - **Ranges:** a request with a `Range` field is sent `Accept-Encoding: identity`, so the piece
 ///   that comes back is a piece of the plain body (what a resumed download and the cache join); a
 ///   `206` that comes encoded all the same is passed on as it came, `Content-Encoding` and all: a
@@ -112,26 +115,32 @@ public struct GzipMiddleware: Middleware {
             request.headers.set(try (request.headers.contains("Range") ? Self.identity : acceptEncoding).get())
         }
         var response = try await next(request, context)
-        guard configuration.decodesResponses, response.bodyFile == nil, response.status.code != 206,
-            let encoding = response.headers["Content-Encoding"]?.trimmingOptionalWhitespace().lowercased()
+        // A message with no body (HEAD, 204, 304) is never decoded, and a 206's piece cannot be.
+        guard configuration.decodesResponses, response.bodyFile == nil, request.method != .head,
+            ![204, 206, 304].contains(response.status.code), let encoding = response.headers["Content-Encoding"]
         else { return response }
-        let format: GzipCodec.Format
-        switch encoding {
-        case "gzip", "x-gzip": format = .gzip
-        case "deflate": format = .deflate
-        case "br": format = .brotli
-        case "zstd": format = .zstd
-        default: return response  // identity, or a list: not ours to undo
+        let formats: [GzipCodec.Format]
+        do {
+            guard let known = try Self.formats(encoding, of: request) else { return response }
+            formats = known
+        } catch {
+            throw SluiceError(error.code, error.message, response: response)
         }
         if let stream = response.bodyStream {
-            // A streamed body is decoded chunk by chunk as it is read.
-            let inflater = Locked(GzipInflater(format: format, limits: configuration.limits))
+            // A streamed body is decoded chunk by chunk as it is read, the last coding first.
+            let inflaters = Locked(formats.reversed().map { GzipInflater(format: $0, limits: configuration.limits) })
             // Its errors (a chunk or the end) name the request, as a buffered body's do.
             let what = "\(request)"
             response.bodyStream = stream.map(
-                { chunk in try inflater.withLock { try $0.decode(chunk) } },
+                { chunk in
+                    try inflaters.withLock { inflaters in
+                        var data = chunk
+                        for inflater in inflaters { data = try inflater.decode(data) }
+                        return data
+                    }
+                },
                 end: { error in
-                    if error == nil { try inflater.withLock { try $0.finish() } }
+                    if error == nil { try inflaters.withLock { for inflater in $0 { try inflater.finish() } } }
                     return nil
                 }
             ).renamingErrors { error in SluiceError(error.code, "\(what): \(error.message)", underlying: error.underlying) }
@@ -140,13 +149,42 @@ public struct GzipMiddleware: Middleware {
             return response
         }
         do {
-            response.body = try GzipCodec.decompress(response.body, format: format, limits: configuration.limits)
+            for format in formats.reversed() {
+                response.body = try GzipCodec.decompress(response.body, format: format, limits: configuration.limits)
+            }
         } catch {
             throw SluiceError(error.code, "\(request): \(error.message)", response: response)
         }
         response.headers.remove(name: "Content-Encoding")
         try response.headers.set(name: "Content-Length", value: String(response.body.count))
         return response
+    }
+
+    /// The most codings one body may list: what libcurl undoes, too.
+    static let maxCodings = 5
+
+    /// The codings `encoding` lists, in the order they were applied (`identity` left out); `nil`
+    /// when one is not this middleware's to undo (it is passed on as it came, named in
+    /// `Content-Encoding`). RFC 9110 §8.4: undone in reverse order, all or none.
+    ///
+    /// - Throws: `.invalidResponse` past ``maxCodings``, before any is undone.
+    static func formats(_ encoding: String, of request: HTTPRequest) throws(SluiceError) -> [GzipCodec.Format]? {
+        var formats: [GzipCodec.Format] = []
+        for token in encoding.split(separator: ",") {
+            switch token.trimmingOptionalWhitespace().lowercased() {
+            case "gzip", "x-gzip": formats.append(.gzip)
+            case "deflate": formats.append(.deflate)
+            case "br": formats.append(.brotli)
+            case "zstd": formats.append(.zstd)
+            case "identity", "": continue
+            default: return nil
+            }
+        }
+        guard formats.count <= maxCodings else {
+            throw SluiceError(
+                .invalidResponse, "\(request): the response lists \(formats.count) content codings; at most \(maxCodings) are undone")
+        }
+        return formats.isEmpty ? nil : formats
     }
 
     /// Whether `request`'s body is to be compressed: its own say first, then the configuration.
