@@ -65,125 +65,19 @@ public final class GzipInflater {
     /// - Throws: `.bodyTooLarge` past the limits; `.invalidResponse` for a corrupt stream.
     public func decode(_ chunk: Data) throws(SluiceError) -> Data {
         guard !chunk.isEmpty else { return Data() }
-        let windowBits: Int32
-        switch format {
-        case .gzip: windowBits = 15 + 16
-        case .deflate: windowBits = GzipCodec.isZlibHeader(chunk) ? 15 : -15  // zlib-wrapped, or raw
-        case .brotli, .zstd: return try decodeFrames(chunk)
-        }
         if !started {
-            guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
-                throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
-            }
-            started = true
+            try start(with: chunk)
         } else if atEnd {
-            // A deflate stream is over: what follows it is not read. Another gzip member may
-            // follow (RFC 1952 §2.2).
-            guard format == .gzip else { return Data() }
-            guard inflateReset(&stream) == Z_OK else { throw corrupt() }
-            atEnd = false
+            switch afterEnd() {
+            case .more: break
+            case .ignored: return Data()
+            case .corrupt(let error): throw error
+            }
         }
         input += chunk.count
         // Decoded straight into the result: room for a typical expansion first (a small body
         // gets a small buffer), then more as it fills, in steps of at most 64 KiB, and never more
         // room than one byte past the size limit, so a bomb stops there.
-        var decoded = Data(count: min(64 << 10, max(4 << 10, chunk.count * 4)))
-        var written = 0
-        var failure: SluiceError?
-        chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            stream.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
-            stream.avail_in = uInt(bytes.count)
-            while failure == nil {
-                if written == decoded.count { decoded.count += min(64 << 10, max(4 << 10, written)) }
-                let free = decoded.count - written, allowed = maximumSize - output
-                let room = allowed < free ? allowed + 1 : free
-                let (status, produced) = decoded.withUnsafeMutableBytes { out -> (Int32, Int) in
-                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress! + written
-                    stream.avail_out = uInt(room)
-                    let status = inflate(&stream, Z_NO_FLUSH)
-                    return (status, room - Int(stream.avail_out))
-                }
-                if produced > 0 {
-                    output += produced
-                    written += produced
-                    if let limit = exceededLimit() {
-                        failure = limit
-                        break
-                    }
-                }
-                switch status {
-                case Z_STREAM_END:
-                    // gzip allows several members back to back; a deflate stream ends here, and
-                    // whatever follows it is not read.
-                    if format == .gzip, stream.avail_in > 0 {
-                        if inflateReset(&stream) == Z_OK { continue }
-                        failure = corrupt()
-                    } else {
-                        atEnd = true
-                    }
-                    return
-                case Z_OK:
-                    if stream.avail_in == 0 && stream.avail_out > 0 { return }  // wants more input
-                case Z_BUF_ERROR:
-                    if stream.avail_in == 0 { return }  // wants more input
-                default:
-                    failure = corrupt()
-                }
-            }
-        }
-        decoded.count = written
-        if let failure { throw failure }
-        return decoded
-    }
-
-    /// Checks that the body ended where its stream ends.
-    ///
-    /// - Throws: `.invalidResponse` when the body stopped before the end of the stream.
-    public func finish() throws(SluiceError) {
-        guard started, !atEnd else { return }
-        throw SluiceError(.invalidResponse, "truncated \(name) body: it ends after \(input) bytes, before the end of the stream")
-    }
-
-    /// One step of libbrotlidec or libzstd: how it ended, and the bytes it read and wrote.
-    private enum Step {
-        /// It wants more input (everything given was read).
-        case needsInput
-        /// It has more to write than there was room for.
-        case needsRoom
-        /// A brotli stream or a zstd frame ended.
-        case end
-        case failed(SluiceError)
-
-        var isPending: Bool {
-            switch self {
-            case .needsInput, .needsRoom: true
-            case .end, .failed: false
-            }
-        }
-        var wantsRoom: Bool {
-            if case .needsRoom = self { true } else { false }
-        }
-    }
-
-    /// ``decode(_:)`` for `br` and `zstd`: the same growing output, limits and errors as zlib's.
-    /// A zstd frame may be followed by another (RFC 8878 §3.1); anything after a brotli stream
-    /// is corrupt.
-    private func decodeFrames(_ chunk: Data) throws(SluiceError) -> Data {
-        if !started {
-            switch format {
-            case .brotli: decoder = BrotliDecoderCreateInstance(nil, nil, nil)
-            default:
-                decoder = ZSTD_createDCtx()
-                // RFC 9659 §3: a zstd coding's window is at most 8 MiB, so a frame cannot make the
-                // decoder reserve libzstd's default of 128 MiB.
-                if let decoder, ZSTD_isError(ZSTD_DCtx_setParameter(decoder, ZSTD_d_windowLogMax, 23)) != 0 { ZSTD_freeDCtx(decoder); self.decoder = nil }
-            }
-            guard decoder != nil else { throw SluiceError(.other, "\(name) could not start decoding (out of memory?)") }
-            started = true
-        } else if atEnd, format == .brotli {
-            throw SluiceError(.invalidResponse, "corrupt br body: data after the end of the stream")
-        }
-        input += chunk.count
         var decoded = Data(count: min(64 << 10, max(4 << 10, chunk.count * 4)))
         var written = 0
         var failure: SluiceError?
@@ -203,7 +97,6 @@ public final class GzipInflater {
                     break
                 }
                 if produced > 0 {
-                    atEnd = false
                     output += produced
                     written += produced
                     if let limit = exceededLimit() {
@@ -217,7 +110,11 @@ public final class GzipInflater {
                 case .end:
                     atEnd = true
                     guard consumed < bytes.count else { return }
-                    if format == .brotli { failure = SluiceError(.invalidResponse, "corrupt br body: data after the end of the stream") }
+                    switch afterEnd() {
+                    case .more: continue
+                    case .ignored: return
+                    case .corrupt(let error): failure = error
+                    }
                 case .failed(let error): failure = error
                 }
             }
@@ -227,9 +124,102 @@ public final class GzipInflater {
         return decoded
     }
 
+    /// Checks that the body ended where its stream ends.
+    ///
+    /// - Throws: `.invalidResponse` when the body stopped before the end of the stream.
+    public func finish() throws(SluiceError) {
+        guard started, !atEnd else { return }
+        throw SluiceError(.invalidResponse, "truncated \(name) body: it ends after \(input) bytes, before the end of the stream")
+    }
+
+    /// One step of zlib, libbrotlidec or libzstd: how it ended, and the bytes it read and wrote.
+    private enum Step {
+        /// It wants more input (everything given was read).
+        case needsInput
+        /// It has more to write than there was room for.
+        case needsRoom
+        /// A gzip member, a deflate or brotli stream, or a zstd frame ended.
+        case end
+        case failed(SluiceError)
+
+        var isPending: Bool {
+            switch self {
+            case .needsInput, .needsRoom: true
+            case .end, .failed: false
+            }
+        }
+        var wantsRoom: Bool {
+            if case .needsRoom = self { true } else { false }
+        }
+    }
+
+    /// Starts the decoder for `format`; a deflate stream's first bytes say whether it is
+    /// zlib-wrapped or raw.
+    private func start(with chunk: Data) throws(SluiceError) {
+        switch format {
+        case .gzip, .deflate:
+            let windowBits: Int32 = format == .gzip ? 15 + 16 : GzipCodec.isZlibHeader(chunk) ? 15 : -15
+            guard sluice_inflate_init(&stream, windowBits) == Z_OK else {
+                throw SluiceError(.other, "zlib could not start decompressing (out of memory?)")
+            }
+        case .brotli:
+            decoder = BrotliDecoderCreateInstance(nil, nil, nil)
+        case .zstd:
+            decoder = ZSTD_createDCtx()
+            // RFC 9659 §3: a zstd coding's window is at most 8 MiB, so a frame cannot make the
+            // decoder reserve libzstd's default of 128 MiB.
+            if let decoder, ZSTD_isError(ZSTD_DCtx_setParameter(decoder, ZSTD_d_windowLogMax, 23)) != 0 {
+                ZSTD_freeDCtx(decoder)
+                self.decoder = nil
+            }
+        }
+        if format == .brotli || format == .zstd, decoder == nil {
+            throw SluiceError(.other, "\(name) could not start decoding (out of memory?)")
+        }
+        started = true
+    }
+
+    /// What bytes after the end of a stream are.
+    private enum AfterEnd {
+        /// Another gzip member (RFC 1952 §2.2) or zstd frame (RFC 8878 §3.1): decoded too.
+        case more
+        /// What follows a deflate stream: not read.
+        case ignored
+        /// Anything after a brotli stream, or a gzip member zlib cannot start again.
+        case corrupt(SluiceError)
+    }
+
+    /// Gets the decoder ready for what follows the end of its stream, if anything may.
+    private func afterEnd() -> AfterEnd {
+        switch format {
+        case .gzip:
+            guard inflateReset(&stream) == Z_OK else { return .corrupt(corrupt()) }
+        case .zstd: break
+        case .deflate: return .ignored
+        case .brotli: return .corrupt(SluiceError(.invalidResponse, "corrupt br body: data after the end of the stream"))
+        }
+        atEnd = false  // a new member or frame: the body is not whole until it ends too
+        return .more
+    }
+
     /// Feeds `input` to the decoder, writing at most `room` bytes to `output`.
     private func step(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, room: Int) -> (Step, read: Int, written: Int) {
-        if format == .brotli {
+        switch format {
+        case .gzip, .deflate:
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(input.count)
+            stream.next_out = output.assumingMemoryBound(to: Bytef.self)
+            stream.avail_out = uInt(room)
+            let status = inflate(&stream, Z_NO_FLUSH)
+            let read = input.count - Int(stream.avail_in), written = room - Int(stream.avail_out)
+            switch status {
+            case Z_STREAM_END: return (.end, read, written)
+            case Z_OK, Z_BUF_ERROR:
+                // All input read with room to spare: it wants more. Otherwise call it again.
+                return (stream.avail_in == 0 && stream.avail_out > 0 ? .needsInput : .needsRoom, read, written)
+            default: return (.failed(corrupt()), read, written)
+            }
+        case .brotli:
             var availableIn = input.count, availableOut = room
             var nextIn = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
             var nextOut: UnsafeMutablePointer<UInt8>? = output.assumingMemoryBound(to: UInt8.self)
@@ -243,6 +233,7 @@ public final class GzipInflater {
                 let reason = BrotliDecoderErrorString(BrotliDecoderGetErrorCode(decoder)).map { String(cString: $0) } ?? "invalid data"
                 return (.failed(SluiceError(.invalidResponse, "corrupt br body: \(reason)")), read, written)
             }
+        case .zstd: break
         }
         var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var target = ZSTD_outBuffer(dst: output, size: room, pos: 0)

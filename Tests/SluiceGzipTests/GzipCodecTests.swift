@@ -155,6 +155,22 @@ struct GzipCodecBrotliZstdTests {
         }
     }
 
+    /// A second zstd frame (or gzip member) cut short is a truncated body, in one chunk or
+    /// across chunks, even when it was cut before it wrote a byte.
+    @Test func aLaterFrameCutShortIsTruncatedNotAShortBody() throws {
+        let first = zstdFrame(Data("first ".utf8)), second = zstdFrame(Data("second".utf8))
+        let cut = first + second.prefix(6)
+        let truncated = try #require(failure(cut, .zstd), "the body came out short, not as an error")
+        #expect(truncated == (.invalidResponse, "truncated zstd body: it ends after \(cut.count) bytes, before the end of the stream"))
+        let inflater = GzipInflater(format: .zstd)
+        #expect(try inflater.decode(first) == Data("first ".utf8))
+        #expect(try inflater.decode(second.prefix(6)).isEmpty)
+        #expect(throws: SluiceError.self) { try inflater.finish() }
+        let member = try GzipCodec.compress(Data("b".utf8))
+        let gzipCut = try GzipCodec.compress(Data("a".utf8)) + member.prefix(10)
+        #expect(failure(gzipCut, .gzip)?.1 == "truncated gzip body: it ends after \(gzipCut.count) bytes, before the end of the stream")
+    }
+
     @Test func corruptDataIsAnErrorThatSaysWhy() {
         #expect(failure(Data("not zstd at all".utf8), .zstd)! == (.invalidResponse, "corrupt zstd body: Unknown frame descriptor"))
         var badChecksum = zstdFrame(json)
