@@ -75,13 +75,12 @@ extension CurlTransfer {
         let resolve: HeaderList
         let connectTo: HeaderList
         let problem: SluiceError?
-        /// The DoH server a failed name lookup asked, as `https://host:port`, for its message.
+        /// The DoH server a failed name lookup asked, as its origin (`https://host:443`), for
+        /// its message: never the user or password its URL may carry.
         let dnsOverHTTPSOrigin: String?
 
         init(_ configuration: CurlTransport.Configuration) {
-            dnsOverHTTPSOrigin = configuration.dnsOverHTTPS.map { server in
-                "https://\(server.host ?? "")" + (server.port.map { ":\($0)" } ?? "")
-            }
+            dnsOverHTTPSOrigin = configuration.dnsOverHTTPS?.origin
             var resolveLines: [String] = [], connectToLines: [String] = []
             do throws(SluiceError) {
                 if let server = configuration.dnsOverHTTPS { try Self.checkDNSOverHTTPS(server) }
