@@ -22,7 +22,9 @@ extension CurlTransfer {
             bodySource = .data(data, offset: Int(offset))
             return Int32(CURL_SEEKFUNC_OK)
         case .file(let file, _):
-            return fseeko(file, off_t(offset), SEEK_SET) == 0 ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
+            guard offset >= 0, fseeko(file, off_t(offset), SEEK_SET) == 0 else { return Int32(CURL_SEEKFUNC_FAIL) }
+            bodyBytesRead = offset
+            return Int32(CURL_SEEKFUNC_OK)
         case .stream:
             return Int32(CURL_SEEKFUNC_CANTSEEK)
         }
@@ -42,17 +44,48 @@ extension CurlTransfer {
             }
             return count
         case .file(let file, let path):
-            let count = fread(buffer, 1, capacity, file)
+            // Never more than the length the head declared, and never fewer (THREATS §17): a file
+            // that changes while it is sent fails the call, and its connection is not reused.
+            let wanted = bodyDeclaredLength < 0 ? capacity : Int(clamping: min(Int64(capacity), bodyDeclaredLength - bodyBytesRead))
+            if wanted == 0 {
+                guard bodyDeclaredLength >= 0, fgetc(file) != EOF else { return 0 }
+                failure = SluiceError(
+                    .invalidBody, "the body file \(path) grew while it was sent: it was \(bodyDeclaredLength) bytes when the request started")
+                return sluice_readfunc_abort()
+            }
+            let count = fread(buffer, 1, wanted, file)
             if count == 0 && ferror(file) != 0 {
                 failure = SluiceError(.invalidBody, "reading the body file \(path) failed: \(String(cString: strerror(errno)))")
                 return sluice_readfunc_abort()
             }
+            if count == 0, bodyDeclaredLength >= 0 {
+                failure = SluiceError(
+                    .invalidBody,
+                    "the body file \(path) shrank while it was sent: it ended after \(bodyBytesRead) of the \(bodyDeclaredLength) bytes it had when the request started"
+                )
+                return sluice_readfunc_abort()
+            }
+            bodyBytesRead += Int64(count)
             return count
         case .stream:
             if failure != nil { return sluice_readfunc_abort() }
             let available = streamChunk.count - streamOffset
             if available > 0 {
-                let count = min(capacity, available)
+                var count = min(capacity, available)
+                // The last byte of a declared length waits for the stream's end (THREATS §17):
+                // curl asks for no byte past the length, so a stream that would give more must be
+                // caught before the body is whole on the wire (`feed` fails it).
+                if bodyDeclaredLength >= 0, !streamEnded, bodyBytesRead + Int64(count) == bodyDeclaredLength {
+                    count -= 1
+                    if count == 0 {
+                        // Only the held byte is left: the pump reads on, to the end or a chunk too many.
+                        streamChunkSent?.resume()
+                        streamChunkSent = nil
+                        streamPaused = true
+                        return sluice_readfunc_pause()
+                    }
+                }
+                bodyBytesRead += Int64(count)
                 streamChunk.withUnsafeBytes { bytes in
                     UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + streamOffset, byteCount: count)
                 }
@@ -65,7 +98,16 @@ extension CurlTransfer {
                 }
                 return count
             }
-            if streamEnded { return 0 }
+            if streamEnded {
+                if bodyDeclaredLength >= 0, bodyBytesRead < bodyDeclaredLength, failure == nil {
+                    failure = SluiceError(
+                        .invalidBody,
+                        "the request body stream ended after \(bodyBytesRead) of the \(bodyDeclaredLength) bytes its length declares (HTTPBody.Stream.length, or the request's Content-Length)"
+                    )
+                    return sluice_readfunc_abort()
+                }
+                return 0
+            }
             streamPaused = true
             return sluice_readfunc_pause()
         }

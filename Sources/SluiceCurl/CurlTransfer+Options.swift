@@ -139,11 +139,13 @@ extension CurlTransfer {
             }
             bodySource = .file(file, path: url.path)
             length = request.body.length
+            bodyDeclaredLength = length ?? -1
         case .stream(let stream):
             if stream.trailers != nil { try configureTrailers(handle) }
             let chunks = try stream.makeChunks()
             bodySource = .stream
             length = stream.length
+            bodyDeclaredLength = length ?? -1
             watchDuplexEnd(handle)
             startPump(chunks, trailers: stream.trailers)
         }

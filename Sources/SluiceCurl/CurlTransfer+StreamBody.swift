@@ -40,6 +40,19 @@ extension CurlTransfer {
 
     func feed(_ chunk: Data, sent: CheckedContinuation<Void, Never>) {
         guard handle != nil else { return sent.resume() }
+        streamBytesFed += Int64(chunk.count)
+        if bodyDeclaredLength >= 0, streamBytesFed > bodyDeclaredLength {
+            // More than the head declared (THREATS §17): the transfer fails before its last
+            // declared byte is sent (see `readBody`), so the server never reads a whole request.
+            if failure == nil {
+                failure = SluiceError(
+                    .invalidBody,
+                    "the request body stream gave more than the \(bodyDeclaredLength) bytes its length declares (HTTPBody.Stream.length, or the request's Content-Length)"
+                )
+            }
+            sent.resume()
+            return resumeIfPaused()
+        }
         streamChunk = chunk
         streamOffset = 0
         streamChunkSent = sent

@@ -117,6 +117,13 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     @exclusivity(unchecked) var bodySource = BodySource.none
+    /// The length a file or stream body was sent as (its `Content-Length`), or -1 when it is sent
+    /// chunked; the read callback holds the body to it (THREATS §17).
+    @exclusivity(unchecked) var bodyDeclaredLength: Int64 = -1
+    /// Bytes of a file or stream body handed to curl so far.
+    @exclusivity(unchecked) var bodyBytesRead: Int64 = 0
+    /// Bytes a stream body's pump has handed over so far.
+    @exclusivity(unchecked) var streamBytesFed: Int64 = 0
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     /// This request's own connect-to list (`HTTPRequest.connectTo`), freed with the transfer.
     @exclusivity(unchecked) var connectToList: UnsafeMutablePointer<curl_slist>?

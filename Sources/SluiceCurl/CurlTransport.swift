@@ -417,6 +417,9 @@ public final class CurlTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         try Task.checkCancellation()
         try Self.validate(request)
+        // Framing is the transport's (THREATS §17): a framing field a middleware added is checked
+        // against the body as sent and left to curl, which writes its own.
+        let request = request.carriesFramingFields ? try request.withFramingFromBody() : request
         if context.isPastDeadline {
             throw SluiceError(.timedOut, "the deadline passed before \(request) was sent")
         }

@@ -99,4 +99,29 @@ struct CommonParametersTests {
         let args = try #require((try JSONSerialization.jsonObject(with: queried.body) as? [String: Any])?["args"] as? [String: String])
         #expect(args == ["x": "1", "app_version": "4.2", "channel": "store", "note": "a b&c=é"])
     }
+
+    /// Issue 53, item 1: a caller's `Content-Length` for the body it gave (a generated client sends
+    /// one on every request) said 51 when the parameters made it 62, and the other 11 bytes sat on
+    /// the keep-alive connection in front of the next request. The body goes out framed as sent.
+    @Test func aBodyWithTheParametersAddedIsFramedAsSentWhateverTheCallerDeclared() async throws {
+        let server = try MockWebServer()
+        server.setHandler { _ in .init(status: 200, body: "ok") }
+        let client = Client(
+            transport: CurlTransport(),
+            middlewares: [CommonParametersMiddleware(configuration: .init(placement: .jsonBody) { [("user", "bob")] })])
+        let json = Data(#"{"item":"pen","count":2,"note":"for the frontdesk"}"#.utf8)
+        #expect(json.count == 51)
+        var request = HTTPRequest(method: .post, url: server.url("/orders"))
+        request.body = .bytes(json)
+        request.headers = ["Content-Type": "application/json", "Content-Length": "51"]
+        _ = try await client.send(request)
+        _ = try await client.send(HTTPRequest(url: server.url("/next")))
+        #expect(server.requests.map { "\($0.method) \($0.target)" } == ["POST /orders", "GET /next?user=bob"])
+        let received = try #require(server.requests.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: received.body) as? [String: Any])
+        #expect(object["user"] as? String == "bob")
+        #expect(received.body.count > 51)
+        #expect(received.headers.filter { $0.name.lowercased() == "content-length" }.map(\.value) == [String(received.body.count)])
+        #expect(Set(server.requests.map(\.connection)).count == 1)
+    }
 }

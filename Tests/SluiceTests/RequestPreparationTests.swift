@@ -23,7 +23,7 @@ struct RequestPreparationTests {
     }
 
     @Test func theStagesRunInTheirDocumentedOrder() {
-        #expect(RequestPreparation.Step.allCases == [.baseURL, .privacy, .fields, .jsonBody, .options, .query])
+        #expect(RequestPreparation.Step.allCases == [.baseURL, .privacy, .fields, .jsonBody, .framing, .options, .query])
     }
 
     /// A bare pipeline has no base URL: a relative request is refused as a client without one

@@ -66,6 +66,13 @@ public enum HTTPBody: Sendable {
             Stream(length: nil, isReplayable: isReplayable, make: make, once: once, trailers: trailers)
         }
 
+        /// This stream, declared to be `length` bytes long: a caller's `Content-Length` on a stream
+        /// of unknown length (``HTTPRequest/withFramingFromBody()``). The transport holds the stream
+        /// to it.
+        package func declaring(length: Int64) -> Stream {
+            Stream(length: max(0, length), isReplayable: isReplayable, make: make, once: once, trailers: trailers)
+        }
+
         /// The fields a request body's trailers may not carry: framing, routing, authentication,
         /// and what says how to read the body (RFC 9110 §6.5.1).
         package static let fieldsNotAllowedInTrailers: Set<String> = [

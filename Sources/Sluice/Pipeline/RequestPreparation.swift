@@ -24,6 +24,10 @@ package struct RequestPreparation: Sendable {
         /// A body set by ``HTTPRequest/setJSONBody(_:)`` is encoded by the client's encoder
         /// (`JSONEncoder()` in a bare pipeline).
         case jsonBody
+        /// The caller's own `Content-Length` and `Transfer-Encoding` are checked against the body and
+        /// removed (``HTTPRequest/withFramingFromBody()``): framing is the transport's, from the
+        /// body as sent after every middleware that changes it (THREATS §17).
+        case framing
         /// An option nothing in the chain reads fails here (`.misconfigured`), naming the
         /// middleware that would read it.
         case options
@@ -66,7 +70,7 @@ package struct RequestPreparation: Sendable {
     /// `request` through every ``Step``, in order.
     ///
     /// - Throws: `.invalidURL` (``Step/baseURL``), `.invalidBody` (``Step/jsonBody``),
-    ///   `.invalidHeader` (``Step/fields``), `.misconfigured` (``Step/options``), `.invalidURL`
+    ///   `.invalidHeader` (``Step/fields``, ``Step/framing``), `.misconfigured` (``Step/options``), `.invalidURL`
     ///   (``Step/query``): each before anything is sent.
     package func prepare(_ request: HTTPRequest) throws(SluiceError) -> HTTPRequest {
         // A scan of the URL's first bytes, not a parse: the same answer as `url.scheme != nil`.
@@ -76,14 +80,13 @@ package struct RequestPreparation: Sendable {
         // so the request is not copied.
         if isAbsolute, isUnderPolicy, request.options.count == 0 {
             try request.headers.validated()
-            return request
+            return request.carriesFramingFields ? try request.withFramingFromBody() : request
         }
         var request = request
         if !isAbsolute { request.url = try URLJoin.join(request.url.relativeString, to: baseURL) }
         if !isUnderPolicy { request = redaction.applied(to: request) }
         try request.headers.validated()
-        guard request.options.count > 0 else { return request }
-        if let encoding = request.options[JSONBodyKey.self] {
+        if request.options.count > 0, let encoding = request.options[JSONBodyKey.self] {
             do {
                 request.body = .bytes(try encoding.encode(encoder))
             } catch {
@@ -91,6 +94,8 @@ package struct RequestPreparation: Sendable {
             }
             request.options.remove(JSONBodyKey.self)
         }
+        if request.carriesFramingFields { request = try request.withFramingFromBody() }
+        guard request.options.count > 0 else { return request }
         for stored in request.options.storage.indices {
             let key = request.options.storage[stored].key
             guard let reader = key.reader, !readOptions.contains(ObjectIdentifier(key)) else { continue }
