@@ -20,12 +20,17 @@ extension SluiceError.Code {
 ///   limit, and when a call may go again.
 /// - It learns from the server (``Configuration/learnsFromServer``). A `RateLimit-Policy` stricter
 ///   than the configured limit (`"default";q=50;w=2`) becomes the key's limit, kept so that no
-///   window the server counts gets more than its quota, until the server states a looser one. A
-///   429 or 503 with
+///   window the server counts gets more than its quota, until the server states a looser one or
+///   stops stating it for ``Configuration/learnedLimitLifetime``. A 429 or 503 with
 ///   `Retry-After`, or a `RateLimit` field (draft-ietf-httpapi-ratelimit-headers), a
 ///   `RateLimit-Remaining`/`RateLimit-Reset` pair or the common `X-RateLimit-Remaining`/
-///   `X-RateLimit-Reset` pair saying none is left, pauses the key until the server's time, for up
-///   to ``Configuration/maxPause``.
+///   `X-RateLimit-Reset` pair saying none is left, pauses the key until the server's time.
+/// - What a server teaches is bounded (THREATS §13): one answer never holds a key back longer than
+///   ``Configuration/maxPause``, neither as a pause nor as the time between two calls of a learned
+///   quota (`q=1;w=1e12` is kept as one call per `maxPause`), and only the origin a key belongs to
+///   teaches it: a `.origin` key its origin; a `.named` or `.perRequest` key the origins in
+///   ``Configuration/teachingOrigins``, or, when that is `nil`, the origin the call was made to
+///   (never one a redirect led it to).
 /// - A store that fails (a shared store's server down) lets the call go or refuses it, as
 ///   ``Configuration/whenStoreFails`` says.
 ///
@@ -85,15 +90,25 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
         /// Whether the server's answers pause the key (`Retry-After` on 429 and 503, a quota field
         /// with none left): `true`.
         public var learnsFromServer: Bool
-        /// The longest a server's answer pauses a key (5 minutes), 0...100 years.
+        /// The longest one answer of a server holds a key back (5 minutes), 0...100 years: a
+        /// pause it asks for, and the time between two calls of a quota it states.
         public var maxPause: Duration
         /// What a call does when the store fails: it goes (`allow`).
         public var whenStoreFails: WhenStoreFails
+        /// How long a quota the server stated stays the key's limit after the server last stated
+        /// it (10 minutes), 1 second...1 day: then the configured limit holds again.
+        public var learnedLimitLifetime: Duration
+        /// The origins whose answers may teach a `.named` or `.perRequest` key
+        /// (`https://api.example.com:443`, as `URL.origin` writes them). `nil`, the default: the
+        /// origin each call was made to, and never one a redirect led it to. A `.origin` key
+        /// learns from its own origin only, whatever this says.
+        public var teachingOrigins: Set<String>?
 
         /// Settings with each value given, or its default.
         public init(
             limit: RateLimit, key: Key = .origin, whenLimited: WhenLimited = .wait(maxWaiting: 1000), learnsFromServer: Bool = true,
-            maxPause: Duration = .seconds(300), whenStoreFails: WhenStoreFails = .allow
+            maxPause: Duration = .seconds(300), whenStoreFails: WhenStoreFails = .allow, learnedLimitLifetime: Duration = .seconds(600),
+            teachingOrigins: Set<String>? = nil
         ) {
             self.limit = limit
             self.key = key
@@ -101,10 +116,13 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
             self.learnsFromServer = learnsFromServer
             self.maxPause = maxPause
             self.whenStoreFails = whenStoreFails
+            self.learnedLimitLifetime = learnedLimitLifetime
+            self.teachingOrigins = teachingOrigins
         }
 
-        /// 10 calls a second per origin, 10 at once, waiting with at most 1,000 per key, paused by
-        /// the server for up to 5 minutes, letting calls go when the store fails.
+        /// 10 calls a second per origin, 10 at once, waiting with at most 1,000 per key, held back
+        /// by the server for up to 5 minutes, a learned quota kept 10 minutes after it was last
+        /// stated, letting calls go when the store fails.
         public static let `default` = Configuration(limit: RateLimit(requests: 10, per: .seconds(1)))
     }
 
@@ -115,14 +133,27 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
     /// Where each key's place in its rate is kept.
     public let store: any RateLimitStore
     private let turns = RateLimitTurns()
-    /// The quotas servers stated that are stricter than the configured limit, by key; at most
-    /// 1,024 keys, the one used longest ago forgotten first.
-    private let learned = Locked(OriginTable<RateLimit>(limit: 1024))
+    /// The quotas servers stated that are stricter than the configured limit, by key, each until
+    /// it expires; at most 1,024 keys, the one stated longest ago forgotten first.
+    private let learned = Locked(OriginTable<LearnedLimit>(limit: 1024))
+    /// A quota a server stated, and when it stops holding unless stated again.
+    struct LearnedLimit: Equatable {
+        let limit: RateLimit
+        let expires: ContinuousClock.Instant
+    }
+    /// The clock learned limits expire by (tests step it).
+    let now: @Sendable () -> ContinuousClock.Instant
 
     /// A limiter with `configuration`, its keys kept in `store` (this process's memory unless given).
     public init(configuration: Configuration = .default, store: any RateLimitStore = MemoryRateLimitStore()) {
+        self.init(configuration: configuration, store: store, now: { .now })
+    }
+
+    /// A limiter whose learned limits expire by `now`: for tests that step a clock.
+    package init(configuration: Configuration, store: any RateLimitStore, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.configuration = configuration
         self.store = store
+        self.now = now
     }
 
     /// - Throws: `.rateLimited` as ``Configuration/whenLimited`` and
@@ -139,7 +170,7 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
         }
         try await admission(request, context, key: key)
         let response = try await next(request, context)
-        guard configuration.learnsFromServer else { return response }
+        guard configuration.learnsFromServer, mayTeach(key, request, context, next) else { return response }
         learnPolicy(from: response, key: key)
         if let pause = Self.pause(in: response, now: Date()) {
             // The call has its answer: a store that fails now only loses the lesson.
@@ -151,7 +182,28 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
     /// The rate `key` is held to now: the configured one, or the server's stated quota when that
     /// is stricter.
     package func limit(for key: String) -> RateLimit {
-        learned.withLock { $0[key] } ?? configuration.limit
+        let kept = learned.withLock { learned -> RateLimit? in
+            guard let entry = learned[key] else { return nil }
+            guard entry.expires > now() else {
+                learned.remove(key)
+                return nil
+            }
+            return entry.limit
+        }
+        return kept ?? configuration.limit
+    }
+
+    /// Whether the answer to `request` may teach `key` (THREATS §13): only from the origin the key
+    /// belongs to (see ``Configuration/teachingOrigins``).
+    private func mayTeach(_ key: String, _ request: HTTPRequest, _ context: RequestContext, _ next: Next) -> Bool {
+        let origin = next.urlAsSent(request.url).origin
+        switch configuration.key {
+        case .origin: return origin == key
+        case .named, .perRequest:
+            if let teachers = configuration.teachingOrigins { return teachers.contains(origin) }
+            guard let first = context.attachments[RedirectedFromKey.self] else { return true }
+            return next.urlAsSent(first).origin == origin
+        }
     }
 
     /// Keeps the server's `RateLimit-Policy` for `key` when it is stricter than the configured
@@ -159,15 +211,22 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
     /// `w` is kept as `q − burst + 1` per `w`, with a burst of at most a tenth of `q` (and at most
     /// the configured one): GCRA lets `requests + burst − 1` calls into any window of one period,
     /// so this never passes `q` in any window the server counts, and keeps at least 90% of it.
+    ///
+    /// What the server states is bounded: a quota that would space two calls more than
+    /// ``Configuration/maxPause`` apart is kept as one call per `maxPause`, and a quota kept
+    /// expires ``Configuration/learnedLimitLifetime`` after the server last stated it.
     private func learnPolicy(from response: HTTPResponse, key: String) {
         guard let policy = Self.policy(in: response) else { return }
         let configured = configuration.limit
         let burst = min(configured.burst, max(1, policy.quota / 10))
-        let server = RateLimit(requests: policy.quota - burst + 1, per: policy.window, burst: burst)
+        var server = RateLimit(requests: policy.quota - burst + 1, per: policy.window, burst: burst)
+        let ceiling = configuration.maxPause.clampedWait
+        if server.interval > ceiling { server = RateLimit(requests: 1, per: ceiling, burst: 1) }
         let stricter = server.perSecond < configured.perSecond
+        let lifetime = min(max(configuration.learnedLimitLifetime, .seconds(1)), .seconds(86_400))
         learned.withLock { learned in
             if stricter {
-                if learned[key] != server { learned.store(server, for: key) }
+                learned.store(LearnedLimit(limit: server, expires: now().advanced(by: lifetime)), for: key)
             } else if learned[key] != nil {
                 learned.remove(key)
             }
@@ -183,7 +242,12 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
         case .failFast:
             switch try await decide(key, request, waitingAtMost: .zero) {
             case .allowed: return
-            case .reserved(let after): try await Task.sleep(clamping: after)  // a store's choice: the place is the call's
+            case .reserved(let after):
+                // The call asked for no wait: a store that reserves a later place anyway is not
+                // slept out (THREATS §13), however short or long.
+                guard after <= .zero else {
+                    throw refusal(request, key: key, "was given a place in \(Self.seconds(after)) by the store, and it waits for none (whenLimited: .failFast)")
+                }
             case .limited(let after): throw refusal(request, key: key, "may go again in \(Self.seconds(after))")
             }
             return
@@ -195,6 +259,7 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
             throw refusal(request, key: key, "was not queued: \(full.waiting) calls wait already, the most that may")
         }
         defer { turns.pass(key) }
+        var reasks = 0
         while true {
             let remaining = context.remainingTime ?? Duration.longestWait
             switch try await decide(key, request, waitingAtMost: remaining) {
@@ -217,11 +282,16 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
                         request, key: key,
                         "may go again in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
                 }
-                // A store that would not reserve a place within the wait: ask again then. Its
-                // nonsense (a negative or zero wait) is a millisecond, not a busy loop.
+                // A store that would not reserve a place within the wait: ask again then, backing
+                // off (1 ms, doubling to about a second) and at most `maxReasks` times, so a store
+                // that always says "in 1 µs" is neither a busy loop nor asked for ever.
+                reasks += 1
+                guard reasks <= Self.maxReasks else {
+                    throw refusal(request, key: key, "was told by the store \(Self.maxReasks) times to ask again (last in \(Self.seconds(after)))")
+                }
                 turns.sleeping(key, request.authorityURL)
                 defer { turns.sleeping(key, nil) }
-                try await Task.sleep(clamping: max(after, .milliseconds(1)))
+                try await Task.sleep(clamping: max(after, .milliseconds(1 << min(reasks - 1, 10))))
             }
         }
     }
@@ -261,6 +331,9 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
     package func turnState(_ key: String) -> (busy: Bool, waiting: Int) {
         turns.state(of: key)
     }
+
+    /// The most times one call asks the store again after it said "not within your wait".
+    static let maxReasks = 64
 
     static func seconds(_ duration: Duration) -> String {
         String(format: "%.3f s", duration.timeInterval)

@@ -1,5 +1,8 @@
 import Foundation
 import Sluice
+import SluiceCurl
+import SluiceRateLimitRedis
+import SluiceResilience
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -145,5 +148,48 @@ struct FleetTests {
         #expect(results.reduce(0) { $0 + $1.refused } > 0, "calls were refused once it was gone: \(results)")
         #expect(results.allSatisfy { $0.tooMany == 0 && $0.failed == 0 }, "\(results)")
         #expect(quota.windows.values.allSatisfy { $0.refused == 0 }, "\(quota.windows)")
+    }
+
+    /// Issue 53, item 2: one answer stating `q=1;w=1e12` set the shared key a century ahead, and
+    /// every process, a fresh one started with 10 a second too, was refused until someone deleted
+    /// it. Learned as one call per `maxPause` (1 s here), the key is free again within it: a
+    /// fresh process started right after gets calls through.
+    @Test func aCenturyQuotaLocksTheFleetOutNoLongerThanMaxPause() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let server = try MockWebServer()
+        let first = Locked(true)
+        server.setHandler { _ in
+            let teaches = first.withLock { first in
+                defer { first = false }
+                return first
+            }
+            return MockWebServer.Response(status: 200, headers: teaches ? [("RateLimit-Policy", #""day";q=1;w=1000000000000"#)] : [], body: "ok")
+        }
+        let store = RedisRateLimitStore(configuration: .init(port: redis.port, keyPrefix: "fleet-test:", log: { _ in }))
+        let limiter = RateLimitMiddleware(
+            configuration: .init(limit: RateLimit(requests: 10, per: .seconds(1)), key: .named("fleet"), whenLimited: .failFast, maxPause: .seconds(1)),
+            store: store)
+        let client = Client(transport: CurlTransport(), middlewares: [limiter])
+        _ = try await client.send(HTTPRequest(url: server.url("/teach")))
+        #expect(limiter.limit(for: "fleet") == RateLimit(requests: 1, per: .seconds(1), burst: 1))
+        // Calls under the learned limit until one is refused: the key is spent, on Redis.
+        var refusal: SluiceError?
+        for _ in 0..<20 where refusal == nil {
+            do {
+                _ = try await client.send(HTTPRequest(url: server.url("/spend")))
+            } catch let error as SluiceError where error.code == .rateLimited {
+                refusal = error
+            }
+            try await Task.sleep(for: .milliseconds(150))
+        }
+        let message = try #require(refusal).message
+        let word = message.split(separator: " ").drop { $0 != "in" }.dropFirst().first.map(String.init) ?? ""
+        let seconds = try #require(Double(word))
+        #expect(seconds <= 1.0, "\(message)")
+        let fresh = try await Self.member(
+            redisPort: redis.port, url: server.url("/fresh"), requests: 10, periodMilliseconds: 1000, seconds: 2.5, whenStoreFails: "refuse")
+        #expect(fresh.ok >= 5 && fresh.failed == 0, "a fresh process at 10 a second: \(fresh)")
     }
 }

@@ -339,6 +339,23 @@ struct ResilienceCallerNumbersTests {
         }
     }
 
+    /// A learned quota's lifetime is held to 1 s...1 day: whatever the caller passes, the quota the
+    /// server stated holds at first, and is gone a day after it was last stated.
+    @Test(.covers("RateLimitMiddleware.Configuration.learnedLimitLifetime"), arguments: CallerNumbers.durations)
+    func rateLimitLearnedLifetimes(_ lifetime: Duration) async throws {
+        let clock = SteppedClock()
+        let configured = RateLimit(requests: 10, per: .seconds(1))
+        let limiter = RateLimitMiddleware(
+            configuration: .init(limit: configured, learnedLimitLifetime: lifetime), store: MemoryRateLimitStore(maxKeys: 10, now: { clock.now }),
+            now: { clock.now })
+        let harness = MiddlewareHarness(
+            limiter, replies: [.response(HTTPResponse(status: .ok, headers: try HTTPFields(validating: [("RateLimit-Policy", #""p";q=1;w=2"#)])))])
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        #expect(limiter.limit(for: "https://api.example.com:443") == RateLimit(requests: 1, per: .seconds(2), burst: 1))
+        clock.advance(.seconds(86_400))
+        #expect(limiter.limit(for: "https://api.example.com:443") == configured)
+    }
+
     /// A store's wait, however hostile, neither traps nor spins: past the deadline it is refused,
     /// zero or negative is a millisecond; a reservation past the deadline is refused too, one
     /// within it is slept; the memory store takes any longest wait, a negative one as zero.

@@ -73,6 +73,7 @@ public struct RedirectMiddleware: Middleware {
         let limit = max(0, most)
         var current = request
         var hops = 0
+        var context = context
         while true {
             var response = try await next(current, context)
             guard let following = try nextRequest(after: current, response) else {
@@ -89,6 +90,7 @@ public struct RedirectMiddleware: Middleware {
             }
             hops += 1
             current = following
+            if hops == 1 { context.attachments[RedirectedFromKey.self] = request.url }
         }
     }
 
@@ -151,4 +153,11 @@ public struct RedirectMiddleware: Middleware {
         guard url.host?.isEmpty == false else { throw notAURL }
         return url
     }
+}
+
+/// The URL a call was first sent to, which ``RedirectMiddleware`` attaches to the context of every
+/// hop after the first: a stage that learns from answers (a rate limit's quota) tells the origin
+/// the call was made to from one a redirect led it to.
+package enum RedirectedFromKey: AttachmentKey {
+    package static let defaultValue: URL? = nil
 }
