@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <poll.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -26,6 +27,25 @@ CURLcode sluice_easy_setopt_trailer(CURL *handle, sluice_trailer_callback callba
     return code == CURLE_OK ? curl_easy_setopt(handle, CURLOPT_TRAILERDATA, user) : code;
 }
 int sluice_trailerfunc_ok(void) { return CURL_TRAILERFUNC_OK; }
+/* A stream that takes every byte and keeps none: libcurl's error stream for every handle. */
+static FILE *sluice_discard_stream;
+static pthread_once_t sluice_discard_once = PTHREAD_ONCE_INIT;
+static ssize_t sluice_discard_write(void *cookie, const char *buffer, size_t size) {
+    (void)cookie;
+    (void)buffer;
+    return (ssize_t)size;
+}
+static void sluice_open_discard(void) {
+    cookie_io_functions_t functions = {.read = NULL, .write = sluice_discard_write, .seek = NULL, .close = NULL};
+    sluice_discard_stream = fopencookie(NULL, "w", functions);
+    if (sluice_discard_stream) setvbuf(sluice_discard_stream, NULL, _IONBF, 0);
+}
+CURLcode sluice_easy_setopt_quiet(CURL *handle) {
+    pthread_once(&sluice_discard_once, sluice_open_discard);
+    if (!sluice_discard_stream) return CURLE_OUT_OF_MEMORY;
+    return curl_easy_setopt(handle, CURLOPT_STDERR, sluice_discard_stream);
+}
+
 CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
     if (code != CURLE_OK) return code;

@@ -367,9 +367,12 @@ let readCallback: sluice_data_callback = { buffer, size, count, user in
 /// curl writes (`CURLINFO_HEADER_OUT`), a new one replacing a finished one. For a full-duplex
 /// transfer: hands the response body's raw bytes (`CURLINFO_DATA_IN`, before curl decodes the
 /// chunks) to ``CurlTransfer/received(_:)``. curl's other debug output is ignored.
-let debugCallback: sluice_debug_callback = { _, type, data, size, user in
+let debugCallback: sluice_debug_callback = { handle, type, data, size, user in
     guard type == CURLINFO_HEADER_OUT || type == CURLINFO_DATA_IN, let data, let user else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    // Only the transfer's own handle: libcurl 8 hands the callback and its data on to the handles
+    // it starts for DNS over HTTPS, whose heads and bytes are not this request's.
+    guard let handle, UnsafeMutableRawPointer(handle) == transfer.handle else { return 0 }
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     if type == CURLINFO_DATA_IN {
         transfer.received(bytes)

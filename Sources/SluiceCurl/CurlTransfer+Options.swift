@@ -15,6 +15,12 @@ extension CurlTransfer {
     /// that varies between requests, each time.
     static func configureShared(_ handle: UnsafeMutableRawPointer, _ configuration: CurlTransport.Configuration, routing: Routing) throws {
         sluice_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        // Nothing libcurl prints reaches stderr (THREATS §16): the handle's own verbose output goes
+        // only to the debug callback, and the DNS-over-HTTPS handles curl starts from this one
+        // inherit this stream, which keeps nothing.
+        guard sluice_easy_setopt_quiet(handle) == CURLE_OK else {
+            throw SluiceError(.other, "curl could not be given a silent error stream (no memory)")
+        }
         try set(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         try set(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         sluice_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.wholeMilliseconds)

@@ -157,6 +157,30 @@ extension CurlTransport.Configuration {
         #expect(try await doh.lines(count: 1).contains("nowhere.sluice.test. A"))
     }
 
+    /// Issue 53, item 4 (THREATS §16): the lookups curl makes for DNS over HTTPS inherit verbose
+    /// (request heads recorded, a streamed request body watched) but not Sluice's debug callback;
+    /// about 50 lines of trace, the DoH URL's `Authorization: Basic` among them, went to stderr.
+    /// In a process of its own, nothing reaches its stderr.
+    @Test func nothingCurlPrintsForADoHLookupReachesStandardError() async throws {
+        let target = try CurlTransportRoutingTests.server()
+        let (doh, ca) = try await Self.doh(["api.sluice.test=127.0.0.1"])
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable("sluice-transfer-probe")
+        process.arguments = ["doh", "http://api.sluice.test:\(target.port)/x", "https://probe:s3cr3t-doh@127.0.0.1:\(doh.port)/dns-query"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["SLUICE_PROBE_CA": ca]) { $1 }
+        let errors = FileManager.default.temporaryDirectory.appending(path: "sluice-doh-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        process.standardError = try FileHandle(forWritingTo: errors)
+        let (output, status) = try await Blocking.output(of: process)
+        let printed = try String(contentsOf: errors, encoding: .utf8)
+        #expect(status == 0)
+        #expect(String(decoding: output, as: UTF8.self) == #"{"status": 200, "postStatus": 200}"# + "\n")
+        #expect(printed.isEmpty, "stderr: \(printed.prefix(400))")
+        #expect(try await doh.lines(count: 1).contains("api.sluice.test. A"))
+        #expect(target.requests.map(\.method) == ["GET", "POST"])
+    }
+
     @Test func aDoHServerWhoseCertificateIsNotTrustedResolvesNothing() async throws {
         let (doh, _) = try await Self.doh(["api.sluice.test=127.0.0.1"])
         let error = await #expect(throws: SluiceError.self) {

@@ -25,6 +25,11 @@ CURLcode sluice_easy_setopt_trailer(CURL *handle, sluice_trailer_callback callba
 /* CURL_TRAILERFUNC_OK, which is a macro. */
 int sluice_trailerfunc_ok(void);
 typedef int (*sluice_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *user);
+/* CURLOPT_STDERR set to a stream that keeps nothing (one per process): what libcurl would print
+   without a debug callback (the verbose output of the handles it starts itself for DNS over HTTPS,
+   which inherit VERBOSE and the error stream but, before 8.x, not the callback) reaches no
+   terminal. THREATS §16. */
+CURLcode sluice_easy_setopt_quiet(CURL *handle);
 /* CURLOPT_DEBUGFUNCTION with CURLOPT_VERBOSE on (curl calls it only then), or both off for NULL. */
 CURLcode sluice_easy_setopt_debug(CURL *handle, sluice_debug_callback callback);
 

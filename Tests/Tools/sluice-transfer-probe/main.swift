@@ -6,6 +6,9 @@
 //     sluice-transfer-probe encrypted-upload URL FILE   a PUT of FILE, aes128gcm-encrypted as it is sent
 //     sluice-transfer-probe encrypted-stream URL DEST   a streamed GET of an aes128gcm body, decrypted
 //                                                       chunk by chunk into DEST
+//     sluice-transfer-probe doh URL DOH_URL     a GET and a POST with a streamed body to URL, its
+//                                               name resolved by DOH_URL (CA file in SLUICE_PROBE_CA),
+//                                               request heads recorded: what curl prints goes nowhere
 // The encrypted modes take the secret from SLUICE_PROBE_SECRET (base64), key id "probe", and the
 // record size from SLUICE_PROBE_RECORD_SIZE (4096 without it).
 //
@@ -20,9 +23,10 @@ import SluiceEncryption
 import SluiceMultipart
 
 let arguments = CommandLine.arguments
-let modes = ["upload", "download", "stream", "encrypted-upload", "encrypted-stream"]
+let modes = ["upload", "download", "stream", "encrypted-upload", "encrypted-stream", "doh"]
 guard arguments.count == 4, modes.contains(arguments[1]), let url = URL(string: arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: sluice-transfer-probe upload|download|stream|encrypted-upload|encrypted-stream URL PATH|MICROS\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: sluice-transfer-probe upload|download|stream|encrypted-upload|encrypted-stream|doh URL PATH|MICROS|DOH_URL\n".utf8))
     exit(2)
 }
 
@@ -36,7 +40,7 @@ func peakResidentKiB() -> Int {
 
 var code: Int32 = 0
 do {
-    let path = URL(fileURLWithPath: arguments[3])
+    let path = URL(fileURLWithPath: arguments[3])  // (the DoH URL in mode doh)
     if arguments[1].hasPrefix("encrypted-") {
         let secret = Data(base64Encoded: ProcessInfo.processInfo.environment["SLUICE_PROBE_SECRET"] ?? "") ?? Data()
         let recordSize = Int(ProcessInfo.processInfo.environment["SLUICE_PROBE_RECORD_SIZE"] ?? "") ?? 4096
@@ -76,6 +80,20 @@ do {
         print(
             #"{"status": \#(response.status.code), "bytes": \#(bytes), "chunks": \#(chunks), "nonZero": \#(nonZero), "peakAtHeadKiB": \#(atHead), "peakResidentKiB": \#(peakResidentKiB())}"#
         )
+    } else if arguments[1] == "doh" {
+        var configuration = CurlTransport.Configuration.default
+        configuration.dnsOverHTTPS = URL(string: arguments[3])
+        configuration.tls.caFile = ProcessInfo.processInfo.environment["SLUICE_PROBE_CA"]
+        configuration.recordsRequestHeads = true
+        let client = Client(transport: CurlTransport(configuration: configuration))
+        let get = try await client.send(HTTPRequest(url: url))
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data("streamed ".utf8))
+            continuation.yield(Data("body".utf8))
+            continuation.finish()
+        }
+        let post = try await client.send(HTTPRequest(method: .post, url: url, body: .stream(.oneShot(length: nil, chunks))))
+        print(#"{"status": \#(get.status.code), "postStatus": \#(post.status.code)}"#)
     } else if arguments[1] == "upload" {
         var form = MultipartFormData()
         form.append("probe", name: "note")
