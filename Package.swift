@@ -249,7 +249,7 @@ let testTools: [Target] = [
         path: "Tests/Tools/sluice-reachability-probe", swiftSettings: strict),
     // An upload or a download in a process of its own (peak memory, kill and resume).
     .executableTarget(
-        name: "sluice-transfer-probe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart", "SluiceEncryption"],
+        name: "sluice-transfer-probe", dependencies: ["Sluice", "SluiceCurl", "SluiceDownload", "SluiceMultipart", "SluiceEncryption", "SluiceGzip"],
         path: "Tests/Tools/sluice-transfer-probe", swiftSettings: strict),
     // The libFuzzer targets (`make fuzz`), and a replay mode that `make test` runs over their seed
     // corpora. The C driver calls libFuzzer only in fuzz builds.
@@ -279,7 +279,7 @@ let testTargets: [Target] = [
     tests("SluiceHeaders", ["SluiceCurl"]),
     tests("SluiceURLEncoding", ["SluiceCurl"]),
     tests("SluiceSigning", ["SluiceCurl"]),
-    tests("SluiceGzip", ["SluiceCurl", "CZlib", "CZstd"]),
+    tests("SluiceGzip", ["SluiceCurl", "CZlib", "CZstd", "sluice-transfer-probe"]),
     tests("SluiceEncryption", ["SluiceCurl", "SluiceGzip", "SluiceSigning", "SluiceLogging", "SluiceCache", "sluice-transfer-probe"]),
     tests("SluiceLogging", ["SluiceCurl", "SluiceRetry"]),
     tests("SluiceRetry", ["SluiceCurl", "SluiceResilience"]),

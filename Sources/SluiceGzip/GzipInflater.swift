@@ -64,33 +64,62 @@ public final class GzipInflater {
     ///
     /// - Throws: `.bodyTooLarge` past the limits; `.invalidResponse` for a corrupt stream.
     public func decode(_ chunk: Data) throws(SluiceError) -> Data {
-        guard !chunk.isEmpty else { return Data() }
+        received(chunk.count)
+        return try decode(chunk, from: 0, maxOutput: .max).output
+    }
+
+    /// Counts `count` bytes handed to this decoder, which its ratio is held against: a chunk as
+    /// it comes, before it is read (``decode(_:from:maxOutput:)`` counts nothing itself).
+    package func received(_ count: Int) {
+        input += max(0, count)
+    }
+
+    /// Whether the decoder may hold decoded bytes it had no room for in the last call to
+    /// ``decode(_:from:maxOutput:)``: called again, with no more input, it gives them.
+    package private(set) var holdsOutput = false
+
+    /// Decodes `chunk` from `offset` until it has read all of it or written `maxOutput` bytes:
+    /// the bytes decoded and how many of `chunk`'s it read. One step of a chain of codings, each
+    /// bounded, so no layer's output grows past `maxOutput` on its own (THREATS §14).
+    ///
+    /// - Throws: `.bodyTooLarge` past the limits; `.invalidResponse` for a corrupt stream.
+    package func decode(_ chunk: Data, from offset: Int, maxOutput: Int) throws(SluiceError) -> (output: Data, read: Int) {
+        let offset = min(max(0, offset), chunk.count)
+        let available = chunk.count - offset
+        guard available > 0 || holdsOutput else { return (Data(), 0) }
         if !started {
-            try start(with: chunk)
-        } else if atEnd {
+            try start(with: chunk[(chunk.startIndex + offset)...])
+        } else if atEnd, available > 0 {
             switch afterEnd() {
             case .more: break
-            case .ignored: return Data()
+            case .ignored: return (Data(), available)
             case .corrupt(let error): throw error
             }
         }
-        input += chunk.count
+        let maxOutput = max(1, maxOutput)
         // Decoded straight into the result: room for a typical expansion first (a small body
         // gets a small buffer), then more as it fills, in steps of at most 64 KiB, and never more
-        // room than one byte past the size limit, so a bomb stops there.
-        var decoded = Data(count: min(64 << 10, max(4 << 10, chunk.count * 4)))
+        // room than one byte past the size limit, so a bomb stops there, nor past `maxOutput`.
+        var decoded = Data(count: min(maxOutput, 64 << 10, max(4 << 10, available * 4)))
         var written = 0
+        var consumed = offset
         var failure: SluiceError?
-        chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var consumed = 0
+        let empty: [UInt8] = [0]
+        chunk.withUnsafeBytes { (whole: UnsafeRawBufferPointer) in
+            // Never a nil base: a decoder drained with no input still gets a valid pointer.
+            let bytes = whole.baseAddress == nil ? empty.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: 0) } : whole
             while failure == nil {
-                if written == decoded.count { decoded.count += min(64 << 10, max(4 << 10, written)) }
+                if written == decoded.count {
+                    guard written < maxOutput else { return }  // holdsOutput stays as the last step left it
+                    decoded.count = min(maxOutput, decoded.count + min(64 << 10, max(4 << 10, written)))
+                }
                 let free = decoded.count - written, allowed = maximumSize - output
                 let room = allowed < free ? allowed + 1 : free
                 let (step, read, produced) = decoded.withUnsafeMutableBytes { out in
                     self.step(UnsafeRawBufferPointer(rebasing: bytes[consumed...]), into: out.baseAddress! + written, room: room)
                 }
                 consumed += read
+                holdsOutput = step.wantsRoom
                 if read == 0, produced == 0, step.isPending, consumed < bytes.count || step.wantsRoom {
                     // Room to write and nothing written: a decoder that never moves on.
                     failure = SluiceError(.invalidResponse, "corrupt \(name) body: the decoder stopped making progress")
@@ -112,7 +141,9 @@ public final class GzipInflater {
                     guard consumed < bytes.count else { return }
                     switch afterEnd() {
                     case .more: continue
-                    case .ignored: return
+                    case .ignored:
+                        consumed = bytes.count
+                        return
                     case .corrupt(let error): failure = error
                     }
                 case .failed(let error): failure = error
@@ -121,7 +152,7 @@ public final class GzipInflater {
         }
         decoded.count = written
         if let failure { throw failure }
-        return decoded
+        return (decoded, consumed - offset)
     }
 
     /// Checks that the body ended where its stream ends.

@@ -127,31 +127,33 @@ public struct GzipMiddleware: Middleware {
             throw SluiceError(error.code, error.message, response: response)
         }
         if let stream = response.bodyStream {
-            // A streamed body is decoded chunk by chunk as it is read, the last coding first.
-            let inflaters = Locked(formats.reversed().map { GzipInflater(format: $0, limits: configuration.limits) })
+            // A streamed body is decoded as it is read, the last coding first, each layer a piece
+            // at a time and the whole held to the ratio against the bytes on the wire.
+            let chain = Locked(GzipDecodingChain(formats: formats, limits: configuration.limits, whole: false))
             // Its errors (a chunk or the end) name the request, as a buffered body's do.
             let what = "\(request)"
-            response.bodyStream = stream.map(
-                { chunk in
-                    try inflaters.withLock { inflaters in
-                        var data = chunk
-                        for inflater in inflaters { data = try inflater.decode(data) }
-                        return data
+            response.bodyStream = ResponseBodyStream(pull: {
+                while true {
+                    if let piece = try chain.withLock({ chain throws(SluiceError) in try chain.next() }) { return piece }
+                    if chain.withLock({ $0.isFinished }) { return nil }
+                    guard let chunk = try await stream.next() else {
+                        try chain.withLock { chain throws(SluiceError) in try chain.finish() }
+                        return nil
                     }
-                },
-                end: { error in
-                    if error == nil { try inflaters.withLock { for inflater in $0 { try inflater.finish() } } }
-                    return nil
+                    chain.withLock { $0.feed(chunk) }
                 }
-            ).renamingErrors { error in SluiceError(error.code, "\(what): \(error.message)", underlying: error.underlying) }
+            }).renamingErrors { error in SluiceError(error.code, "\(what): \(error.message)", underlying: error.underlying) }
             response.headers.remove(name: "Content-Encoding")
             response.headers.remove(name: "Content-Length")
             return response
         }
         do {
-            for format in formats.reversed() {
-                response.body = try GzipCodec.decompress(response.body, format: format, limits: configuration.limits)
-            }
+            let chain = GzipDecodingChain(formats: formats, limits: configuration.limits, whole: true)
+            chain.feed(response.body)
+            var decoded = Data()
+            while let piece = try chain.next() { decoded.append(piece) }
+            try chain.finish()
+            response.body = decoded
         } catch {
             throw SluiceError(error.code, "\(request): \(error.message)", response: response)
         }

@@ -77,9 +77,20 @@ import Testing
     }
 
     /// A hedged POST: with its key, hedging may send a copy, and both copies carry the one key.
+    /// The server decides which copy wins, not the clock: the first to arrive is held until the
+    /// test ends, so the copy answers first however slow the build (issue 53, item 13).
     @Test func hedgedCopiesOfACallCarryItsOneKey() async throws {
         let server = try MockWebServer()
-        server.enqueue(.init(status: 200, body: "slow").with(headersDelay: .seconds(2)), .init(status: 200, body: "fast"))
+        let held = TestGate()
+        defer { held.open() }
+        let arrivals = Locked(0)
+        server.setHandler { _ in
+            let arrival = arrivals.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return arrival == 1 ? MockWebServer.Response(status: 200, body: "slow").with(stallAfter: 0, until: held) : .init(status: 200, body: "fast")
+        }
         let client = Self.client([HedgingMiddleware(configuration: .init(delay: .fixed(.milliseconds(50)), maxExtraRatio: 1))])
         var request = HTTPRequest(method: .post, url: server.url("/charges"))
         request.body = .bytes(Data("amount=100".utf8))

@@ -9,6 +9,8 @@
 //     sluice-transfer-probe doh URL DOH_URL     a GET and a POST with a streamed body to URL, its
 //                                               name resolved by DOH_URL (CA file in SLUICE_PROBE_CA),
 //                                               request heads recorded: what curl prints goes nowhere
+//     sluice-transfer-probe decoded-stream URL RATIO   a streamed GET through GzipMiddleware whose ratio
+//                                               limit is RATIO: its bytes, chunks, largest chunk, peaks
 // The encrypted modes take the secret from SLUICE_PROBE_SECRET (base64), key id "probe", and the
 // record size from SLUICE_PROBE_RECORD_SIZE (4096 without it).
 //
@@ -20,13 +22,14 @@ import Sluice
 import SluiceCurl
 import SluiceDownload
 import SluiceEncryption
+import SluiceGzip
 import SluiceMultipart
 
 let arguments = CommandLine.arguments
-let modes = ["upload", "download", "stream", "encrypted-upload", "encrypted-stream", "doh"]
+let modes = ["upload", "download", "stream", "encrypted-upload", "encrypted-stream", "doh", "decoded-stream"]
 guard arguments.count == 4, modes.contains(arguments[1]), let url = URL(string: arguments[2]) else {
     FileHandle.standardError.write(
-        Data("usage: sluice-transfer-probe upload|download|stream|encrypted-upload|encrypted-stream|doh URL PATH|MICROS|DOH_URL\n".utf8))
+        Data("usage: sluice-transfer-probe upload|download|stream|encrypted-upload|encrypted-stream|doh|decoded-stream URL PATH|MICROS|DOH_URL|RATIO\n".utf8))
     exit(2)
 }
 
@@ -79,6 +82,20 @@ do {
         }
         print(
             #"{"status": \#(response.status.code), "bytes": \#(bytes), "chunks": \#(chunks), "nonZero": \#(nonZero), "peakAtHeadKiB": \#(atHead), "peakResidentKiB": \#(peakResidentKiB())}"#
+        )
+    } else if arguments[1] == "decoded-stream" {
+        let limits = GzipCodec.Limits(maximumRatio: Int(arguments[3]) ?? 1_000)
+        let client = Client(transport: CurlTransport(), middlewares: [GzipMiddleware(configuration: .init(limits: limits))])
+        let response = try await client.stream(HTTPRequest(url: url))
+        let atHead = peakResidentKiB()
+        var bytes = 0, chunks = 0, largest = 0
+        for try await chunk in response.bodyStream! {
+            bytes += chunk.count
+            chunks += 1
+            largest = max(largest, chunk.count)
+        }
+        print(
+            #"{"status": \#(response.status.code), "bytes": \#(bytes), "chunks": \#(chunks), "largestChunk": \#(largest), "peakAtHeadKiB": \#(atHead), "peakResidentKiB": \#(peakResidentKiB())}"#
         )
     } else if arguments[1] == "doh" {
         var configuration = CurlTransport.Configuration.default
