@@ -72,7 +72,8 @@ public final class SQLiteCacheStore: CacheStore {
     public let path: String
     /// How it behaves.
     public let configuration: Configuration
-    /// Reads run on the caller's thread (a WAL reader never waits for writers).
+    /// Reads run on the caller's thread (a WAL reader never waits for writers), or off it when that
+    /// is a transport's event thread (`BlockingWork`, THREATS §15).
     private let reader: Locked<CacheDatabase>
     /// Writes run on `queue`, one at a time, so a slow write (or another process holding the write
     /// lock) never stalls the caller's executor, such as a transport's event thread.
@@ -107,7 +108,7 @@ public final class SQLiteCacheStore: CacheStore {
     public func get(_ key: String) async throws -> CachedResponse? {
         let found: (entry: CachedResponse, stale: Bool)?
         do {
-            found = try read { try $0.get(key) }
+            found = try await BlockingWork.run { try self.read { try $0.get(key) } }
         } catch let error as SQLiteCacheError where error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED {
             return nil  // another connection held the database past the timeout: a miss
         }
@@ -160,15 +161,15 @@ public final class SQLiteCacheStore: CacheStore {
     }
 
     public func totalSize() async throws -> Int {
-        try read { try $0.totalSize() }
+        try await BlockingWork.run { try self.read { try $0.totalSize() } }
     }
 
     public func entryCount() async throws -> Int {
-        try read { try $0.entryCount() }
+        try await BlockingWork.run { try self.read { try $0.entryCount() } }
     }
 
     public func items() async throws -> [CacheItem] {
-        try read { try $0.items() }
+        try await BlockingWork.run { try self.read { try $0.items() } }
     }
 
     // MARK: Connections

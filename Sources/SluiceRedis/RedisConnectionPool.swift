@@ -4,8 +4,12 @@ import Foundation
 import Sluice
 
 /// A few blocking hiredis connections, each owned by a serial queue, and what the store knows
-/// about Redis's health (shared by the cache's and the rate limit's stores): after a failure, calls fail at once for the retry interval, then one tries
-/// again. A caller on an idle event thread runs its command there, holding the queue (see `run`).
+/// about Redis's health (shared by the cache's and the rate limit's stores): after a failure,
+/// calls fail at once for the retry interval, then one tries again. A command never runs on the
+/// caller's thread, so a transport's event thread is never held by Redis (THREATS §15); a command
+/// queued behind others fails at once when an earlier one found Redis down, or when its wait for
+/// the connection has passed the command timeout, so a stalled Redis fails every queued caller
+/// within about one timeout, not one timeout each.
 package final class RedisConnectionPool: Sendable {
     /// One connection and the queue that alone touches it.
     private final class Slot: @unchecked Sendable {
@@ -44,14 +48,7 @@ package final class RedisConnectionPool: Sendable {
             return slots[health.next % slots.count]
         }
         let parts = arguments.map { Data($0.utf8) } + (data.map { [$0] } ?? []) + tail.map { Data($0.utf8) }
-        // On an event thread with no transfer in flight (a caller that runs on CurlTransport's),
-        // the command runs right here, holding the connection's queue: one round trip, where
-        // handing it to the queue's thread and back woke two threads and tripled a cache hit.
-        // Nothing else waits for it; with transfers in flight it goes to the queue, so they are
-        // never held up by Redis.
-        if EventThread.isCurrentAndIdle {
-            return try slot.queue.sync { execute(parts, on: slot) }.get()
-        }
+        let queued = ContinuousClock.now
         // A call that is cancelled (its deadline passed) stops waiting at once; the command
         // finishes on its queue within the command timeout, and its reply is dropped.
         let waiter = Locked(Waiter.waiting(nil))
@@ -64,7 +61,7 @@ package final class RedisConnectionPool: Sendable {
                 }
                 if cancelled { return ThreadSanitizer.resume(continuation, with: .failure(CancellationError())) }
                 slot.queue.async { [self] in
-                    let result = execute(parts, on: slot)
+                    let result = refusal(queuedAt: queued).map { .failure($0) } ?? execute(parts, on: slot)
                     if let continuation = waiter.withLock({ $0.finish() }) { ThreadSanitizer.resume(continuation, with: .success(result)) }
                 }
             }
@@ -90,6 +87,21 @@ package final class RedisConnectionPool: Sendable {
             self = .done
             return continuation
         }
+    }
+
+    /// Why a command that waited for its connection since `queued` fails without being sent: an
+    /// earlier command found Redis down meanwhile, or the wait passed the command timeout (the
+    /// caller counts it against the same limit).
+    private func refusal(queuedAt queued: ContinuousClock.Instant) -> RedisError? {
+        let now = ContinuousClock.now
+        if let until = health.withLock({ $0.downUntil }), now < until {
+            return RedisError("Redis at \(configuration.host):\(configuration.port) is unreachable; \(configuration.whileDown)")
+        }
+        let waited = queued.duration(to: now)
+        guard waited > configuration.commandTimeout.clampedWait else { return nil }
+        return RedisError(
+            "Redis at \(configuration.host):\(configuration.port): the command waited \(Int(waited.timeInterval * 1000)) ms for a connection, "
+                + "past the command timeout (\(configuration.name).commandTimeout)")
     }
 
     /// On `slot.queue`: connects if needed, sends, reads the reply.

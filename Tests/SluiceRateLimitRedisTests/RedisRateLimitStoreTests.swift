@@ -2,6 +2,7 @@ import Foundation
 import Sluice
 import SluiceRateLimitRedis
 import SluiceResilience
+import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -136,5 +137,76 @@ struct RedisRateLimitStoreTests {
         }
         #expect(answered, "the store answers once Redis is back and the retry interval has passed")
         #expect(log.withLock { $0 }.last == "Redis at 127.0.0.1:\(redis.port) answers again; the rate limit is shared again")
+    }
+
+    /// Issue 53, item 6 (THREATS §15): with `prefersTransportExecutor`, the store's blocking
+    /// command ran on the transport's event thread, and an unrelated call on the same transport
+    /// waited for Redis. Redis here holds its reply until the test lets it go: the other call is
+    /// answered meanwhile.
+    @Test func aRedisThatHoldsItsReplyNeverHoldsTheTransportsEventThread() async throws {
+        let reply = TestGate()
+        defer { reply.open() }
+        let redis = try FakeRedis { _, piece in
+            guard piece == 0 else { return nil }
+            _ = reply.wait(timeout: .seconds(30))
+            return Data(":0\r\n".utf8)
+        }
+        defer { redis.shutdown() }
+        let server = try MockWebServer()
+        server.setHandler { _ in .init(status: 200, body: "ok") }
+        let transport = CurlTransport()
+        let store = RedisRateLimitStore(configuration: .init(port: redis.port, commandTimeout: .seconds(30), log: { _ in }))
+        let limited = Client(
+            transport: transport,
+            middlewares: [RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 10, per: .seconds(1)), whenStoreFails: .refuse), store: store)],
+            configuration: .init(prefersTransportExecutor: true))
+        let held = Task { try await limited.send(HTTPRequest(url: server.url("/limited"))) }
+        try await Wait.until("the store's command reached Redis") { !redis.commands.isEmpty }
+        let other = try await Client(transport: transport).send(HTTPRequest(url: server.url("/other")), timeout: .seconds(10))
+        #expect(other.status == .ok)
+        #expect(server.requests.map(\.target) == ["/other"], "answered while Redis still held its reply")
+        reply.open()
+        #expect(try await held.value.status == .ok)
+    }
+
+    /// Issue 53, item 7: commands queued behind a stalled Redis each waited out their own 200 ms,
+    /// so 120 callers set to fail open took up to 6 s. An outage one command sees is seen by the
+    /// queue, and the wait for a connection counts against the same timeout: every caller has its
+    /// answer within about one timeout.
+    @Test func aStalledRedisFailsEveryQueuedCallerOpenWithinAboutOneTimeout() async throws {
+        let release = TestGate()
+        defer { release.open() }
+        let redis = try FakeRedis { _, _ in
+            _ = release.wait(timeout: .seconds(30))
+            return nil
+        }
+        defer { redis.shutdown() }
+        let store = RedisRateLimitStore(configuration: .init(port: redis.port, poolSize: 4, commandTimeout: .milliseconds(200), log: { _ in }))
+        let limiter = RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1_000, per: .seconds(1)), key: .perRequest { $0.url.path }), store: store)
+        let harness = MiddlewareHarness(limiter, transport: MockTransport { _, _ in .status(.ok) })
+        let start = ContinuousClock.now
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for caller in 0..<120 {
+                group.addTask { try await harness.send(HTTPRequest(url: URL(string: "https://api.example.com/\(caller)")!)).status.code }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let elapsed = start.duration(to: .now)
+        print("120 callers behind a stalled Redis: all answered in \(elapsed)")
+        #expect(statuses.count == 120 && statuses.allSatisfy { $0 == 200 }, "each failed open")
+        #expect(elapsed < TestTiming.scaled(.seconds(2)), "\(elapsed), where 30 deep queues of 200 ms took 6 s")
+    }
+
+    /// Blocking work started on an event thread is handed to a thread of its own; anywhere else it
+    /// runs in place.
+    @Test func blockingWorkLeavesTheEventThread() async throws {
+        let transport = CurlTransport()
+        let executor = try #require(transport.preferredExecutor)
+        let onEventThread = await withTaskExecutorPreference(executor) {
+            (BlockingWork.handsOff, (try? await BlockingWork.run { EventThread.isCurrent }) ?? true)
+        }
+        #expect(onEventThread.0 == true, "the task ran on the event thread")
+        #expect(onEventThread.1 == false, "its blocking work did not")
+        #expect(BlockingWork.handsOff == false)
     }
 }

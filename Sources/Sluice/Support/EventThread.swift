@@ -3,14 +3,13 @@
 #endif
 
 /// Marks the threads that drive an event loop (`CurlTransport`'s), which are not threads of
-/// Swift's cooperative pool. Code that would hand a short blocking call to another thread and
-/// wait for it (a Redis command) can run it right there instead, when the loop has no I/O of its
-/// own in flight to delay: one round trip, and no thread woken on either side. `package`: for
-/// Sluice's own targets.
+/// Swift's cooperative pool. Nothing that blocks (SQLite, files, hiredis) may run on one, even
+/// with its loop idle: a call that starts there a moment later would wait for it (THREATS §15).
+/// ``BlockingWork`` reads the mark to hand such work off. `package`: for Sluice's own targets.
 ///
 /// ```swift
 /// EventThread.markCurrent { !active.isEmpty }   // first thing on the loop's thread
-/// if EventThread.isCurrentAndIdle { … }         // anywhere: block here, or hand it off?
+/// if EventThread.isCurrent { … }                // anywhere: hand blocking work off
 /// EventThread.unmarkCurrent()                   // when the loop ends
 /// ```
 package enum EventThread {
