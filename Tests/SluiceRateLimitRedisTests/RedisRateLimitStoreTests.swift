@@ -1,8 +1,8 @@
 import Foundation
 import Sluice
+import SluiceCurl
 import SluiceRateLimitRedis
 import SluiceResilience
-import SluiceCurl
 import SluiceTestSupport
 import SluiceTesting
 import Testing
@@ -182,7 +182,8 @@ struct RedisRateLimitStoreTests {
         }
         defer { redis.shutdown() }
         let store = RedisRateLimitStore(configuration: .init(port: redis.port, poolSize: 4, commandTimeout: .milliseconds(200), log: { _ in }))
-        let limiter = RateLimitMiddleware(configuration: .init(limit: RateLimit(requests: 1_000, per: .seconds(1)), key: .perRequest { $0.url.path }), store: store)
+        let limiter = RateLimitMiddleware(
+            configuration: .init(limit: RateLimit(requests: 1_000, per: .seconds(1)), key: .perRequest { $0.url.path }), store: store)
         let harness = MiddlewareHarness(limiter, transport: MockTransport { _, _ in .status(.ok) })
         let start = ContinuousClock.now
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
