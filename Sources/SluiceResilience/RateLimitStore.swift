@@ -60,9 +60,10 @@ extension RateLimitDecision {
 
 /// A ``RateLimitStore`` in this process's memory: the limit of one process, the default.
 ///
-/// At most ``maxKeys`` keys are kept; past that, keys whose rate is idle again (their next call
-/// would be allowed anyway) are forgotten first, then the one that will be idle soonest, so
-/// memory stays bounded whatever keys callers make up.
+/// At most ``maxKeys`` keys are kept; past that, the key that took a place (or was paused)
+/// longest ago is forgotten, in constant time, so memory and the cost of a call stay bounded
+/// whatever keys callers make up. A key used that long ago is idle again (its next call would be
+/// allowed anyway) unless its period is longer than the time ``maxKeys`` other keys took to come.
 ///
 /// ```swift
 /// import SluiceResilience
@@ -75,7 +76,7 @@ public final class MemoryRateLimitStore: RateLimitStore {
     public let maxKeys: Int
     private let now: @Sendable () -> ContinuousClock.Instant
     /// Each key's theoretical arrival time: when its next call would be on the steady rate.
-    private let arrivals = Locked<[String: ContinuousClock.Instant]>([:])
+    private let arrivals: Locked<OriginTable<ContinuousClock.Instant>>
 
     /// A store of at most `maxKeys` keys.
     public convenience init(maxKeys: Int = 10_000) {
@@ -86,6 +87,7 @@ public final class MemoryRateLimitStore: RateLimitStore {
     package init(maxKeys: Int, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.maxKeys = maxKeys.clamped(to: 1...10_000_000)
         self.now = now
+        arrivals = Locked(OriginTable(limit: self.maxKeys))
     }
 
     public func acquire(_ key: String, under limit: RateLimit, waitingAtMost maxWait: Duration) async throws -> RateLimitDecision {
@@ -98,8 +100,7 @@ public final class MemoryRateLimitStore: RateLimitStore {
         // that gives exactly that (see `decide`).
         let paused = now.advanced(by: duration.clampedWait).advanced(by: limit.interval * (limit.burst - 1))
         arrivals.withLock { arrivals in
-            arrivals[key] = max(arrivals[key] ?? now, paused)
-            trim(&arrivals, now: now)
+            arrivals.store(max(arrivals[key] ?? now, paused), for: key)
         }
     }
 
@@ -114,8 +115,7 @@ public final class MemoryRateLimitStore: RateLimitStore {
             let allowedAt = next.advanced(by: .zero - interval * limit.burst)
             let wait = now.duration(to: allowedAt)
             guard wait <= maxWait.clampedWait else { return .limited(retryAfter: wait) }
-            arrivals[key] = next
-            trim(&arrivals, now: now)
+            arrivals.store(next, for: key)
             return wait > .zero ? .reserved(after: wait) : .allowed
         }
     }
@@ -123,12 +123,4 @@ public final class MemoryRateLimitStore: RateLimitStore {
     /// How many keys are kept.
     package var count: Int { arrivals.withLock { $0.count } }
 
-    /// Past ``maxKeys``, forgets the keys already idle at `now`, then the soonest idle.
-    private func trim(_ arrivals: inout [String: ContinuousClock.Instant], now: ContinuousClock.Instant) {
-        guard arrivals.count > maxKeys else { return }
-        arrivals = arrivals.filter { $0.value > now }
-        while arrivals.count > maxKeys, let soonest = arrivals.min(by: { $0.value < $1.value })?.key {
-            arrivals.removeValue(forKey: soonest)
-        }
-    }
 }

@@ -62,6 +62,40 @@ final class SteppedClock: Sendable {
         #expect(store.count == 3)
         #expect(try await store.acquire("key-99", under: limit) != .allowed, "the newest keys are kept")
     }
+
+    /// Issue 53, item 8: past `maxKeys` the key that took a place longest ago goes, found at the
+    /// end of a list (no scan of the table): here `b`, since `a` took a place again after it.
+    @Test func pastItsKeysTheMemoryStoreForgetsTheKeyUsedLongestAgo() async throws {
+        let clock = SteppedClock()
+        let store = MemoryRateLimitStore(maxKeys: 3, now: { clock.now })
+        let limit = RateLimit(requests: 1, per: .seconds(1), burst: 2)
+        for key in ["a", "b", "c", "a", "d"] {
+            #expect(try await store.acquire(key, under: limit) == .allowed)
+        }
+        #expect(store.count == 3)
+        #expect(try await store.acquire("a", under: limit) != .allowed, "a's two places are spent: kept")
+        #expect(try await store.acquire("b", under: limit) == .allowed, "b was forgotten: a new key")
+        #expect(try await store.acquire("b", under: limit) == .allowed)
+        #expect(try await store.acquire("b", under: limit) != .allowed)
+    }
+
+    /// The table behind it: each key at most once, the one stored longest ago forgotten and
+    /// named, a removed key's place reused.
+    @Test func theOriginTableForgetsInTheOrderKeysWereStored() {
+        var table = OriginTable<Int>(limit: 2)
+        #expect(table.store(1, for: "x") == nil)
+        #expect(table.store(2, for: "y") == nil)
+        #expect(table.store(3, for: "x") == nil, "stored again: the newest")
+        #expect(table.store(4, for: "z") == "y")
+        #expect(table["x"] == 3 && table["y"] == nil && table["z"] == 4)
+        table.remove("x")
+        #expect(table.store(5, for: "w") == nil)
+        #expect(table.store(6, for: "v") == "z")
+        #expect(Set(table.all.map(\.origin)) == ["w", "v"])
+        var big = OriginTable<Int>(limit: 10_000)
+        for key in 0..<50_000 { big.store(key, for: String(key)) }
+        #expect(big.count == 10_000 && big["39999"] == nil && big["40000"] == 40_000 && big["49999"] == 49_999)
+    }
 }
 
 @Suite struct RateLimitMiddlewareTests {
