@@ -37,12 +37,14 @@
     ///   `ClientError`, whose `underlyingError` is the `SluiceError`, so a caller can still switch
     ///   on its `SluiceError.Code`. Any status comes back as a response: the generated
     ///   code decides what it means.
-    /// - **Bounded answers.** Generated code collects a JSON or text answer whole, with no limit
-    ///   of its own, so the body it is handed counts against the client's
-    ///   `Client.Configuration.maxResponseBodySize` (64 MiB by default): `.bodyTooLarge` before a
-    ///   byte is read when `Content-Length` says more, else as the count crosses it. An
-    ///   operation whose answer the caller streams (a download) says so with
-    ///   ``withResponseBodyLimit(_:_:isolation:)``:
+    /// - **Bounded answers.** Generated code collects a JSON, text or form answer whole, with no
+    ///   limit of its own, so such a body (by its `Content-Type`: `application/json` and
+    ///   `…+json`, `text/…`, `application/x-www-form-urlencoded`, or none given) counts against
+    ///   the client's `Client.Configuration.maxResponseBodySize` (64 MiB by default):
+    ///   `.bodyTooLarge` before a byte is read when `Content-Length` says more, else as the count
+    ///   crosses it. Any other body (binary, multipart) is handed to the caller as it arrives,
+    ///   and its reader bounds it (`collect(upTo:)`). ``withResponseBodyLimit(_:_:isolation:)``
+    ///   sets the limit for every answer of the calls in its scope, whatever their type:
     ///
     /// ```swift
     /// import OpenAPIRuntime
@@ -75,8 +77,19 @@
             sluiceRequest.operationName = operationID
             let response = try await client.stream(sluiceRequest)
             let head = try HTTPTypes.HTTPResponse(response)
-            let limit = Self.responseBodyLimit.map { $0 ?? Int.max } ?? max(0, client.configuration.maxResponseBodySize)
+            let limit =
+                Self.responseBodyLimit.map { $0 ?? Int.max }
+                ?? (Self.isCollected(contentType: response.headers["Content-Type"]) ? max(0, client.configuration.maxResponseBodySize) : .max)
             return (head, try await Self.body(of: response, method: method, limit: limit))
+        }
+
+        /// Whether generated code collects a body of `contentType` whole (JSON, text, a form; and a
+        /// body that names no type), rather than handing it to the caller (binary, multipart).
+        package static func isCollected(contentType: String?) -> Bool {
+            guard let contentType else { return true }
+            let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+            return type.isEmpty || type == "application/json" || type.hasSuffix("+json") || type.hasPrefix("text/")
+                || type == "application/x-www-form-urlencoded"
         }
 
         /// The limit on answers that ``withResponseBodyLimit(_:_:isolation:)`` set for the calls in its

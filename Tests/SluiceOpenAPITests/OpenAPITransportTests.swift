@@ -209,8 +209,8 @@
             OpenAPITransport(client: Sluice.Client(transport: CurlTransport(), configuration: .init(maxResponseBodySize: limit)))
         }
 
-        func send(_ transport: OpenAPITransport, chunked: Bool) async throws -> OpenAPIRuntime.HTTPBody? {
-            server.enqueue(.init(status: 200, headers: [("Content-Type", "application/octet-stream")], body: body, chunkSize: chunked ? 16 << 10 : nil))
+        func send(_ transport: OpenAPITransport, chunked: Bool, type: String = "application/json") async throws -> OpenAPIRuntime.HTTPBody? {
+            server.enqueue(.init(status: 200, headers: [("Content-Type", type)], body: body, chunkSize: chunked ? 16 << 10 : nil))
             let head = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/export")
             return try await transport.send(head, body: nil, baseURL: server.url(""), operationID: "export").1
         }
@@ -246,6 +246,29 @@
                 Issue.record("read \(read) bytes past the limit")
             } catch {}
             #expect(read <= 1 << 20)
+        }
+
+        /// Issue 53, item 9: a binary answer is the caller's to read (generated code hands it over
+        /// as it arrives), so the client's limit does not cut a download short; what generated
+        /// code collects whole (JSON, text, a form, an answer of no type) stays bounded.
+        @Test(arguments: ["application/octet-stream", "image/png", "multipart/form-data; boundary=x", "application/zip"])
+        func aBinaryAnswerIsLeftToItsReader(type: String) async throws {
+            let answer = try #require(try await send(transport(), chunked: true, type: type))
+            var read = 0
+            for try await chunk in answer { read += chunk.count }
+            #expect(read == body.count)
+            let declared = try #require(try await send(transport(), chunked: false, type: type))
+            #expect(try await Data(collecting: declared, upTo: .max) == body)
+        }
+
+        @Test func whatGeneratedCodeCollectsStaysBounded() {
+            for type in ["application/json", "application/problem+json; charset=utf-8", "text/plain", "TEXT/CSV", "application/x-www-form-urlencoded", ""] {
+                #expect(OpenAPITransport.isCollected(contentType: type), "\(type)")
+            }
+            #expect(OpenAPITransport.isCollected(contentType: nil))
+            for type in ["application/octet-stream", "image/png", "multipart/mixed; boundary=b", "application/pdf"] {
+                #expect(!OpenAPITransport.isCollected(contentType: type), "\(type)")
+            }
         }
 
         /// `withResponseBodyLimit(nil)` lets the calls in its scope read a body of any size, read
