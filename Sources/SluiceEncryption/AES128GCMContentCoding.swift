@@ -20,8 +20,10 @@ import Sluice
 public struct AES128GCMContentCoding: PayloadCipher {
     /// How messages are cut into records.
     public struct Configuration: Sendable {
-        /// The record size, 18 bytes to 2^31 − 1: each record carries up to this minus 17 bytes
-        /// of content. Outside that range, encrypting is `.misconfigured`.
+        /// The record size, 18 bytes to 2^32 − 1 (RFC 8188 §2.1): each record carries up to this
+        /// minus 17 bytes of content, and is held whole until it is sealed, so a stream body is
+        /// held up to this size (http-ece's 4,294,967,295 makes one record of the whole body).
+        /// Outside that range, encrypting is `.misconfigured`.
         public var recordSize: Int
         /// The largest record accepted when decrypting (16 MiB by default, at most 2^31 − 1): a
         /// peer may declare any record size up to 2^32 − 1, and a record is held whole until it

@@ -42,10 +42,10 @@ enum AES128GCMRecords {
 
     /// - Throws: `.misconfigured` for a record size or key id RFC 8188 does not allow.
     static func check(recordSize: Int, keyID: Data) throws(SluiceError) {
-        // RFC 8188 allows up to 2^32 − 1; a record is sealed in one call of libcrypto, which
-        // takes at most 2^31 − 1 bytes.
-        guard recordSize >= minimumRecordSize, recordSize <= Int(Int32.max) else {
-            throw SluiceError(.misconfigured, "an aes128gcm record size is 18 to 2^31 − 1 bytes here, not \(recordSize)")
+        // RFC 8188 §2.1: the header's rs is 32 bits; a record larger than libcrypto takes in one
+        // call is sealed in pieces (`Crypto.GCM.seal`).
+        guard recordSize >= minimumRecordSize, recordSize <= Int(UInt32.max) else {
+            throw SluiceError(.misconfigured, "an aes128gcm record size is 18 to 2^32 − 1 bytes (RFC 8188 §2.1), not \(recordSize)")
         }
         guard keyID.count <= 255 else { throw SluiceError(.misconfigured, "an aes128gcm key id has at most 255 bytes, not \(keyID.count)") }
     }

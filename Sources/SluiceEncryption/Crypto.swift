@@ -101,8 +101,17 @@ enum Crypto {
                     let added = aad.withUnsafeBytes { EVP_EncryptUpdate(context, nil, &length, $0.bindMemory(to: UInt8.self).baseAddress, Int32($0.count)) }
                     guard added == 1 else { return false }
                 }
-                guard EVP_EncryptUpdate(context, base, &length, plaintext.bindMemory(to: UInt8.self).baseAddress, Int32(plaintext.count)) == 1,
-                    EVP_EncryptFinal_ex(context, base + Int(length), &final) == 1,
+                // libcrypto takes at most 2^31 − 1 bytes a call (an RFC 8188 record may hold up to
+                // 2^32 − 18): fed in pieces of 1 GiB, GCM writes as much as it reads.
+                let input = plaintext.bindMemory(to: UInt8.self).baseAddress
+                var read = 0, written = 0
+                repeat {
+                    let piece = min(plaintext.count - read, 1 << 30)
+                    guard EVP_EncryptUpdate(context, base + written, &length, input.map { $0 + read }, Int32(piece)) == 1 else { return false }
+                    read += piece
+                    written += Int(length)
+                } while read < plaintext.count
+                guard EVP_EncryptFinal_ex(context, base + written, &final) == 1,
                     EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tagLength), base + plaintext.count) == 1
                 else { return false }
                 return true

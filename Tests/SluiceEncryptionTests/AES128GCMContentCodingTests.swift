@@ -172,9 +172,20 @@ struct AES128GCMContentCodingTests {
         var message = Self.example2.message
         message[19] = 17
         expectInvalid(message, "its record size is 17, below the minimum of 18")
-        expectError(.misconfigured, "an aes128gcm record size is 18 to 2^31 − 1 bytes here, not 17") {
+        expectError(.misconfigured, "an aes128gcm record size is 18 to 2^32 − 1 bytes (RFC 8188 §2.1), not 17") {
             _ = try Self.encrypt(Data(), secret: Data(repeating: 1, count: 16), keyID: "", recordSize: 17, salt: Data(repeating: 0, count: 16))
         }
+    }
+
+    /// Issue 53, item 10, a regression: RFC 8188 §2.1 allows a record size up to 2^32 − 1, and
+    /// http-ece uses 4,294,967,295 (one record of the whole body); sending refused it past 2^31 − 1.
+    @Test(arguments: [Int(Int32.max) + 1, Int(UInt32.max)])
+    func aRecordSizeUpTo2To32Minus1IsSentAndReadBack(recordSize: Int) throws {
+        let secret = Data(repeating: 6, count: 16)
+        let content = Data("one record of the whole body".utf8)
+        let sealed = try Self.encrypt(content, secret: secret, keyID: "k", recordSize: recordSize, salt: Data(repeating: 2, count: 16))
+        #expect(Array(sealed[16..<20]) == withUnsafeBytes(of: UInt32(recordSize).bigEndian) { Array($0) }, "rs in the header")
+        #expect(try Self.decrypt(sealed, keys: ["k": secret]) == content)
     }
 
     @Test func aRecordAfterTheLastIsRefused() throws {
@@ -223,5 +234,21 @@ struct AES128GCMContentCodingTests {
         response = try await coding.decrypt(response)
         #expect(response.body == plain)
         #expect(response.headers["Content-Encoding"] == nil && response.headers["Content-Length"] == String(length))
+    }
+
+    /// The largest record sizes, both ways: http-ece reads what Sluice writes with rs 2^32 − 1
+    /// (RFC 8188's largest), and Sluice reads what http-ece writes with its own largest, 2^31 − 1
+    /// (http-ece 1.2 refuses to write more: "Too much content").
+    @Test func httpECEAndSluiceAgreeOnTheLargestRecordSizes() async throws {
+        let secret = Data(repeating: 0x42, count: 16)
+        let plain = Data("one record, http-ece's way".utf8)
+        let keys = StaticKeyProvider(keys: ["k": secret], current: "k")
+        let coding = AES128GCMContentCoding(keys: keys, configuration: .init(recordSize: 4_294_967_295))
+        let request = try await coding.encrypt(HTTPRequest(method: .post, url: URL(string: "https://x.example/")!, body: .bytes(plain)))
+        let keyText = Base64URL.encode(secret)
+        #expect(try await ReferenceImplementations.run("ece-decrypt", [keyText], input: try await request.body.collect()) == plain)
+        let theirs = try await ReferenceImplementations.run("ece-encrypt", [keyText, "k", "2147483647"], input: plain)
+        let response = HTTPResponse(status: .ok, headers: try HTTPFields(validating: [("Content-Encoding", "aes128gcm")]), body: theirs)
+        #expect(try await coding.decrypt(response).body == plain)
     }
 }

@@ -6,26 +6,26 @@ import SluiceTesting
 import Testing
 
 /// SluiceEncryption's public numbers driven with every hostile value of ``CallerNumbers``: a
-/// record size outside 18...2^31 − 1 is `.misconfigured`, limits of 0 or less refuse every body,
+/// record size outside 18...2^32 − 1 is `.misconfigured`, limits of 0 or less refuse every body,
 /// and nothing traps.
 @Suite("Caller numbers: SluiceEncryption")
 struct EncryptionCallerNumbersTests {
     static let keys = StaticKeyProvider(keys: ["k": Data(repeating: 9, count: 16)], current: "k")
     static let url = URL(string: "https://api.example.com/x")!
 
-    @Test(.covers("AES128GCMContentCoding.Configuration.recordSize"), arguments: CallerNumbers.ints + [17, 18, Int(Int32.max), Int(Int32.max) + 1])
+    @Test(.covers("AES128GCMContentCoding.Configuration.recordSize"), arguments: CallerNumbers.ints + [17, 18, Int(Int32.max), Int(Int32.max) + 1, Int(UInt32.max), Int(UInt32.max) + 1])
     func recordSizes(_ size: Int) async throws {
         let coding = AES128GCMContentCoding(keys: Self.keys, configuration: .init(recordSize: size))
         // A stream claiming the longest length: its encrypted length does not fit, so it goes chunked.
         let claimed = HTTPBody.stream(.replayable(length: Int64.max) { AsyncThrowingStream { $0.finish() } })
         for body in [HTTPBody.bytes(Data("secret".utf8)), claimed] {
             let outcome = await Result { try await coding.encrypt(HTTPRequest(method: .post, url: Self.url, body: body)) }
-            if (18...Int(Int32.max)).contains(size) {
+            if (18...Int(UInt32.max)).contains(size) {
                 let sealed = try outcome.get()
                 if case .stream(let stream) = sealed.body { #expect(stream.length == nil) }
             } else {
                 #expect { try outcome.get() } throws: {
-                    ($0 as? SluiceError)?.code == .misconfigured && "\($0)".contains("record size is 18 to 2^31 − 1 bytes here, not \(size)")
+                    ($0 as? SluiceError)?.code == .misconfigured && "\($0)".contains("record size is 18 to 2^32 − 1 bytes (RFC 8188 §2.1), not \(size)")
                 }
             }
         }

@@ -294,7 +294,7 @@ struct PayloadEncryptionMiddlewareTests {
         let missingFile = HTTPRequest(method: .put, url: server.url("/x"), body: .file(URL(fileURLWithPath: "/nonexistent/sluice-upload.bin")))
         for (coding, request, code, message) in [
             (noCurrent, request, SluiceError.Code.misconfigured, #"the current key id "b" has no key"#),
-            (tiny, request, .misconfigured, "an aes128gcm record size is 18 to 2^31 − 1 bytes here, not 17"),
+            (tiny, request, .misconfigured, "an aes128gcm record size is 18 to 2^32 − 1 bytes (RFC 8188 §2.1), not 17"),
             (AES128GCMContentCoding(keys: keys), missingFile, .invalidBody, "cannot read the size of the body file /nonexistent/sluice-upload.bin"),
         ] {
             do {
