@@ -13,7 +13,9 @@ struct EncryptionCallerNumbersTests {
     static let keys = StaticKeyProvider(keys: ["k": Data(repeating: 9, count: 16)], current: "k")
     static let url = URL(string: "https://api.example.com/x")!
 
-    @Test(.covers("AES128GCMContentCoding.Configuration.recordSize"), arguments: CallerNumbers.ints + [17, 18, Int(Int32.max), Int(Int32.max) + 1, Int(UInt32.max), Int(UInt32.max) + 1])
+    @Test(
+        .covers("AES128GCMContentCoding.Configuration.recordSize"),
+        arguments: CallerNumbers.ints + [17, 18, Int(Int32.max), Int(Int32.max) + 1, Int(UInt32.max), Int(UInt32.max) + 1])
     func recordSizes(_ size: Int) async throws {
         let coding = AES128GCMContentCoding(keys: Self.keys, configuration: .init(recordSize: size))
         // A stream claiming the longest length: its encrypted length does not fit, so it goes chunked.
