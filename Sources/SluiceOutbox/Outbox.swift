@@ -16,7 +16,9 @@ import Synchronization
 ///   the entry (`.delivered`). A 4xx other than 408, 425 and 429 means the server will never take
 ///   it: the entry moves to the dead letters with the status (`.deadLettered`), where
 ///   ``deadLetters()`` lists it. A transport failure, 408, 425, 429 or 5xx keeps it for later and
-///   stops the pass. Entries older than ``Configuration/maximumAge`` or tried
+///   stops the pass. Each replayed call has ``Configuration/replayTimeout`` (30 s) at most: one a
+///   silent server holds past it is kept for the next pass, and this pass goes on with the
+///   writes after it, so one stuck call never holds the others. Entries older than ``Configuration/maximumAge`` or tried
 ///   ``Configuration/maximumAttempts`` times are dropped (`.expired`, `.gaveUp`).
 /// - A row that can no longer be read back (its method, URL or header fields damaged), or a
 ///   request the transport refuses as invalid, is never sent as it is: it moves to the dead
@@ -38,14 +40,18 @@ public final class Outbox: Sendable {
         public var maximumAge: Duration
         /// A write tried this many times is dropped.
         public var maximumAttempts: Int
+        /// The longest one replayed call may take (30 s), 1 ms...100 years: past it the call is
+        /// cancelled and the pass goes on with the next write.
+        public var replayTimeout: Duration
 
         /// Settings with each value given, or its default.
-        public init(maximumAge: Duration = .seconds(7 * 86_400), maximumAttempts: Int = 20) {
+        public init(maximumAge: Duration = .seconds(7 * 86_400), maximumAttempts: Int = 20, replayTimeout: Duration = .seconds(30)) {
             self.maximumAge = maximumAge
             self.maximumAttempts = maximumAttempts
+            self.replayTimeout = replayTimeout
         }
 
-        /// A week, 20 attempts.
+        /// A week, 20 attempts, 30 s a call.
         public static let `default` = Configuration()
     }
 
@@ -155,11 +161,12 @@ public final class Outbox: Sendable {
             chains.removeAll { !$0.isAlive }
             return chains.last
         }
-        await replay { request in
+        await replay { request, deadline in
             var request = request
             request.usesOutbox = false
-            if let chain, let response = try await chain.send(request) { return response }
-            return try await self.transport.send(request, context: RequestContext())
+            let context = RequestContext(deadline: deadline)
+            if let chain, let response = try await chain.send(request, context: context) { return response }
+            return try await self.transport.send(request, context: context)
         }
     }
 
@@ -187,14 +194,14 @@ public final class Outbox: Sendable {
     /// outbox.start(replayingThrough: client)
     /// ```
     public func replay(through client: Client) async {
-        await replay { request in
+        await replay { request, deadline in
             var request = request
             request.usesOutbox = false
-            return try await client.send(request)
+            return try await client.send(request, deadline: deadline)
         }
     }
 
-    private func replay(sending send: (HTTPRequest) async throws -> HTTPResponse) async {
+    private func replay(sending send: (HTTPRequest, ContinuousClock.Instant) async throws -> HTTPResponse) async {
         guard
             replaying.withLock({ running in
                 if running { return false }
@@ -203,9 +210,12 @@ public final class Outbox: Sendable {
             })
         else { return }
         defer { replaying.withLock { $0 = false } }
+        let timeout = max(configuration.replayTimeout, .milliseconds(1)).clampedWait
+        // The last entry whose call timed out this pass: the pass goes on after it.
+        var skipped: Int64 = 0
         while true {
             var damaged: [(key: String, reason: String)] = []
-            let next = try? database.withLock { database throws(SluiceError) in try database.oldest(deadLettered: &damaged) }
+            let next = try? database.withLock { database throws(SluiceError) in try database.oldest(after: skipped, deadLettered: &damaged) }
             for (key, reason) in damaged { publish(.deadLettered(key: key, reason: reason)) }
             guard let entry = next else { return }
             if Date().timeIntervalSince1970 - entry.created > Double(configuration.maximumAge.components.seconds) {
@@ -218,7 +228,7 @@ public final class Outbox: Sendable {
             }
             _ = try? database.withLock { database throws(SluiceError) in try database.countAttempt(entry.id) }
             do {
-                let response = try await send(entry.request)
+                let response = try await send(entry.request, .after(timeout))
                 let code = response.status.code
                 if [408, 425, 429].contains(code) || code >= 500 { return }
                 if code >= 400 {
@@ -232,6 +242,8 @@ public final class Outbox: Sendable {
                 // The request itself is wrong: no later pass would send it either.
                 _ = try? database.withLock { database throws(SluiceError) in try database.moveToDeadLetters(entry.id, reason: error.message) }
                 publish(.deadLettered(key: entry.key, reason: error.message))
+            } catch let error as SluiceError where error.code == .timedOut {
+                skipped = entry.id  // a silent server: kept for the next pass, the others go now
             } catch {
                 return  // offline again, or the server is down: try on the next pass
             }

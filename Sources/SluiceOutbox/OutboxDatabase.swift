@@ -73,13 +73,14 @@ struct OutboxDatabase: Sendable {
     /// The oldest entry that can be sent. A row whose method, URL or header fields cannot be read
     /// back is moved to `dead_letters` with the reason (its key and reason are added to
     /// `deadLettered`), never sent without them. A loop, however many damaged rows there are.
-    func oldest(deadLettered: inout [(key: String, reason: String)]) throws(SluiceError) -> Entry? {
+    func oldest(after skipped: Int64 = 0, deadLettered: inout [(key: String, reason: String)]) throws(SluiceError) -> Entry? {
         while true {
             let row = try run("reading the oldest entry") { connection throws(SQLiteError) -> Result<Entry, Damage>? in
                 let statement = try connection.prepared(
-                    "SELECT id, key, method, url, headers, body, created, attempts FROM outbox ORDER BY id LIMIT 1"
+                    "SELECT id, key, method, url, headers, body, created, attempts FROM outbox WHERE id > ? ORDER BY id LIMIT 1"
                 )
                 defer { sqlite3_reset(statement) }
+                connection.bind(statement, 1, skipped)
                 guard try connection.stepRow(statement) else { return nil }
                 let id = connection.int64(statement, 0)
                 let key = connection.text(statement, 1) ?? ""

@@ -38,6 +38,14 @@ struct OutboxCallerNumbersTests {
         if age >= .seconds(60) { #expect(sent == 3 && pending == 1) }
     }
 
+    /// A replay timeout is held to 1 ms...100 years: whatever is passed, each write is sent, and
+    /// none waits past the deadline it makes (the transport answers at once here).
+    @Test(.covers("Outbox.Configuration.replayTimeout"), arguments: CallerNumbers.durations)
+    func replayTimeouts(_ timeout: Duration) async throws {
+        let (sent, pending) = try await Self.replayThrice(.init(replayTimeout: timeout))
+        #expect(sent == 3 && pending == 1)
+    }
+
     @Test(.covers("Outbox.Outcome.delivered(key:status:)", "Outbox.Outcome.gaveUp(key:attempts:)"), arguments: CallerNumbers.ints)
     func outcomeRecords(_ number: Int) {
         #expect(Outbox.Outcome.delivered(key: "k", status: number) != .gaveUp(key: "k", attempts: number))
