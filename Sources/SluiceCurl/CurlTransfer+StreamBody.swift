@@ -22,6 +22,11 @@ extension CurlTransfer {
                 // The trailers are asked for once the chunks have ended, and handed to the loop
                 // with the end: curl asks for them only after the read callback says so.
                 let fields = try await trailers?()
+                // A field the trailers' literal left out (a CR or LF in it) is refused, as in a
+                // header section: the request never ends as if it had been sent whole.
+                if let invalid = fields?.invalidLiteral {
+                    throw SluiceError(.invalidBody, "the request body's trailers lost a field their literal could not take: \(invalid)")
+                }
                 if let fields, let refused = fields.first(where: { HTTPBody.Stream.fieldsNotAllowedInTrailers.contains($0.name.lowercased()) }) {
                     throw SluiceError(
                         .invalidBody,

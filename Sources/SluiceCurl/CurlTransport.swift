@@ -367,11 +367,7 @@ public final class CurlTransport: HTTPTransport {
                 loop.submit(.countPool { continuation.resume(returning: $0) })
             }
             for (origin, figures) in counted {
-                var sum = total[origin] ?? PoolStatistics(origin: origin)
-                sum.openConnections += figures.openConnections
-                sum.busyConnections += figures.busyConnections
-                sum.waitingForConnection += figures.waitingForConnection
-                total[origin] = sum
+                total[origin, default: PoolStatistics(origin: origin)].add(figures)
             }
         }
         return total.values.sorted { $0.origin < $1.origin }

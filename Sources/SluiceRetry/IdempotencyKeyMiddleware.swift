@@ -85,20 +85,42 @@ public struct IdempotencyKeyMiddleware: Middleware {
     /// Which calls get a key.
     public let configuration: Configuration
 
+    /// `key` as an RFC 8941 sf-string: in quotes, `"` and `\` escaped.
+    ///
+    /// - Throws: `.invalidHeader` for a character an sf-string cannot hold (outside 0x20–0x7E).
+    static func structuredString(_ key: String) throws(SluiceError) -> String {
+        var quoted = "\""
+        for (offset, scalar) in key.unicodeScalars.enumerated() {
+            guard (0x20...0x7E).contains(scalar.value) else {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                throw SluiceError(
+                    .invalidHeader,
+                    "the Idempotency-Key made for a quoted field has \(code) at character \(offset): a structured-field string holds "
+                        + "printable ASCII only (RFC 8941 §3.3.3); make keys of it, or send them bare (quoted: false)")
+            }
+            if scalar == "\"" || scalar == "\\" { quoted.append("\\") }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
+    }
+
     /// A middleware with `configuration`.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
     }
 
     /// - Throws: `.invalidHeader` when ``Configuration/makeKey`` makes a key a field cannot carry
-    ///   (a line break), before anything is sent.
+    ///   (a line break), or, with ``Configuration/quoted``, one a structured-field string cannot
+    ///   (RFC 8941 §3.3.3: printable ASCII only; anything else is refused, never sent raw), before
+    ///   anything is sent.
     public func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         guard configuration.methods.contains(request.method), !request.headers.contains("Idempotency-Key") else {
             return try await next(request, context)
         }
         var keyed = request
         let key = configuration.makeKey()
-        let value = configuration.quoted ? "\"" + key.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\"" : key
+        let value = configuration.quoted ? try Self.structuredString(key) : key
         try keyed.headers.append(name: "Idempotency-Key", value: value)
         return try await next(keyed, context)
     }

@@ -124,4 +124,23 @@ struct CurlTransportTrailerTests {
         } throws: { ($0 as? SluiceError)?.code == .invalidBody && ($0 as? SluiceError)?.message.contains("needs HTTP/1.1") == true }
         #expect(server.requests.isEmpty)
     }
+
+    /// Issue 53, item 12: a trailer field the `HTTPFields` literal left out for its CR/LF was
+    /// silently not sent; the request is refused, as it is for a header field.
+    @Test func aTrailerFieldTheLiteralLeftOutFailsTheRequest() async throws {
+        let server = try MockWebServer()
+        server.setHandler { _ in .init(status: 200, body: "ok") }
+        let signature = "abc\r\nX-Evil: 1"
+        var request = HTTPRequest(method: .post, url: server.url("/upload"))
+        request.body = .stream(.oneShot(length: nil, Self.chunks(["body"])).withTrailers { ["X-Signature": signature] })
+        await #expect {
+            _ = try await Client(transport: CurlTransport()).send(request)
+        } throws: { error in
+            let error = error as? SluiceError
+            return error?.code == .invalidBody
+                && error?.message
+                    == "the request body's trailers lost a field their literal could not take: value of header \"X-Signature\" has CR (0x0D) at byte 3; CR, LF and NUL are never allowed in header fields"
+        }
+        #expect(server.requests.isEmpty, "no request was read whole")
+    }
 }

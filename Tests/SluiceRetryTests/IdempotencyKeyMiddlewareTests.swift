@@ -76,6 +76,23 @@ import Testing
         #expect(broken.transport.requests.isEmpty)
     }
 
+    /// Issue 53, item 12: with `quoted: true`, non-ASCII and U+2028 went raw inside the
+    /// sf-string; RFC 8941 §3.3.3 allows printable ASCII only, so such a key is refused with what
+    /// was wrong, and nothing is sent.
+    @Test(arguments: [("café", "U+00E9 at character 3"), ("a\u{2028}b", "U+2028 at character 1"), ("tab\there", "U+0009 at character 3")])
+    func aQuotedKeyAnSfStringCannotHoldIsRefused(key: String, what: String) async throws {
+        let harness = MiddlewareHarness(IdempotencyKeyMiddleware(configuration: .init(quoted: true, makeKey: { key })), replies: [.status(.ok)])
+        let error = await #expect(throws: SluiceError.self) {
+            try await harness.send(HTTPRequest(method: .post, url: URL(string: "https://api.example.com/orders")!))
+        }
+        #expect(error?.code == .invalidHeader)
+        #expect(
+            error?.message
+                == "the Idempotency-Key made for a quoted field has \(what): a structured-field string holds printable ASCII only "
+                + "(RFC 8941 §3.3.3); make keys of it, or send them bare (quoted: false)")
+        #expect(harness.transport.requests.isEmpty)
+    }
+
     /// A hedged POST: with its key, hedging may send a copy, and both copies carry the one key.
     /// The server decides which copy wins, not the clock: the first to arrive is held until the
     /// test ends, so the copy answers first however slow the build (issue 53, item 13).

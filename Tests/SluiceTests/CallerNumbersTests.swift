@@ -143,6 +143,26 @@ struct CallerNumbersTests {
         #expect(busier.idleConnections == max(0, 1 - max(0, value)))
     }
 
+    /// Issue 53, item 12: two middleware that hold calls for one origin, reporting `Int.max` and
+    /// 1, trapped `Client.poolStatistics()`; every sum a public figure is built from is held at
+    /// `Int.max`.
+    @Test(arguments: [(Int.max, 1), (Int.max, Int.max), (Int.max - 1, 1), (5, 7)])
+    func heldCallsReportedByMiddlewareAreSummedWithoutTrapping(first: Int, second: Int) async {
+        struct Holding: Middleware, CallHolding {
+            let count: Int
+            func heldCalls() -> [String: Int] { ["https://api.example.com:443": count] }
+            func intercept(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+                try await next(request, context)
+            }
+        }
+        let client = Client(transport: MockTransport.successful(), middlewares: [Holding(count: first), Holding(count: second)])
+        let figures = await client.poolStatistics()
+        #expect(figures.map(\.origin) == ["https://api.example.com:443"])
+        let (sum, overflow) = first.addingReportingOverflow(second)
+        #expect(figures.first?.heldCalls == (overflow ? .max : sum))
+        #expect(figures.first?.waiting == (overflow ? .max : sum))
+    }
+
     @Test(.covers("Client.Configuration.maxConcurrentRequests"), arguments: CallerNumbers.ints)
     func maxConcurrentRequests(_ most: Int) async throws {
         let client = Client(transport: MockTransport.successful(), configuration: .init(maxConcurrentRequests: most))

@@ -25,11 +25,11 @@ extension Client {
         var figures = Dictionary(await pipeline.transport.poolStatistics().map { ($0.origin, $0) }) { first, _ in first }
         for call in dispatcher.snapshot where call.state == .queued {
             let origin = call.url.origin
-            figures[origin, default: PoolStatistics(origin: origin)].queuedCalls += 1
+            figures[origin, default: PoolStatistics(origin: origin)].add(PoolStatistics(origin: origin, queuedCalls: 1))
         }
         for case let holder as any CallHolding in pipeline.middlewares {
             for (origin, held) in holder.heldCalls() where held > 0 {
-                figures[origin, default: PoolStatistics(origin: origin)].heldCalls += held
+                figures[origin, default: PoolStatistics(origin: origin)].add(PoolStatistics(origin: origin, heldCalls: held))
             }
         }
         return figures.values.sorted { $0.origin < $1.origin }

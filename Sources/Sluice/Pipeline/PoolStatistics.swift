@@ -39,6 +39,16 @@ public struct PoolStatistics: Sendable, Hashable {
         return overflow || overflowed ? .max : total
     }
 
+    /// Adds `other`'s counts to these (a transport's loops, or the figures of several middleware,
+    /// for one origin), each sum held at `Int.max`: no sum of reported figures traps (THREATS §12).
+    package mutating func add(_ other: PoolStatistics) {
+        openConnections = openConnections.addingClamped(other.openConnections)
+        busyConnections = busyConnections.addingClamped(other.busyConnections)
+        waitingForConnection = waitingForConnection.addingClamped(other.waitingForConnection)
+        queuedCalls = queuedCalls.addingClamped(other.queuedCalls)
+        heldCalls = heldCalls.addingClamped(other.heldCalls)
+    }
+
     /// Figures for `origin`, each given or 0; a count below 0 is held to 0.
     public init(
         origin: String, openConnections: Int = 0, busyConnections: Int = 0, waitingForConnection: Int = 0, queuedCalls: Int = 0, heldCalls: Int = 0

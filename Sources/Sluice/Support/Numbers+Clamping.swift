@@ -8,6 +8,16 @@ extension BinaryInteger {
     }
 }
 
+extension FixedWidthInteger {
+    /// `self + other`, held at `.max` or `.min` where it would overflow: for a sum of figures that
+    /// modules or peers report.
+    package func addingClamped(_ other: Self) -> Self {
+        let (sum, overflow) = addingReportingOverflow(other)
+        guard overflow else { return sum }
+        return other > 0 ? .max : .min
+    }
+}
+
 extension Double {
     /// `self` held to `range`, or `nil` for NaN, which no range holds: the caller's setting is
     /// then refused with `.misconfigured`, naming it.
