@@ -98,6 +98,12 @@ public final class RedisRateLimitStore: RateLimitStore {
         _ = try await run(Self.pauseScript, key: key, limit: limit, pause: duration.clampedWait)
     }
 
+    /// Gives back a place a call reserved and will not use: the key's arrival time moves back one
+    /// interval, never before Redis's now (one script, atomic with every other process's).
+    public func release(_ key: String, under limit: RateLimit) async throws {
+        _ = try await run(Self.releaseScript, key: key, limit: limit, pause: .zero)
+    }
+
     /// Runs `script` on `key` with the rate's interval and burst and `pause` (the pause, or the
     /// longest wait for a reservation), in microseconds; its integer reply.
     private func run(_ script: String, key: String, limit: RateLimit, pause: Duration) async throws -> Int64 {
@@ -140,6 +146,18 @@ public final class RedisRateLimitStore: RateLimitStore {
         if wait > tonumber(ARGV[3]) then return -wait end
         redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', math.min(math.ceil((next - now) / 1000) + 1, 3155760000000))
         if wait > 0 then return wait end
+        return 0
+        """
+
+    /// Moves the arrival time back one interval, not before now.
+    static let releaseScript = """
+        local clock = redis.call('TIME')
+        local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+        local interval = tonumber(ARGV[1])
+        local arrival = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+        if arrival <= now then return 0 end
+        local back = math.max(now, arrival - interval)
+        redis.call('SET', KEYS[1], string.format('%.0f', back), 'PX', math.min(math.ceil((back - now) / 1000) + 1, 3155760000000))
         return 0
         """
 

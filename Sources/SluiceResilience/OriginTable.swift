@@ -14,7 +14,8 @@ struct OriginTable<Value> {
     }
 
     private var nodes: [Node] = []
-    private var slots: [String: Int] = [:]
+    /// Each key's node, its key compared byte for byte (``ExactKey``).
+    private var slots: [ExactKey: Int] = [:]
     /// Nodes whose key was removed, to reuse.
     private var freed: [Int] = []
     /// The key stored longest ago, and the one stored last; -1 when empty.
@@ -30,7 +31,7 @@ struct OriginTable<Value> {
     var count: Int { slots.count }
 
     subscript(origin: String) -> Value? {
-        slots[origin].map { nodes[$0].value }
+        slots[ExactKey(origin)].map { nodes[$0].value }
     }
 
     /// Every key kept, with its value, in no set order.
@@ -40,7 +41,7 @@ struct OriginTable<Value> {
     /// past the limit. Returns the key forgotten, if one was.
     @discardableResult
     mutating func store(_ value: Value, for origin: String) -> String? {
-        if let slot = slots[origin] {
+        if let slot = slots[ExactKey(origin)] {
             nodes[slot].value = value
             unlink(slot)
             append(slot)
@@ -55,7 +56,7 @@ struct OriginTable<Value> {
             nodes.append(node)
             slot = nodes.count - 1
         }
-        slots[origin] = slot
+        slots[ExactKey(origin)] = slot
         append(slot)
         guard slots.count > limit, oldest >= 0 else { return nil }
         let forgotten = nodes[oldest].key
@@ -65,7 +66,7 @@ struct OriginTable<Value> {
 
     /// Forgets `origin`.
     mutating func remove(_ origin: String) {
-        guard let slot = slots.removeValue(forKey: origin) else { return }
+        guard let slot = slots.removeValue(forKey: ExactKey(origin)) else { return }
         unlink(slot)
         freed.append(slot)
     }

@@ -246,6 +246,7 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
                 // The call asked for no wait: a store that reserves a later place anyway is not
                 // slept out (THREATS §13), however short or long.
                 guard after <= .zero else {
+                    giveBack(key)
                     throw refusal(request, key: key, "was given a place in \(Self.seconds(after)) by the store, and it waits for none (whenLimited: .failFast)")
                 }
             case .limited(let after): throw refusal(request, key: key, "may go again in \(Self.seconds(after))")
@@ -268,13 +269,19 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
             case .reserved(let after):
                 // A store that reserved past the wait it was given gets no sleep past the deadline.
                 guard after < remaining else {
+                    giveBack(key)
                     throw refusal(
                         request, key: key,
                         "may go in \(Self.seconds(after)), past its deadline in \(String(format: "%.1f s", remaining.timeInterval))")
                 }
                 turns.sleeping(key, request.authorityURL)
                 defer { turns.sleeping(key, nil) }
-                try await Task.sleep(clamping: after)
+                do {
+                    try await Task.sleep(clamping: after)
+                } catch {
+                    giveBack(key)  // cancelled before its place: the next caller may have it
+                    throw error
+                }
                 return
             case .limited(let after):
                 if after >= remaining {
@@ -294,6 +301,13 @@ public struct RateLimitMiddleware: Middleware, CallHolding {
                 try await Task.sleep(clamping: max(after, .milliseconds(1 << min(reasks - 1, 10))))
             }
         }
+    }
+
+    /// Gives the place a call reserved and will not use back to the store, in a task of its own:
+    /// the call's own may be cancelled, and a store's command would not go from it.
+    private func giveBack(_ key: String) {
+        let (store, limit) = (store, limit(for: key))
+        Task { try? await store.release(key, under: limit) }
     }
 
     /// The store's decision, or what its failure means.

@@ -27,9 +27,17 @@ public protocol RateLimitStore: Sendable {
     /// Lets no call under `key` go for `duration`, for every process sharing the store: the server
     /// said its quota is spent (a 429's `Retry-After`, a `RateLimit` field with none left).
     func pause(_ key: String, for duration: Duration, under limit: RateLimit) async throws
+
+    /// Gives back one place under `limit` for `key` that ``acquire(_:under:waitingAtMost:)``
+    /// reserved and no call will use (the call was cancelled, or refused it): the next caller may
+    /// have it. A store that cannot give places back keeps the default, which does nothing.
+    func release(_ key: String, under limit: RateLimit) async throws
 }
 
 extension RateLimitStore {
+    /// Does nothing: the place stays taken until its time passes.
+    public func release(_ key: String, under limit: RateLimit) async throws {}
+
     /// Takes a place for one call now, or nothing: ``acquire(_:under:waitingAtMost:)`` waiting at
     /// most zero.
     public func acquire(_ key: String, under limit: RateLimit) async throws -> RateLimitDecision {
@@ -101,6 +109,16 @@ public final class MemoryRateLimitStore: RateLimitStore {
         let paused = now.advanced(by: duration.clampedWait).advanced(by: limit.interval * (limit.burst - 1))
         arrivals.withLock { arrivals in
             arrivals.store(max(arrivals[key] ?? now, paused), for: key)
+        }
+    }
+
+    /// Moves the key's arrival time back one interval, never before now: the place a cancelled
+    /// call reserved is free again.
+    public func release(_ key: String, under limit: RateLimit) async throws {
+        let now = now()
+        arrivals.withLock { arrivals in
+            guard let arrival = arrivals[key], arrival > now else { return }
+            arrivals.store(max(now, arrival.advanced(by: .zero - limit.interval)), for: key)
         }
     }
 

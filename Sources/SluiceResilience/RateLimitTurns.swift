@@ -24,7 +24,7 @@ final class RateLimitTurns: Sendable {
     }
 
     private struct State {
-        var lines: [String: Line] = [:]
+        var lines: [ExactKey: Line] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -37,7 +37,7 @@ final class RateLimitTurns: Sendable {
 
     /// Whether a call holds the turn under `key`, and how many wait behind it.
     func state(of key: String) -> (busy: Bool, waiting: Int) {
-        state.withLock { ($0.lines[key]?.busy ?? false, $0.lines[key]?.waiters.count ?? 0) }
+        state.withLock { ($0.lines[ExactKey(key)]?.busy ?? false, $0.lines[ExactKey(key)]?.waiters.count ?? 0) }
     }
 
     /// Takes the turn under `key`: at once when nobody holds it, else after the calls ahead.
@@ -54,16 +54,16 @@ final class RateLimitTurns: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Bool, any Error> = state.withLock { state in
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    var line = state.lines[key] ?? Line()
+                    var line = state.lines[ExactKey(key)] ?? Line()
                     if !line.busy {
                         line.busy = true
-                        state.lines[key] = line
+                        state.lines[ExactKey(key)] = line
                         return .success(true)
                     }
                     if line.waiters.count >= maxWaiting { return .failure(Full(waiting: line.waiters.count)) }
                     let place = line.waiters.firstIndex { $0.priority < priority } ?? line.waiters.endIndex
                     line.waiters.insert(Waiter(id: id, priority: priority, url: url, continuation: continuation), at: place)
-                    state.lines[key] = line
+                    state.lines[ExactKey(key)] = line
                     return .success(false)
                 }
                 switch outcome {
@@ -74,8 +74,8 @@ final class RateLimitTurns: Sendable {
             }
         } onCancel: {
             let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.lines[key]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.lines[key]?.waiters.remove(at: index)
+                guard let index = state.lines[ExactKey(key)]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.lines[ExactKey(key)]?.waiters.remove(at: index)
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }
@@ -85,8 +85,8 @@ final class RateLimitTurns: Sendable {
     /// longer does (`nil`).
     func sleeping(_ key: String, _ url: URL?) {
         state.withLock { state in
-            guard state.lines[key] != nil else { return }
-            state.lines[key]?.sleeping = url
+            guard state.lines[ExactKey(key)] != nil else { return }
+            state.lines[ExactKey(key)]?.sleeping = url
         }
     }
 
@@ -105,14 +105,14 @@ final class RateLimitTurns: Sendable {
     /// Hands the turn under `key` to the first waiting call, or frees it.
     func pass(_ key: String) {
         let next = state.withLock { state -> Waiter? in
-            guard var line = state.lines[key] else { return nil }
+            guard var line = state.lines[ExactKey(key)] else { return nil }
             guard !line.waiters.isEmpty else {
-                state.lines.removeValue(forKey: key)
+                state.lines.removeValue(forKey: ExactKey(key))
                 return nil
             }
             let next = line.waiters.removeFirst()
             line.sleeping = nil
-            state.lines[key] = line
+            state.lines[ExactKey(key)] = line
             return next
         }
         next?.continuation.resume()

@@ -139,6 +139,43 @@ struct RedisRateLimitStoreTests {
         #expect(log.withLock { $0 }.last == "Redis at 127.0.0.1:\(redis.port) answers again; the rate limit is shared again")
     }
 
+    /// Issue 53, item 12: a key is its bytes, in Redis as in memory: "café" in NFC and in NFD are
+    /// two keys in both.
+    @Test func aKeyIsItsBytesInRedisAsInMemory() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let limit = RateLimit(requests: 1, per: .seconds(3600))
+        let shared = RedisRateLimitStore(configuration: .init(port: redis.port, keyPrefix: "nf:"))
+        let memory = MemoryRateLimitStore()
+        for store in [shared, memory] as [any RateLimitStore] {
+            #expect(try await store.acquire(composed, under: limit) == .allowed)
+            #expect(try await store.acquire(decomposed, under: limit) == .allowed)
+            #expect(try await store.acquire(composed, under: limit) != .allowed)
+            #expect(try await store.acquire(decomposed, under: limit) != .allowed)
+        }
+    }
+
+    /// Issue 53, item 12: a place reserved and not used is given back on Redis too.
+    @Test func aReservedPlaceIsGivenBack() async throws {
+        let redis = OwnRedis()
+        try await redis.start()
+        defer { redis.kill() }
+        let store = RedisRateLimitStore(configuration: .init(port: redis.port, keyPrefix: "release:"))
+        let limit = RateLimit(requests: 1, per: .seconds(100))
+        #expect(try await store.acquire("k", under: limit) == .allowed)
+        guard case .reserved = try await store.acquire("k", under: limit, waitingAtMost: .seconds(200)) else {
+            Issue.record("the second place was not reserved")
+            return
+        }
+        let before = try #require(Self.seconds(try await store.acquire("k", under: limit)))
+        try await store.release("k", under: limit)
+        let after = try #require(Self.seconds(try await store.acquire("k", under: limit)))
+        #expect(before > 199 && before <= 200, "\(before)")
+        #expect(after > 99 && after <= 100, "one interval back: \(after)")
+    }
+
     /// Issue 53, item 6 (THREATS §15): with `prefersTransportExecutor`, the store's blocking
     /// command ran on the transport's event thread, and an unrelated call on the same transport
     /// waited for Redis. Redis here holds its reply until the test lets it go: the other call is

@@ -125,4 +125,28 @@ struct RateLimitLearningTests {
         _ = await task.result
         #expect(RateLimitMiddleware.maxReasks == 64)
     }
+
+    /// Issue 53, item 12: a call cancelled while it slept until its reserved place kept the place,
+    /// so the next caller waited one interval more for nothing. The place is given back.
+    @Test func aCancelledCallGivesItsReservedPlaceBack() async throws {
+        let store = MemoryRateLimitStore()
+        let limit = RateLimit(requests: 1, per: .seconds(10), burst: 1)
+        let limiter = RateLimitMiddleware(configuration: .init(limit: limit, whenLimited: .wait(maxWaiting: 10)), store: store)
+        let harness = MiddlewareHarness(limiter, transport: MockTransport { _, _ in .status(.ok) })
+        _ = try await harness.send(HTTPRequest(url: Self.url))
+        let waiting = Task { try await harness.send(HTTPRequest(url: Self.url)) }
+        try await Wait.until("the second call sleeps until its place") { limiter.heldCalls()[Self.origin] == 1 }
+        waiting.cancel()
+        _ = await waiting.result
+        // Given back: the next place is the one the cancelled call had, about 10 s away, not 20.
+        try await Wait.until("the place is given back") {
+            if case .limited(let after) = store.decide(Self.origin, under: limit) { return after <= .seconds(10) }
+            return false
+        }
+        for key in ["a", "b"] { _ = try await store.acquire(key, under: limit) }
+        try await store.release("a", under: limit)
+        #expect(try await store.acquire("a", under: limit) == .allowed, "released: the place is free again")
+        try await store.release("never-used", under: limit)
+        #expect(try await store.acquire("never-used", under: limit) == .allowed, "nothing to give back: nothing changes")
+    }
 }

@@ -79,6 +79,19 @@ final class SteppedClock: Sendable {
         #expect(try await store.acquire("b", under: limit) != .allowed)
     }
 
+    /// Issue 53, item 12: "café" in NFC and in NFD were one key in memory and two in Redis. A key
+    /// is its bytes in every store.
+    @Test func aKeyIsItsBytesNotItsCanonicalForm() async throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed, "equal Strings")
+        let store = MemoryRateLimitStore()
+        let limit = RateLimit(requests: 1, per: .seconds(3600))
+        #expect(try await store.acquire(composed, under: limit) == .allowed)
+        #expect(try await store.acquire(decomposed, under: limit) == .allowed, "another key, as in Redis")
+        #expect(try await store.acquire(composed, under: limit) != .allowed)
+        #expect(store.count == 2)
+    }
+
     /// The table behind it: each key at most once, the one stored longest ago forgotten and
     /// named, a removed key's place reused.
     @Test func theOriginTableForgetsInTheOrderKeysWereStored() {
