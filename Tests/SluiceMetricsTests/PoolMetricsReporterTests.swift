@@ -60,6 +60,39 @@
             try await PoolMetricsReporter(client: client, configuration: .init(factory: NOOPMetricsHandler.instance)).run()
         }
 
+        /// Issue 53, item 12: the `origin` label followed every redirect target (301 values from
+        /// one server). At most `maxOrigins` values go out, the busiest, the rest summed under
+        /// `other`; with `recordsOrigin` off, one series sums them all.
+        @Test func theOriginLabelIsBoundedAndCanBeLeftOut() async throws {
+            let many = (0..<301).map { PoolStatistics(origin: "https://hop\($0).example:443", openConnections: $0 == 7 ? 50 : 1, queuedCalls: 1) }
+            let figures = Locked(many)
+            let client = Client(transport: CountedTransport(figures: figures))
+            let reporter = PoolMetricsReporter(client: client, configuration: .init(factory: metrics, maxOrigins: 10))
+            let bounded = reporter.bounded(many)
+            #expect(bounded.count == 10)
+            #expect(bounded.first { $0.origin == "https://hop7.example:443" }?.openConnections == 50, "the busiest is kept")
+            let other = try #require(bounded.first { $0.origin == "other" })
+            #expect(other.openConnections == 292 && other.queuedCalls == 292, "the 292 others, summed")
+            await reporter.report()
+            let origins = Set(metrics.recorders.filter { $0.label == "sluice_http_client_connections" }.flatMap { $0.dimensions.filter { $0.0 == "origin" }.map(\.1) })
+            #expect(origins.count == 10 && origins.contains("other"))
+
+            let unlabelled = PoolMetricsReporter(client: client, configuration: .init(factory: metrics, recordsOrigin: false)).bounded(many)
+            #expect(unlabelled.map(\.origin) == [""])
+            #expect(unlabelled.first?.openConnections == 350 && unlabelled.first?.queuedCalls == 301)
+            #expect(PoolMetricsReporter(client: client, configuration: .init(recordsOrigin: false)).bounded([]).isEmpty)
+        }
+
+        @Test(.covers("PoolMetricsReporter.Configuration.maxOrigins"), arguments: CallerNumbers.ints)
+        func theOriginsKeptAreHeldToOneToTenThousand(most: Int) {
+            let reporter = PoolMetricsReporter(client: Client(transport: MockTransport(replies: [])), configuration: .init(maxOrigins: most))
+            #expect((1...10_000).contains(reporter.configuration.maxOrigins))
+            let figures = (0..<3).map { PoolStatistics(origin: "o\($0)", openConnections: .max) }
+            let bounded = reporter.bounded(figures)
+            #expect(bounded.count == min(3, reporter.configuration.maxOrigins))
+            #expect(bounded.allSatisfy { $0.openConnections == .max }, "sums held at Int.max")
+        }
+
         @Test(.covers("PoolMetricsReporter.Configuration.interval"), arguments: CallerNumbers.durations)
         func theIntervalIsHeldToTenMillisecondsToADay(interval: Duration) {
             let reporter = PoolMetricsReporter(client: Client(transport: MockTransport(replies: [])), configuration: .init(interval: interval))
