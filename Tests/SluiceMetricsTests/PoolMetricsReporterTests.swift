@@ -74,7 +74,8 @@
             let other = try #require(bounded.first { $0.origin == "other" })
             #expect(other.openConnections == 292 && other.queuedCalls == 292, "the 292 others, summed")
             await reporter.report()
-            let origins = Set(metrics.recorders.filter { $0.label == "sluice_http_client_connections" }.flatMap { $0.dimensions.filter { $0.0 == "origin" }.map(\.1) })
+            let origins = Set(
+                metrics.recorders.filter { $0.label == "sluice_http_client_connections" }.flatMap { $0.dimensions.filter { $0.0 == "origin" }.map(\.1) })
             #expect(origins.count == 10 && origins.contains("other"))
 
             let unlabelled = PoolMetricsReporter(client: client, configuration: .init(factory: metrics, recordsOrigin: false)).bounded(many)
