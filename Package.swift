@@ -258,7 +258,8 @@ let testTools: [Target] = [
         name: "sluice-fuzz",
         dependencies: [
             "CSluiceFuzzDriver", "Sluice", "SluiceCache", "SluiceRetry", "SluiceURLEncoding", "SluiceGzip",
-            "SluiceTesting", "SluiceLogging", "SluiceCommandLine", "SluiceXML",
+            "SluiceTesting", "SluiceLogging", "SluiceCommandLine", "SluiceXML", "SluiceRedis", "SluiceResilience",
+            "SluiceServerSentEvents", "SluiceMultipart", "SluiceEncryption", "SluiceCurl",
         ],
         path: "Tests/Fuzz/Driver", swiftSettings: strict
     ),

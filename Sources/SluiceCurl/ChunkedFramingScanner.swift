@@ -11,7 +11,7 @@
 /// scanner.scan(UnsafeRawBufferPointer(start: bytes, count: count))
 /// if scanner.isComplete { endTheBodyForItsReader() }
 /// ```
-struct ChunkedFramingScanner {
+package struct ChunkedFramingScanner {
     private enum State {
         /// A chunk's size line: hex digits, then extensions up to its line feed.
         case sizeLine
@@ -27,6 +27,9 @@ struct ChunkedFramingScanner {
     }
 
     private var state = State.sizeLine
+
+    /// A scanner at the start of a body.
+    package init() {}
     private var size: UInt64 = 0
     private var sawDigit = false
     private var inExtension = false
@@ -34,13 +37,13 @@ struct ChunkedFramingScanner {
     private var lineHasContent = false
 
     /// Whether the framing's end (the last chunk and its trailer section) has been seen.
-    var isComplete: Bool {
+    package var isComplete: Bool {
         if case .complete = state { return true }
         return false
     }
 
     /// Follows `bytes`, the next bytes of the body as they came off the connection.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func scan(_ bytes: UnsafeRawBufferPointer) {
         var index = 0
         while index < bytes.count {
             switch state {

@@ -8,7 +8,7 @@ import Sluice
 /// records of `recordSize` bytes (the last may be shorter), each the AES-128-GCM sealing of up
 /// to `recordSize − 17` bytes of content, a delimiter (1, or 2 in the last record) and no
 /// padding. The content key and nonce come from HKDF-SHA-256 over the secret and the salt.
-enum AES128GCMRecords {
+package enum AES128GCMRecords {
     /// The smallest record size: a 16-byte tag, the delimiter and one byte of content.
     static let minimumRecordSize = 18
     static let saltLength = 16
@@ -52,7 +52,7 @@ enum AES128GCMRecords {
 
     /// Encrypts content as it comes: ``add(_:)`` returns the records that are complete,
     /// ``finish()`` the last one.
-    final class Encoder {
+    package final class Encoder {
         private let gcm: Crypto.GCM
         private let baseNonce: [UInt8]
         private let recordSize: Int
@@ -64,7 +64,7 @@ enum AES128GCMRecords {
         private let padding: (UInt64) -> Int
 
         /// An encoder for one message under `secret`, with `keyID` in its header.
-        init(secret: Data, keyID: Data, recordSize: Int, salt: Data, padding: @escaping (UInt64) -> Int = { _ in 0 }) throws(SluiceError) {
+        package init(secret: Data, keyID: Data, recordSize: Int, salt: Data, padding: @escaping (UInt64) -> Int = { _ in 0 }) throws(SluiceError) {
             try check(recordSize: recordSize, keyID: keyID)
             guard salt.count == saltLength else { throw SluiceError(.misconfigured, "an aes128gcm salt has 16 bytes, not \(salt.count)") }
             let (key, nonce) = try keyAndNonce(secret: secret, salt: salt)
@@ -80,7 +80,7 @@ enum AES128GCMRecords {
         }
 
         /// The records `content` completes (the header first, the first time).
-        func add(_ content: Data) throws(SluiceError) -> Data {
+        package func add(_ content: Data) throws(SluiceError) -> Data {
             pending.append(content)
             var output = header ?? Data()
             header = nil
@@ -100,7 +100,7 @@ enum AES128GCMRecords {
         private var contentRoom: Int { recordSize - overhead - min(padding(sequence), recordSize - overhead - 1) }
 
         /// The last record (and the header, for an empty message).
-        func finish() throws(SluiceError) -> Data {
+        package func finish() throws(SluiceError) -> Data {
             var output = header ?? Data()
             header = nil
             try seal(pending, delimiter: 2, into: &output)
@@ -131,7 +131,7 @@ enum AES128GCMRecords {
     /// Decrypts a message as it arrives: ``add(_:)`` returns the content of the records that
     /// are complete and known not to be the last, ``finish()`` the last one's, after checking
     /// that the message really ends there.
-    final class Decoder {
+    package final class Decoder {
         private let keys: any KeyProvider
         private var buffer = Data()
         private var gcm: Crypto.GCM?
@@ -145,13 +145,13 @@ enum AES128GCMRecords {
         /// Whether a header and no record is an empty body rather than an error.
         private let acceptsHeaderOnly: Bool
 
-        init(keys: any KeyProvider, maxRecordSize: Int = 16 << 20, acceptsHeaderOnly: Bool = false) {
+        package init(keys: any KeyProvider, maxRecordSize: Int = 16 << 20, acceptsHeaderOnly: Bool = false) {
             self.keys = keys
             self.acceptsHeaderOnly = acceptsHeaderOnly
             self.maxRecordSize = Swift.min(Swift.max(maxRecordSize, minimumRecordSize), Int(Int32.max))
         }
 
-        func add(_ bytes: Data) throws(SluiceError) -> Data {
+        package func add(_ bytes: Data) throws(SluiceError) -> Data {
             received += Int64(bytes.count)
             buffer.append(bytes)
             if gcm == nil { try readHeader() }
@@ -173,7 +173,7 @@ enum AES128GCMRecords {
             return output
         }
 
-        func finish() throws(SluiceError) -> Data {
+        package func finish() throws(SluiceError) -> Data {
             if gcm == nil { try readHeader() }
             guard gcm != nil else {
                 throw Self.invalid("the body ends after \(received) bytes, inside its header")

@@ -129,7 +129,7 @@ public struct JWECompactCipher: PayloadCipher {
     }
 
     /// The plaintext of a compact JWE, and its `cty`.
-    func decrypt(compact: Data) throws(SluiceError) -> (Data, String?) {
+    package func decrypt(compact: Data) throws(SluiceError) -> (Data, String?) {
         let text = String(decoding: compact, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 5 else { throw Self.invalid("it has \(parts.count) parts, not the 5 of the compact serialization") }

@@ -3,7 +3,7 @@
 /// there, so nothing is reserved for it and no parser walks it. Each element of an aggregate takes
 /// at least 3 bytes (`_\r\n`), so an array of `n` needs `3n`; a blob of `n` bytes needs `n`.
 /// Only the RESP framing is read: a blob's bytes are skipped, not looked at.
-struct RedisReplyScanner {
+package struct RedisReplyScanner {
     /// The reply limit, and the setting that names it.
     let limit: Int
     let setting: String
@@ -24,7 +24,7 @@ struct RedisReplyScanner {
     /// Bytes of the current line that is not a count, so far.
     private var lineLength = 0
 
-    init(limit: Int, setting: String) {
+    package init(limit: Int, setting: String) {
         self.setting = setting
         self.limit = max(0, limit)
     }
@@ -32,7 +32,7 @@ struct RedisReplyScanner {
     /// Reads `bytes`; what count the reply declares that the limit cannot hold, if any. Lines
     /// other than counts (a simple string, an error, a number) are skipped to their end without
     /// being kept: the byte limit bounds them.
-    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    package mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var index = 0
         while index < bytes.count {
             if skipping > 0 {

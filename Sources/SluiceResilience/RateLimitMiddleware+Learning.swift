@@ -36,7 +36,7 @@ extension RateLimitMiddleware {
             seconds.append(reset > 1_000_000_000 ? max(0, reset - now.timeIntervalSince1970) : reset)
         }
         guard let longest = seconds.filter({ $0 >= 0 && $0.isFinite }).max() else { return nil }
-        return .clampedSeconds(longest)
+        return Duration.clampedSeconds(longest).clampedWait  // at most 100 years: the longest wait there is
     }
 
     /// The strictest quota the server states in `RateLimit-Policy`, or `nil`: each member's `q`
@@ -62,7 +62,7 @@ extension RateLimitMiddleware {
             guard let quota, let window, quota >= 1, quota.isFinite, window > 0 else { continue }
             let rate = quota / window
             if rate < strictest?.rate ?? .infinity {
-                strictest = (Int(clamping: quota), .clampedSeconds(window), rate)
+                strictest = (Int(clamping: quota), Duration.clampedSeconds(window).clampedWait, rate)
             }
         }
         return strictest.map { ($0.quota, $0.window) }

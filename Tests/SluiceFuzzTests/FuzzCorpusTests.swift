@@ -12,6 +12,7 @@ struct FuzzCorpusTests {
 
     static let targets = [
         "cache-control", "http-date", "url", "http-fields", "gzip", "mock-request", "har", "command-line", "xml", "terminal-text",
+        "redis-reply", "rate-limit-fields", "server-sent-events", "multipart", "aes128gcm", "jwe-compact", "chunked-framing",
     ]
 
     struct Output {

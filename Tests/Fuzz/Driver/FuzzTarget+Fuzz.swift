@@ -18,6 +18,7 @@ struct FuzzTarget: Sendable {
     /// Every target, in the order `make fuzz` runs them.
     static let all: [FuzzTarget] = [
         .cacheControl, .httpDate, .url, .httpFields, .gzip, .mockRequest, .har, .commandLine, .xml, .terminalText,
+        .redisReply, .rateLimitFields, .serverSentEvents, .multipart, .aes128gcm, .jweCompact, .chunkedFraming,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
