@@ -17,8 +17,16 @@ public enum MIMEType {
 
     /// The type for `path`'s extension (case ignored), or ``fallback``.
     public static func guess(forPath path: String) -> String {
-        let ext = (path as NSString).pathExtension.lowercased()
-        return byExtension[ext] ?? fallback
+        byExtension[pathExtension(path)] ?? fallback
+    }
+
+    /// The lowercased text after the last `.` of `path`'s last component (`""` for none, or for a
+    /// name that only starts with one), read here: Foundation's `NSString.pathExtension` traps on
+    /// some names (a run of slashes before a control character), and a file name can be a peer's.
+    static func pathExtension(_ path: String) -> String {
+        let name = path.split(separator: "/", omittingEmptySubsequences: true).last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
     }
 
     /// The usual extension for `type` (`jpg` for `image/jpeg`), when there is one.

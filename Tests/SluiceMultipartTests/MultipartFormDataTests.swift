@@ -65,6 +65,10 @@ let fixedNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_796_031_015
     @Test(arguments: [
         ("photo.JPG", "image/jpeg"), ("a.tar.gz", "application/gzip"), ("doc.pdf", "application/pdf"),
         ("clip.mov", "video/quicktime"), ("README", "application/octet-stream"), ("x.unknownext", "application/octet-stream"),
+        ("/var/tmp/report.PDF", "application/pdf"), (".bashrc", "application/octet-stream"), ("dir.d/notes", "application/octet-stream"),
+        ("photo.jpg/", "image/jpeg"), ("trailing.", "application/octet-stream"),
+        // Issue 53, item 14: the fuzz target's find. Foundation's pathExtension trapped on this name.
+        ("///////////////////////\u{1F}", "application/octet-stream"),
     ])
     func typesAreGuessedFromTheExtension(path: String, type: String) {
         #expect(MIMEType.guess(forPath: path) == type)
