@@ -108,7 +108,7 @@ public final class MemoryRateLimitStore: RateLimitStore {
         // that gives exactly that (see `decide`).
         let paused = now.advanced(by: duration.clampedWait).advanced(by: limit.interval * (limit.burst - 1))
         arrivals.withLock { arrivals in
-            arrivals.store(max(arrivals[key] ?? now, paused), for: key)
+            _ = arrivals.store(max(arrivals[key] ?? now, paused), for: key)
         }
     }
 

@@ -169,7 +169,7 @@ extension CurlTransport.Configuration {
         process.arguments = ["doh", "http://api.sluice.test:\(target.port)/x", "https://probe:s3cr3t-doh@127.0.0.1:\(doh.port)/dns-query"]
         process.environment = ProcessInfo.processInfo.environment.merging(["SLUICE_PROBE_CA": ca]) { $1 }
         let errors = FileManager.default.temporaryDirectory.appending(path: "sluice-doh-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errors) }
         process.standardError = try FileHandle(forWritingTo: errors)
         let (output, status) = try await Blocking.output(of: process)

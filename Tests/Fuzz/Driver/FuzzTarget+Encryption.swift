@@ -12,14 +12,11 @@ extension FuzzTarget {
         let keys = StaticKeyProvider(keys: ["k": Data(repeating: 7, count: 16)], current: "k")
         func open(_ pieces: [Data]) -> Result<Data, SluiceError> {
             let decoder = AES128GCMRecords.Decoder(keys: keys, maxRecordSize: 64 << 10)
-            var plain = Data()
-            do throws(SluiceError) {
+            return Result { () throws(SluiceError) -> Data in
+                var plain = Data()
                 for piece in pieces { plain += try decoder.add(piece) }
-                plain += try decoder.finish()
-            } catch {
-                return .failure(error)
+                return plain + (try decoder.finish())
             }
-            return .success(plain)
         }
         let cut = data.isEmpty ? 0 : Int(data[data.startIndex]) % (data.count + 1)
         switch (open([data]), open([data.prefix(cut), data.dropFirst(cut)])) {

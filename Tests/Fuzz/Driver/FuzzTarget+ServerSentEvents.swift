@@ -9,13 +9,11 @@ extension FuzzTarget {
     static let serverSentEvents = FuzzTarget(name: "server-sent-events", summary: "the event-stream parser (WHATWG)") { data in
         func parse(_ pieces: [Data]) -> Result<([ServerSentEvent], Duration?), SluiceError> {
             var parser = ServerSentEventParser(maxLineSize: 4_096, maxEventSize: 4_096)
-            var events: [ServerSentEvent] = []
-            do throws(SluiceError) {
+            return Result { () throws(SluiceError) -> ([ServerSentEvent], Duration?) in
+                var events: [ServerSentEvent] = []
                 for piece in pieces { events += try parser.feed(piece) }
-            } catch {
-                return .failure(error)
+                return (events, parser.retry)
             }
-            return .success((events, parser.retry))
         }
         let cut = data.isEmpty ? 0 : Int(data[data.startIndex]) % (data.count + 1)
         let whole = parse([data]), halves = parse([data.prefix(cut), data.dropFirst(cut)])
