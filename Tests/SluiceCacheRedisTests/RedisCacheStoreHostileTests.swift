@@ -62,7 +62,7 @@ struct RedisCacheStoreHostileTests {
                 + "(RedisCacheStore.Configuration.maxReplySize)", "\(lines)")
         let peak = Int(lines.last?.split(separator: " ").last ?? "") ?? .max
         print("an endless Redis reply with a 16 MiB limit: peak resident \(peak) KiB")
-        #expect(peak < (96 << 10) * MemoryBounds.factor, "peak \(peak) KiB")
+        #expect(peak < MemoryBounds.scaled(96 << 10), "peak \(peak) KiB")
     }
 
     /// Many tiny elements: the limit counts every byte of the reply, not one buffer.

@@ -80,7 +80,7 @@ struct CurlTransportStreamingTests {
         // a sanitizer (make test-tsan, make test-asan) the probe is instrumented too, and its
         // shadow memory grows what it touches (MemoryBounds); a buffered body would still be
         // 100 MB past either bound.
-        #expect(peak - atHead < 4 * 1024 * MemoryBounds.factor)
-        #expect(peak < 40 * 1024 * MemoryBounds.factor)
+        #expect(peak - atHead < MemoryBounds.scaled(4 * 1024))
+        #expect(peak < MemoryBounds.scaled(40 * 1024))
     }
 }

@@ -408,7 +408,7 @@ struct LargeEncryptedTransferTests {
         #expect(received.bodyLength == received.body.count && received.header("Content-Length") == String(received.bodyLength))
         let plain = try await ReferenceImplementations.run("ece-decrypt", [Self.keyText], input: received.body)
         #expect(plain == (try Data(contentsOf: file)))
-        #expect((report["peakResidentKiB"] ?? .max) < 64 * 1024 * MemoryBounds.factor)
+        #expect((report["peakResidentKiB"] ?? .max) < MemoryBounds.scaled(64 * 1024))
     }
 
     @Test func aBodyHTTPECEEncryptedIsDecryptedAsItArrives() async throws {
@@ -422,6 +422,6 @@ struct LargeEncryptedTransferTests {
         print("100 MiB encrypted download: peak resident \(report["peakResidentKiB"] ?? -1) KiB")
         #expect(report["status"] == 200 && report["bytes"] == Self.size)
         #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == (try Data(contentsOf: file)))
-        #expect((report["peakResidentKiB"] ?? .max) < 64 * 1024 * MemoryBounds.factor)
+        #expect((report["peakResidentKiB"] ?? .max) < MemoryBounds.scaled(64 * 1024))
     }
 }

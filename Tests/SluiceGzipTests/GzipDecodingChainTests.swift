@@ -71,6 +71,7 @@ struct GzipDecodingChainTests {
         let process = Process()
         process.executableURL = try BuiltProducts.executable("sluice-transfer-probe")
         process.arguments = ["decoded-stream", server.url("/zeros").absoluteString, String(Int.max)]
+        process.environment = MemoryBounds.probeEnvironment
         let (data, status) = try await Blocking.output(of: process)
         #expect(status == 0, "\(String(decoding: data, as: UTF8.self))")
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
@@ -78,6 +79,6 @@ struct GzipDecodingChainTests {
         print("gzip, gzip, 256 MiB streamed: peak resident \(peak) KiB, \(atHead) KiB at the head, largest chunk \(report["largestChunk"] ?? -1)")
         #expect(report["bytes"] == 256 << 20)
         #expect((report["largestChunk"] ?? .max) <= GzipDecodingChain.pieceSize)
-        #expect(peak - atHead < 32 * 1024 * MemoryBounds.factor, "grew \(peak - atHead) KiB")
+        #expect(peak - atHead < MemoryBounds.scaled(32 * 1024), "grew \(peak - atHead) KiB")
     }
 }

@@ -84,7 +84,7 @@ struct MultipartUploadTests {
         #expect(recorded.bodyLength > 200 << 20)
         #expect(recorded.header("Content-Length") == String(recorded.bodyLength))
         #expect(String(decoding: recorded.body, as: UTF8.self).contains(#"name="file"; filename="big.bin""#))
-        #expect((report["peakResidentKiB"] ?? .max) < 64 * 1024 * MemoryBounds.factor)
+        #expect((report["peakResidentKiB"] ?? .max) < MemoryBounds.scaled(64 * 1024))
     }
 
     func probe() throws -> URL {
